@@ -1,0 +1,7 @@
+/**
+ * Every migration, in order, embedded in the executable as text. drizzle-kit writes the SQL files;
+ * add one line here for each new file (a test fails when a file is missing from this list).
+ */
+import m0000 from './0000_foundation.sql' with { type: 'text' };
+
+export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [{ tag: '0000_foundation', sql: m0000 }];

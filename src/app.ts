@@ -1,0 +1,51 @@
+/**
+ * createApp(deps): the Elysia app with every route, no listen and no timers, so tests build it too.
+ * Root hooks give every request its id, its child logger and its one log line; the error plugin
+ * gives every failure the one error body.
+ */
+import { Elysia } from 'elysia';
+import type { Deps } from './deps';
+import { requestMeta } from './http/context';
+import { errorPlugin } from './http/error-plugin';
+import { API_PREFIX } from './http/links';
+import { authRoutes } from './modules/auth/routes';
+import { rolesRoutes } from './modules/roles/routes';
+import { systemRoutes } from './modules/system/routes';
+import { tokensRoutes } from './modules/tokens/routes';
+
+export function apiRoutes(deps: Deps) {
+  return new Elysia({ prefix: API_PREFIX })
+    .use(systemRoutes(deps))
+    .use(authRoutes(deps))
+    .use(rolesRoutes(deps))
+    .use(tokensRoutes(deps));
+}
+
+export function createApp(deps: Deps) {
+  const routeTable: { list: ReadonlyArray<{ method: string; path: string }> } = { list: [] };
+  const app = new Elysia({ name: 'pmsd' })
+    .onRequest(({ request, set }) => {
+      const meta = requestMeta(request);
+      meta.log = deps.log.child({ requestId: meta.id });
+      set.headers['x-request-id'] = meta.id;
+    })
+    .use(errorPlugin(deps, () => routeTable.list))
+    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
+      const meta = requestMeta(request);
+      const status = meta.status ?? Number(set.status ?? 200);
+      (meta.log ?? deps.log).info(
+        {
+          method: request.method,
+          path: new URL(request.url).pathname,
+          status,
+          durationMs: Math.round((performance.now() - meta.startedAt) * 100) / 100,
+        },
+        'request',
+      );
+    })
+    .use(apiRoutes(deps));
+  routeTable.list = app.routes;
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,44 @@
+/** Time, injected: services read wall time and monotonic time only through a Clock so tests can move it. */
+export interface Clock {
+  /** Wall-clock milliseconds since the epoch. */
+  now(): number;
+  /** Monotonic milliseconds; never jumps with the wall clock. */
+  monotonic(): number;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  monotonic: () => performance.now(),
+};
+
+/** A clock that moves only when told to; both readings advance together. */
+export class FakeClock implements Clock {
+  private wall: number;
+  private mono = 0;
+  constructor(start: number | string = '2026-01-15T12:00:00.000Z') {
+    this.wall = typeof start === 'number' ? start : Date.parse(start);
+  }
+  now(): number {
+    return this.wall;
+  }
+  monotonic(): number {
+    return this.mono;
+  }
+  advance(ms: number): void {
+    this.wall += ms;
+    this.mono += ms;
+  }
+  /** Moves the wall clock only, as an NTP step or an operator's date change would. */
+  setWall(ms: number | string): void {
+    this.wall = typeof ms === 'number' ? ms : Date.parse(ms);
+  }
+}
+
+/** ISO-8601 UTC with milliseconds and `Z`, the one time format on the wire. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function isoOrNull(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : iso(ms);
+}

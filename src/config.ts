@@ -1,0 +1,104 @@
+/**
+ * Configuration: read once from the environment (and optionally a `KEY=value` file named by
+ * `PMS_CONFIG_FILE`, whose values the environment overrides), validated, then frozen.
+ * A bad value throws ConfigError; main prints its one line and exits 2.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseCidr } from './http/net';
+
+export type HostExecutor = 'dry-run' | 'systemd';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  httpPort: number;
+  httpHost: string;
+  rpcPort: number;
+  dataDir: string;
+  logLevel: LogLevel;
+  initialAdminPassword: string | null;
+  /** null: not set, the `auth.trustedNetworks` setting decides; [] = none. */
+  trustedNetworks: string[] | null;
+  hostExecutor: HostExecutor;
+  maxBodyBytes: number;
+  /** argon2id cost; lowered only by tests. */
+  passwordHash: { memoryCost: number; timeCost: number };
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function port(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > 65535) throw new ConfigError(`${name} must be a port number 1-65535`);
+  return n;
+}
+
+function readFile(path: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new ConfigError(`PMS_CONFIG_FILE: cannot read ${path}`);
+  }
+  const out: Record<string, string> = {};
+  for (const [i, line] of text.split(/\r?\n/).entries()) {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) continue;
+    const m = /^([A-Z0-9_]+)\s*=\s*(.*)$/.exec(trimmed);
+    if (!m?.[1]) throw new ConfigError(`PMS_CONFIG_FILE: line ${i + 1} is not KEY=value`);
+    out[m[1]] = (m[2] ?? '').replace(/^"(.*)"$/, '$1');
+  }
+  return out;
+}
+
+/** Reads and validates the configuration; throws ConfigError with one clear line. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const file = env.PMS_CONFIG_FILE ? readFile(env.PMS_CONFIG_FILE) : {};
+  const get = (k: string): string | undefined => env[k] ?? file[k];
+
+  const logLevel = (get('PMS_LOG_LEVEL') || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`PMS_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const executor = get('PMS_HOST_EXECUTOR') || 'dry-run';
+  if (executor !== 'dry-run' && executor !== 'systemd')
+    throw new ConfigError('PMS_HOST_EXECUTOR must be dry-run or systemd');
+
+  const trustedRaw = get('PMS_TRUSTED_NETWORKS');
+  let trustedNetworks: string[] | null = null;
+  if (trustedRaw !== undefined) {
+    trustedNetworks = trustedRaw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const cidr of trustedNetworks) {
+      if (!parseCidr(cidr)) throw new ConfigError(`PMS_TRUSTED_NETWORKS: "${cidr}" is not a CIDR network`);
+    }
+  }
+
+  const maxBodyRaw = get('PMS_MAX_BODY_BYTES');
+  const maxBodyBytes = maxBodyRaw ? Number(maxBodyRaw) : 1024 * 1024;
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1024)
+    throw new ConfigError('PMS_MAX_BODY_BYTES must be an integer of at least 1024');
+
+  const password = get('PMS_INITIAL_ADMIN_PASSWORD');
+  if (password !== undefined && password !== '' && (password.length < 8 || password.length > 256)) {
+    throw new ConfigError('PMS_INITIAL_ADMIN_PASSWORD must be 8-256 characters');
+  }
+
+  const dataDir = get('PMS_DATA_DIR') || get('STATE_DIRECTORY') || './data';
+  return Object.freeze({
+    httpPort: port('PMS_HTTP_PORT', get('PMS_HTTP_PORT'), 8080),
+    httpHost: get('PMS_HTTP_HOST') || '0.0.0.0',
+    rpcPort: port('PMS_RPC_PORT', get('PMS_RPC_PORT'), 8099),
+    dataDir: resolve(dataDir.split(':')[0] ?? dataDir),
+    logLevel,
+    initialAdminPassword: password || null,
+    trustedNetworks,
+    hostExecutor: executor,
+    maxBodyBytes,
+    passwordHash: { memoryCost: 19456, timeCost: 2 },
+  });
+}

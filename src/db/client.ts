@@ -1,0 +1,23 @@
+/** Opens the embedded SQLite database with the PRAGMAs every connection needs, wrapped by drizzle. */
+import { Database } from 'bun:sqlite';
+import { drizzle } from 'drizzle-orm/bun-sqlite';
+import * as schema from './schema';
+
+export function openSqlite(path: string): Database {
+  const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.run('PRAGMA journal_mode = WAL');
+  sqlite.run('PRAGMA synchronous = NORMAL');
+  sqlite.run('PRAGMA foreign_keys = ON');
+  sqlite.run('PRAGMA busy_timeout = 5000');
+  return sqlite;
+}
+
+export function wrapDrizzle(sqlite: Database) {
+  return drizzle({ client: sqlite, schema, casing: 'snake_case' });
+}
+
+export type Db = ReturnType<typeof wrapDrizzle>;
+
+/** A drizzle transaction handle, accepted wherever a function can run inside the caller's transaction. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type DbOrTx = Db | Tx;

@@ -1,0 +1,25 @@
+/** Everything a service needs, passed in, never imported as globals; tests build their own. */
+import type { Database } from 'bun:sqlite';
+import type { Clock } from './clock';
+import type { Config } from './config';
+import type { Db } from './db/client';
+import type { Logger } from './log';
+import type { EventBus } from './realtime/bus';
+
+export interface Deps {
+  db: Db;
+  sqlite: Database;
+  log: Logger;
+  config: Config;
+  clock: Clock;
+  bus: EventBus;
+  version: VersionInfo;
+  /** Peer address of a request; main uses the server's socket, tests set it per request. */
+  remoteAddress: (request: Request) => string | null;
+}
+
+export interface VersionInfo {
+  version: string;
+  apiVersion: string;
+  commit: string;
+}

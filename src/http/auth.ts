@@ -1,0 +1,91 @@
+/**
+ * The auth macro. Every route declares `auth: <rule>` or `public: true`; both also install the one
+ * JSON body reader as the route's parse hook, behind the auth decision, so an unauthenticated or
+ * unauthorised request is refused before a byte of its body is read (C: Authentication).
+ *
+ * Rules: `'authenticated'` (any valid caller), a permission, `{permission, integration: true}`
+ * (the integration role also passes; the service limits it to its own subsystems) or
+ * `{permission, self: true}` (a signed-in user also passes; the service limits it to their own record).
+ */
+import { Elysia } from 'elysia';
+import type { Deps } from '../deps';
+import type { Principal } from '../modules/auth/principal';
+import { authenticate } from '../modules/auth/service';
+import type { Permission } from '../modules/roles/permissions';
+import { readJsonBody } from './body';
+import { requestMeta } from './context';
+import { forbidden, unauthorized } from './errors';
+
+export type AuthRule =
+  | 'authenticated'
+  | Permission
+  | { permission: Permission; integration: true }
+  | { permission: Permission; self: true };
+
+/** The rule as recorded in the route's OpenAPI detail (`x-pms-auth`), which the auth test reads. */
+export interface AuthMeta {
+  permission: Permission | null;
+  integration: boolean;
+  self: boolean;
+  public: boolean;
+}
+
+export function authMeta(rule: AuthRule): AuthMeta {
+  if (rule === 'authenticated') return { permission: null, integration: false, self: false, public: false };
+  if (typeof rule === 'string') return { permission: rule, integration: false, self: false, public: false };
+  return { permission: rule.permission, integration: 'integration' in rule, self: 'self' in rule, public: false };
+}
+
+function callerOf(deps: Deps, request: Request): Principal | null {
+  const meta = requestMeta(request);
+  if (meta.principal === undefined) meta.principal = authenticate(deps, request);
+  return meta.principal;
+}
+
+/** Public routes never fail on a stale credential (a login with an expired session cookie must work). */
+function optionalCaller(deps: Deps, request: Request): Principal | null {
+  try {
+    return callerOf(deps, request);
+  } catch {
+    return null;
+  }
+}
+
+function gate(deps: Deps, request: Request, rule: AuthMeta): Principal {
+  const principal = callerOf(deps, request);
+  if (!principal) throw unauthorized();
+  const { permission } = rule;
+  if (permission === null || principal.permissions.has(permission)) return principal;
+  if (rule.integration && principal.integration) return principal;
+  if (rule.self && principal.userId !== null) return principal;
+  throw forbidden(`this needs the ${permission} permission`);
+}
+
+const SECURITY = [{ bearer: [] }, { isaacToken: [] }, { sessionCookie: [] }];
+
+export function authPlugin(deps: Deps) {
+  return new Elysia().macro({
+    auth: (rule: AuthRule) => {
+      const meta = authMeta(rule);
+      return {
+        detail: { security: SECURITY, 'x-pms-auth': meta } as Record<string, unknown>,
+        parse: async ({ request }) => {
+          gate(deps, request, meta);
+          return readJsonBody(request, deps.config.maxBodyBytes);
+        },
+        transform: ({ request }) => {
+          gate(deps, request, meta);
+        },
+        resolve: ({ request }) => ({ principal: gate(deps, request, meta) }),
+      };
+    },
+    public: (enabled: true) => ({
+      detail: {
+        security: [],
+        'x-pms-auth': { permission: null, integration: false, self: false, public: enabled } satisfies AuthMeta,
+      } as Record<string, unknown>,
+      parse: async ({ request }) => readJsonBody(request, deps.config.maxBodyBytes),
+      resolve: ({ request }) => ({ caller: optionalCaller(deps, request) }),
+    }),
+  });
+}

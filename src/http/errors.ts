@@ -1,0 +1,70 @@
+/**
+ * The one error: every non-2xx answer is an AppError rendered by the error plugin as
+ * `{statusCode, code, message, detail?, requestId}`. Services throw these through the helpers below.
+ */
+import { fieldName } from './validation';
+
+export const ERROR_STATUS = {
+  bad_request: 400,
+  validation: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+  insufficient_storage: 507,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  statusCode: number;
+  code: ErrorCode;
+  message: string;
+  detail?: ErrorDetail[];
+  requestId: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly errorCode: ErrorCode,
+    message: string,
+    readonly detail?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[errorCode];
+  }
+}
+
+export const notFound = (entity: string, id?: string | number): AppError =>
+  new AppError('not_found', id === undefined ? `${entity} not found` : `${entity} ${id} not found`);
+
+export const conflict = (message: string): AppError => new AppError('conflict', message);
+
+export const badRequest = (message: string, detail?: ErrorDetail[]): AppError =>
+  new AppError('bad_request', message, detail);
+
+/** A rule broken by one field: `path` is a JSON pointer such as `/roleIds/0`. */
+export const invalid = (path: string, message: string): AppError =>
+  new AppError('validation', `${fieldName(path)} ${message}`, [{ path, message }]);
+
+export const unauthorized = (message = 'authentication required'): AppError => new AppError('unauthorized', message);
+
+export const forbidden = (message = 'permission denied'): AppError => new AppError('forbidden', message);
+
+export const rateLimited = (retryAfterSeconds: number): AppError =>
+  new AppError('rate_limited', 'too many attempts, try again later', undefined, {
+    'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+  });

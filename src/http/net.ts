@@ -1,0 +1,80 @@
+/** Network addresses: CIDR parsing and matching for the trusted-network rule (IPv4, IPv6, v4-mapped v6). */
+import { isIP } from 'node:net';
+
+export interface Cidr {
+  /** 16 bytes; IPv4 is held as v4-mapped IPv6 so one comparison serves both. */
+  bytes: Uint8Array;
+  prefix: number;
+}
+
+function v4Bytes(text: string): number[] | null {
+  const parts = text.split('.');
+  if (parts.length !== 4) return null;
+  const out: number[] = [];
+  for (const p of parts) {
+    if (!/^\d{1,3}$/.test(p)) return null;
+    const n = Number(p);
+    if (n > 255) return null;
+    out.push(n);
+  }
+  return out;
+}
+
+/** The 16-byte form of an IPv4 or IPv6 address, or null when it is not one. */
+export function addressBytes(address: string): Uint8Array | null {
+  const text = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const kind = isIP(text);
+  if (kind === 4) {
+    const v4 = v4Bytes(text);
+    return v4 ? Uint8Array.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...v4]) : null;
+  }
+  if (kind !== 6) return null;
+  let head = text;
+  let tail4: number[] = [];
+  const lastColon = text.lastIndexOf(':');
+  if (text.slice(lastColon + 1).includes('.')) {
+    const v4 = v4Bytes(text.slice(lastColon + 1));
+    if (!v4) return null;
+    tail4 = v4;
+    head = `${text.slice(0, lastColon)}:0:0`;
+  }
+  const [left = '', right] = head.split('::');
+  const l = left ? left.split(':') : [];
+  const r = right !== undefined && right !== '' ? right.split(':') : [];
+  const groups = right === undefined ? l : [...l, ...Array(8 - l.length - r.length).fill('0'), ...r];
+  if (groups.length !== 8) return null;
+  const out = new Uint8Array(16);
+  groups.forEach((g, i) => {
+    const n = Number.parseInt(g, 16);
+    out[i * 2] = n >> 8;
+    out[i * 2 + 1] = n & 0xff;
+  });
+  if (tail4.length === 4) out.set(tail4, 12);
+  return out;
+}
+
+/** Parses `a.b.c.d/n`, `x::y/n` or a bare address (a host route); null when malformed. */
+export function parseCidr(text: string): Cidr | null {
+  const [addr = '', prefixText, extra] = text.trim().split('/');
+  if (extra !== undefined) return null;
+  const bytes = addressBytes(addr);
+  if (!bytes) return null;
+  const isV4 = isIP(addr) === 4;
+  const max = isV4 ? 32 : 128;
+  if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) return null;
+  const prefix = prefixText === undefined ? max : Number(prefixText);
+  if (prefix > max) return null;
+  return { bytes, prefix: isV4 ? prefix + 96 : prefix };
+}
+
+/** True when the address lies inside the network. */
+export function cidrContains(cidr: Cidr, address: string): boolean {
+  const bytes = addressBytes(address);
+  if (!bytes) return false;
+  let bits = cidr.prefix;
+  for (let i = 0; i < 16 && bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if (((bytes[i] ?? 0) & mask) !== ((cidr.bytes[i] ?? 0) & mask)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env bun
+/**
+ * pmsd: side effects only. CLI → config → open db → migrate → createApp → listen → jobs → signals.
+ *
+ *   pmsd [serve]                  run the daemon
+ *   pmsd migrate                  apply pending migrations and exit
+ *   pmsd user add --admin <name>  create an administrator; password from stdin
+ *   pmsd openapi                  print the OpenAPI document
+ *   pmsd version                  print the version
+ */
+import { createApp } from './app';
+import { ensureInitialAdmin, openDeps } from './boot';
+import { systemClock } from './clock';
+import { type Config, ConfigError, loadConfig } from './config';
+import type { Deps } from './deps';
+import { openApiDocument } from './http/openapi';
+import { createLogger, type Logger } from './log';
+import { writePlatformLog } from './modules/logs/write';
+import { createAdminAccount } from './modules/users/accounts';
+import { versionInfo } from './version';
+
+const HELP = `pmsd ${versionInfo.version} — the platform management service
+
+Usage:
+  pmsd [serve]                   run the daemon (HTTP on PMS_HTTP_PORT, JSON-RPC on PMS_RPC_PORT)
+  pmsd migrate                   apply pending database migrations and exit
+  pmsd user add --admin <name>   create an administrator; the password is read from stdin
+  pmsd openapi                   print the OpenAPI 3.1 document
+  pmsd version                   print the version
+  pmsd --help                    this text
+
+Configuration comes from the environment (or a KEY=value file named by PMS_CONFIG_FILE):
+  PMS_HTTP_PORT (8080)  PMS_RPC_PORT (8099)  PMS_DATA_DIR (./data)  PMS_LOG_LEVEL (info)
+  PMS_INITIAL_ADMIN_PASSWORD  PMS_TRUSTED_NETWORKS (comma list; empty = none)
+  PMS_HOST_EXECUTOR (dry-run | systemd)  PMS_MAX_BODY_BYTES (1048576)
+`;
+
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`pmsd: ${message}\n`);
+  process.exit(code);
+}
+
+type Server = ReturnType<typeof Bun.serve>;
+
+function boot(config: Config, log: Logger, remoteAddress: (request: Request) => string | null = () => null): Deps {
+  const { deps, migration } = openDeps({ config, log, clock: systemClock, version: versionInfo, remoteAddress });
+  if (migration.applied.length > 0) {
+    log.info({ applied: migration.applied, backup: migration.backupPath }, 'database migrated');
+    writePlatformLog(deps, {
+      category: 'system',
+      key: 'system.migrated',
+      value: `applied ${migration.applied.join(', ')}${migration.backupPath ? `; copy kept at ${migration.backupPath}` : ''}`,
+    });
+  }
+  return deps;
+}
+
+async function serve(config: Config): Promise<void> {
+  const log = createLogger(config.logLevel);
+  const listening: { server: Server | null } = { server: null };
+  const deps = boot(config, log, (request) => listening.server?.requestIP(request)?.address ?? null);
+  const admin = await ensureInitialAdmin(deps);
+  const app = createApp(deps);
+  let server: Server;
+  try {
+    server = Bun.serve({
+      port: config.httpPort,
+      hostname: config.httpHost,
+      // Bodies are limited per route by the JSON reader; this is only the transport's backstop.
+      maxRequestBodySize: Math.max(config.maxBodyBytes, 64 * 1024 * 1024),
+      fetch: (request) => app.handle(request),
+      error: (err) => {
+        log.error({ err }, 'unhandled server error');
+        return new Response(JSON.stringify({ statusCode: 500, code: 'internal', message: 'internal error' }), {
+          status: 500,
+          headers: { 'content-type': 'application/json' },
+        });
+      },
+    });
+  } catch (err) {
+    fail(`cannot listen on ${config.httpHost}:${config.httpPort}: ${(err as Error).message}`, 1);
+  }
+  listening.server = server;
+  writePlatformLog(deps, { category: 'system', key: 'system.start', value: `pmsd ${versionInfo.version} started` });
+  log.info(
+    { http: `http://${config.httpHost}:${server.port}/api/v1`, dataDir: config.dataDir, version: versionInfo.version },
+    'pmsd listening',
+  );
+  const hint = admin
+    ? `sign in as "${admin}" with PMS_INITIAL_ADMIN_PASSWORD`
+    : 'sign in with an administrator (create one with: pmsd user add --admin <name>, or set PMS_INITIAL_ADMIN_PASSWORD on first start)';
+  process.stderr.write(
+    `pmsd ${versionInfo.version} listening on http://localhost:${server.port}/api/v1 (docs: http://localhost:${server.port}/docs); data in ${config.dataDir}\n${hint}: POST /api/v1/auth/login {"username","password"}\n`,
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      log.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    try {
+      await server.stop(false);
+      writePlatformLog(deps, { category: 'system', key: 'system.stop', value: `pmsd stopped (${signal})` });
+      deps.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
+      deps.sqlite.close();
+    } catch (err) {
+      log.error({ err }, 'error during shutdown');
+    }
+    clearTimeout(deadline);
+    log.flush();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function readStdin(): Promise<string> {
+  const text = await Bun.stdin.text();
+  return text.replace(/\r?\n$/, '');
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (command === 'version' || command === '--version') {
+    process.stdout.write(`pmsd ${versionInfo.version} (api ${versionInfo.apiVersion}, commit ${versionInfo.commit})\n`);
+    return;
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message, 2);
+    throw err;
+  }
+  switch (command) {
+    case 'serve':
+      return serve(config);
+    case 'migrate': {
+      const deps = boot(config, createLogger(config.logLevel));
+      deps.sqlite.close();
+      process.stdout.write('database is up to date\n');
+      return;
+    }
+    case 'openapi': {
+      const deps = boot(config, createLogger('silent'));
+      process.stdout.write(`${JSON.stringify(openApiDocument(createApp(deps), deps.version), null, 2)}\n`);
+      deps.sqlite.close();
+      return;
+    }
+    case 'user': {
+      const [sub, flag, name] = rest;
+      if (sub !== 'add' || flag !== '--admin' || !name)
+        fail('usage: pmsd user add --admin <name>  (password on stdin)', 2);
+      const password = await readStdin();
+      const deps = boot(config, createLogger('silent'));
+      try {
+        const user = await createAdminAccount(deps, name, password);
+        writePlatformLog(deps, {
+          category: 'security',
+          key: 'auth.user.cli-admin',
+          value: `administrator ${user.username} created from the command line`,
+        });
+        process.stdout.write(`administrator ${user.username} created\n`);
+      } catch (err) {
+        fail((err as Error).message, 1);
+      } finally {
+        deps.sqlite.close();
+      }
+      return;
+    }
+    default:
+      fail(`unknown command "${command}"; see pmsd --help`, 2);
+  }
+}
+
+await main(process.argv.slice(2));

@@ -1,0 +1,194 @@
+/**
+ * Who is calling (C: Authentication, §1.1). A credential comes as `Authorization: Bearer`, the
+ * `isaac-token` header or the `session` cookie; `pms_…` is an API token, anything else a session.
+ * A request with no credential from a trusted network acts as the `integration` role.
+ */
+import type { Deps } from '../../deps';
+import { forbidden, rateLimited, unauthorized } from '../../http/errors';
+import { cidrContains } from '../../http/net';
+import { writePlatformLog } from '../logs/write';
+import { builtInRoleId, grantsOf } from '../roles/service';
+import { trustedNetworks } from '../settings/service';
+import { TOKEN_PREFIX, useToken } from '../tokens/service';
+import {
+  findUserById,
+  findUserByUsername,
+  recordLogin,
+  roleIdsOf,
+  setUserPassword,
+  type UserRow,
+} from '../users/accounts';
+import { decoyHash, verifyPassword } from '../users/passwords';
+import type { Principal } from './principal';
+import { createSession, endSession, sessionExpiresAt, useSession } from './sessions';
+import { clearFailures, lockedForSeconds, recordFailure } from './throttle';
+
+export const SESSION_COOKIE = 'session';
+
+function cookieValue(header: string | null, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return null;
+}
+
+/** The credential a request carries, if any. */
+export function credentialOf(request: Request): string | null {
+  const authorization = request.headers.get('authorization');
+  if (authorization) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return m?.[1] ?? authorization.trim();
+  }
+  return request.headers.get('isaac-token')?.trim() || cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
+}
+
+function userPrincipal(
+  deps: Deps,
+  user: UserRow,
+  sessionId: number,
+  expiresAt: number,
+  address: string | null,
+): Principal {
+  const roleIds = roleIdsOf(deps, user.id);
+  const { permissions, integration } = grantsOf(deps, roleIds);
+  return {
+    via: 'session',
+    userId: user.id,
+    username: user.username,
+    sessionId,
+    tokenId: null,
+    roleIds,
+    permissions,
+    integration,
+    subsystemIds: [],
+    expiresAt,
+    address,
+    label: `user:${user.username}`,
+  };
+}
+
+function fromSession(deps: Deps, secret: string, address: string | null): Principal | null {
+  const session = useSession(deps, secret);
+  if (!session) return null;
+  const user = findUserById(deps, session.userId);
+  if (!user?.enabled) return null;
+  return userPrincipal(deps, user, session.id, sessionExpiresAt(deps, session), address);
+}
+
+function fromToken(deps: Deps, secret: string, address: string | null): Principal | null {
+  const token = useToken(deps, secret, address);
+  if (!token) return null;
+  const { permissions, integration } = grantsOf(deps, [token.roleId]);
+  return {
+    via: 'token',
+    userId: null,
+    username: null,
+    sessionId: null,
+    tokenId: token.id,
+    roleIds: [token.roleId],
+    permissions,
+    integration,
+    subsystemIds: token.subsystemIds,
+    expiresAt: token.expiresAt,
+    address,
+    label: `token:${token.id}`,
+  };
+}
+
+export function isTrustedAddress(deps: Deps, address: string | null): boolean {
+  return address !== null && trustedNetworks(deps).some((cidr) => cidrContains(cidr, address));
+}
+
+/** Decides the caller; throws 401 for a credential that is unknown, expired or revoked. */
+export function authenticate(deps: Deps, request: Request): Principal | null {
+  const address = deps.remoteAddress(request);
+  const secret = credentialOf(request);
+  if (secret) {
+    const principal = secret.startsWith(TOKEN_PREFIX)
+      ? fromToken(deps, secret, address)
+      : fromSession(deps, secret, address);
+    if (!principal) throw unauthorized('the credential is invalid or has expired');
+    return principal;
+  }
+  if (!isTrustedAddress(deps, address)) return null;
+  const roleId = builtInRoleId(deps, 'integration');
+  const { permissions } = grantsOf(deps, [roleId]);
+  return {
+    via: 'trusted_network',
+    userId: null,
+    username: null,
+    sessionId: null,
+    tokenId: null,
+    roleIds: [roleId],
+    permissions,
+    integration: true,
+    subsystemIds: [],
+    expiresAt: null,
+    address,
+    label: `trusted:${address}`,
+  };
+}
+
+const BAD_LOGIN = 'unknown username or wrong password';
+
+function security(deps: Deps, key: string, value: string, username: string, severity: 'info' | 'warning' = 'info') {
+  writePlatformLog(deps, { category: 'security', key, value, severity, createdBy: username, createdByType: 'user' });
+}
+
+/** Signs a user in: one 401 message for unknown user, wrong password and disabled user; 429 when locked. */
+export async function login(
+  deps: Deps,
+  username: string,
+  password: string,
+  address: string | null,
+): Promise<{ secret: string; user: UserRow; expiresAt: number }> {
+  const where = address ?? 'unknown address';
+  const locked = lockedForSeconds(deps, username, address);
+  if (locked > 0) {
+    security(deps, 'auth.login.locked', `sign-in refused for ${username} from ${where}: locked`, username, 'warning');
+    throw rateLimited(locked);
+  }
+  const user = findUserByUsername(deps, username);
+  const ok = user
+    ? await verifyPassword(password, user.passwordHash)
+    : await verifyPassword(password, await decoyHash(deps));
+  if (!user || !ok || !user.enabled) {
+    const nowLocked = recordFailure(deps, username, address);
+    security(deps, 'auth.login.failed', `failed sign-in for ${username} from ${where}`, username, 'warning');
+    if (nowLocked)
+      security(deps, 'auth.login.locked', `${username} from ${where} locked for 15 minutes`, username, 'warning');
+    throw unauthorized(BAD_LOGIN);
+  }
+  clearFailures(deps, username, address);
+  const { secret, row } = createSession(deps, user.id, address);
+  recordLogin(deps, user.id);
+  security(deps, 'auth.login', `${user.username} signed in from ${where}`, user.username);
+  return { secret, user, expiresAt: sessionExpiresAt(deps, row) };
+}
+
+/** Ends the calling session (a token or trusted caller has none to end). */
+export function logout(deps: Deps, principal: Principal): void {
+  if (principal.sessionId !== null) endSession(deps, principal.sessionId);
+}
+
+/** Changes the caller's own password; a wrong current password counts toward the lock-out. */
+export async function changeOwnPassword(
+  deps: Deps,
+  principal: Principal,
+  currentPassword: string,
+  newPassword: string,
+): Promise<void> {
+  const user = principal.userId === null ? undefined : findUserById(deps, principal.userId);
+  if (!user) throw forbidden('only a signed-in user has a password');
+  const locked = lockedForSeconds(deps, user.username, principal.address);
+  if (locked > 0) throw rateLimited(locked);
+  if (!(await verifyPassword(currentPassword, user.passwordHash))) {
+    recordFailure(deps, user.username, principal.address);
+    security(deps, 'auth.password.failed', `wrong current password for ${user.username}`, user.username, 'warning');
+    throw unauthorized('the current password is wrong');
+  }
+  await setUserPassword(deps, user, newPassword, principal.sessionId, '/newPassword');
+  security(deps, 'auth.password.changed', `${user.username} changed their password`, user.username);
+}

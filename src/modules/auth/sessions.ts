@@ -1,0 +1,70 @@
+/**
+ * Sessions (§1.1): `pmss_` + 32 random bytes; only the SHA-256 is stored. A session lasts
+ * `auth.sessionIdleMinutes` after its last use and never more than `auth.sessionMaxDays` after sign-in.
+ * Last use is written at most once a minute, so a busy console costs no write per request.
+ */
+import { eq, lt, or } from 'drizzle-orm';
+import { randomSecret, sha256Hex } from '../../crypto';
+import { sessions } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { getSettingGroup } from '../settings/service';
+
+export type SessionRow = typeof sessions.$inferSelect;
+
+export const SESSION_PREFIX = 'pmss_';
+const TOUCH_EVERY_MS = 60_000;
+
+function idleMs(deps: Deps): number {
+  return getSettingGroup(deps, 'auth').sessionIdleMinutes * 60_000;
+}
+
+/** When the session ends if it is not used again. */
+export function sessionExpiresAt(deps: Deps, row: SessionRow): number {
+  return Math.min(row.lastUsedAt + idleMs(deps), row.expiresAt);
+}
+
+export function createSession(deps: Deps, userId: number, address: string | null): { secret: string; row: SessionRow } {
+  const secret = SESSION_PREFIX + randomSecret();
+  const now = deps.clock.now();
+  const maxMs = getSettingGroup(deps, 'auth').sessionMaxDays * 86_400_000;
+  const row = deps.db
+    .insert(sessions)
+    .values({ tokenHash: sha256Hex(secret), userId, createdAt: now, lastUsedAt: now, expiresAt: now + maxMs, address })
+    .returning()
+    .get();
+  return { secret, row };
+}
+
+/** The live session for a secret, refreshing its last use; expired ones are deleted and not returned. */
+export function useSession(deps: Deps, secret: string): SessionRow | null {
+  const row = deps.db
+    .select()
+    .from(sessions)
+    .where(eq(sessions.tokenHash, sha256Hex(secret)))
+    .get();
+  if (!row) return null;
+  const now = deps.clock.now();
+  if (sessionExpiresAt(deps, row) <= now) {
+    deps.db.delete(sessions).where(eq(sessions.id, row.id)).run();
+    return null;
+  }
+  if (now - row.lastUsedAt >= TOUCH_EVERY_MS) {
+    deps.db.update(sessions).set({ lastUsedAt: now }).where(eq(sessions.id, row.id)).run();
+    return { ...row, lastUsedAt: now };
+  }
+  return row;
+}
+
+export function endSession(deps: Deps, sessionId: number): void {
+  deps.db.delete(sessions).where(eq(sessions.id, sessionId)).run();
+}
+
+/** Housekeeping: removes sessions past either limit. */
+export function purgeExpiredSessions(deps: Deps): number {
+  const now = deps.clock.now();
+  return deps.db
+    .delete(sessions)
+    .where(or(lt(sessions.expiresAt, now), lt(sessions.lastUsedAt, now - idleMs(deps))))
+    .returning({ id: sessions.id })
+    .all().length;
+}

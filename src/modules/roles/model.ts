@@ -1,0 +1,35 @@
+import { t } from 'elysia';
+import { EntityMeta } from '../../http/entity';
+import { Description, DisplayName } from '../../http/fields';
+import { PERMISSIONS } from './permissions';
+
+const PermissionName = t.String({ minLength: 1, maxLength: 64 });
+
+export const RoleModel = {
+  dto: t.Object({
+    ...EntityMeta,
+    name: t.String(),
+    displayName: t.String(),
+    description: t.String(),
+    permissions: t.Array(t.String()),
+    builtIn: t.Boolean(),
+    userCount: t.Integer(),
+    tokenCount: t.Integer(),
+  }),
+  create: t.Object({
+    name: t.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_-]+$' }),
+    displayName: t.Optional(DisplayName),
+    description: t.Optional(Description),
+    permissions: t.Array(PermissionName, { maxItems: PERMISSIONS.length * 2 }),
+  }),
+  update: t.Object({
+    displayName: t.Optional(DisplayName),
+    description: t.Optional(Description),
+    permissions: t.Optional(t.Array(PermissionName, { maxItems: PERMISSIONS.length * 2 })),
+  }),
+  permissionList: t.Array(t.String()),
+};
+
+export type RoleDto = typeof RoleModel.dto.static;
+export type RoleCreate = typeof RoleModel.create.static;
+export type RoleUpdate = typeof RoleModel.update.static;

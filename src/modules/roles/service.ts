@@ -1,0 +1,216 @@
+/**
+ * Roles (§1.3): named permission sets. The whole table is small and read on every request, so it is
+ * cached per daemon and dropped on every role write: a permission change applies from the next request.
+ */
+import { count, eq } from 'drizzle-orm';
+import { roles, tokens, userRoles, userTemplates } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { conflict, forbidden, invalid, notFound } from '../../http/errors';
+import { unique } from '../../http/fields';
+import { type ListResult, type Page, paginate } from '../../http/lists';
+import { emit } from '../../realtime/emit';
+import type { Principal } from '../auth/principal';
+import { toRoleDto } from './mapper';
+import type { RoleCreate, RoleDto, RoleUpdate } from './model';
+import { BUILT_IN_ROLES, type BuiltInRoleName, isPermission, PERMISSIONS, type Permission } from './permissions';
+
+export type RoleRow = typeof roles.$inferSelect;
+
+const caches = new WeakMap<Deps, Map<number, RoleRow>>();
+
+function cache(deps: Deps): Map<number, RoleRow> {
+  let map = caches.get(deps);
+  if (!map) {
+    map = new Map(
+      deps.db
+        .select()
+        .from(roles)
+        .all()
+        .map((r) => [r.id, r]),
+    );
+    caches.set(deps, map);
+  }
+  return map;
+}
+
+function dropCache(deps: Deps): void {
+  caches.delete(deps);
+}
+
+/** Creates the built-in roles that are missing and keeps their permissions current. Idempotent. */
+export function ensureBuiltInRoles(deps: Deps): void {
+  const now = deps.clock.now();
+  deps.db.transaction((tx) => {
+    for (const role of BUILT_IN_ROLES) {
+      const existing = tx.select().from(roles).where(eq(roles.name, role.name)).get();
+      if (!existing) {
+        tx.insert(roles)
+          .values({ ...role, builtIn: true, createdAt: now, updatedAt: now })
+          .run();
+      } else if (JSON.stringify(existing.permissions) !== JSON.stringify(role.permissions) || !existing.builtIn) {
+        tx.update(roles)
+          .set({ permissions: role.permissions, builtIn: true, updatedAt: now })
+          .where(eq(roles.id, existing.id))
+          .run();
+      }
+    }
+  });
+  dropCache(deps);
+}
+
+export function builtInRoleId(deps: Deps, name: BuiltInRoleName): number {
+  for (const role of cache(deps).values()) if (role.builtIn && role.name === name) return role.id;
+  throw new Error(`built-in role ${name} is missing; ensureBuiltInRoles was not run`);
+}
+
+function effectivePermissions(role: RoleRow): readonly Permission[] {
+  if (role.builtIn && role.name === 'admin') return PERMISSIONS;
+  return role.permissions.filter(isPermission);
+}
+
+/** The union of the roles' permissions, and whether one of them is the built-in integration role. */
+export function grantsOf(
+  deps: Deps,
+  roleIds: readonly number[],
+): { permissions: Set<Permission>; integration: boolean } {
+  const roleMap = cache(deps);
+  const permissions = new Set<Permission>();
+  let integration = false;
+  for (const id of roleIds) {
+    const role = roleMap.get(id);
+    if (!role) continue;
+    for (const p of effectivePermissions(role)) permissions.add(p);
+    if (role.builtIn && role.name === 'integration') integration = true;
+  }
+  return { permissions, integration };
+}
+
+export function roleExists(deps: Deps, id: number): boolean {
+  return cache(deps).has(id);
+}
+
+/**
+ * Checks role ids a caller wants to give to a user, template or token: each must exist (400 at
+ * `<path>/<n>`) and hold no permission the caller lacks (403).
+ */
+export function assertGrantableRoles(
+  deps: Deps,
+  principal: Principal | null,
+  roleIds: readonly number[],
+  path: string,
+): void {
+  roleIds.forEach((id, i) => {
+    const role = cache(deps).get(id);
+    if (!role) throw invalid(`${path}/${i}`, 'names a role that does not exist');
+    if (!principal) return;
+    const missing = effectivePermissions(role).find((p) => !principal.permissions.has(p));
+    if (missing) throw forbidden(`role ${role.name} holds ${missing}, which you do not hold`);
+  });
+}
+
+function usage(deps: Deps, roleId: number): { userCount: number; tokenCount: number; templateCount: number } {
+  const users = deps.db.select({ n: count() }).from(userRoles).where(eq(userRoles.roleId, roleId)).get()?.n ?? 0;
+  const tokenCount = deps.db.select({ n: count() }).from(tokens).where(eq(tokens.roleId, roleId)).get()?.n ?? 0;
+  const templateCount = deps.db
+    .select({ roleIds: userTemplates.roleIds })
+    .from(userTemplates)
+    .all()
+    .filter((tpl) => tpl.roleIds.includes(roleId)).length;
+  return { userCount: users, tokenCount, templateCount };
+}
+
+function dto(deps: Deps, row: RoleRow): RoleDto {
+  const { userCount, tokenCount } = usage(deps, row.id);
+  return toRoleDto({ ...row, permissions: [...effectivePermissions(row)] }, { userCount, tokenCount });
+}
+
+function rowOf(deps: Deps, id: string): RoleRow {
+  const n = /^[0-9]+$/.test(id) ? Number(id) : Number.NaN;
+  const row = cache(deps).get(n) ?? [...cache(deps).values()].find((r) => r.name === id);
+  if (!row) throw notFound('role', id);
+  return row;
+}
+
+/** Validates a permission list (400 at `/permissions/<n>`), drops duplicates and refuses ones the caller lacks. */
+function checkPermissions(principal: Principal, list: readonly string[]): Permission[] {
+  list.forEach((p, i) => {
+    if (!isPermission(p)) throw invalid(`/permissions/${i}`, 'is not a known permission');
+    if (!principal.permissions.has(p)) throw forbidden(`you cannot grant ${p}, which you do not hold`);
+  });
+  return unique(list) as Permission[];
+}
+
+/** Every role, built-in first, then by name. */
+export function listRoles(deps: Deps, page: Page): ListResult<RoleDto> {
+  const rows = [...cache(deps).values()].sort((a, b) => Number(b.builtIn) - Number(a.builtIn) || a.id - b.id);
+  return paginate(
+    rows.map((r) => dto(deps, r)),
+    page,
+  );
+}
+
+/** One role by `_id` (or by name). */
+export function getRole(deps: Deps, id: string): RoleDto {
+  return dto(deps, rowOf(deps, id));
+}
+
+/** Creates a custom role. */
+export function createRole(deps: Deps, principal: Principal, body: RoleCreate): RoleDto {
+  const permissions = checkPermissions(principal, body.permissions);
+  if ([...cache(deps).values()].some((r) => r.name === body.name)) throw conflict(`role name ${body.name} is taken`);
+  const now = deps.clock.now();
+  const row = deps.db
+    .insert(roles)
+    .values({
+      name: body.name,
+      displayName: body.displayName?.trim() || body.name,
+      description: body.description ?? '',
+      permissions,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get();
+  dropCache(deps);
+  emit(deps, 'role.created', { _id: row.id, changed: ['name', 'displayName', 'description', 'permissions'] });
+  return dto(deps, row);
+}
+
+/** Updates a custom role; built-in roles cannot change (409). */
+export function updateRole(deps: Deps, principal: Principal, id: string, body: RoleUpdate): RoleDto {
+  const row = rowOf(deps, id);
+  if (row.builtIn) throw conflict(`the built-in role ${row.name} cannot be changed`);
+  const changes: Partial<RoleRow> = {};
+  if (body.permissions !== undefined) changes.permissions = checkPermissions(principal, body.permissions);
+  if (body.displayName !== undefined) changes.displayName = body.displayName.trim() || row.name;
+  if (body.description !== undefined) changes.description = body.description;
+  const now = deps.clock.now();
+  const updated = deps.db
+    .update(roles)
+    .set({ ...changes, updatedAt: now })
+    .where(eq(roles.id, row.id))
+    .returning()
+    .get();
+  dropCache(deps);
+  emit(deps, 'role.updated', { _id: row.id, changed: Object.keys(changes) });
+  return dto(deps, updated ?? row);
+}
+
+/** Deletes a custom role that no user, token or template uses. */
+export function deleteRole(deps: Deps, id: string): void {
+  const row = rowOf(deps, id);
+  if (row.builtIn) throw conflict(`the built-in role ${row.name} cannot be deleted`);
+  const used = usage(deps, row.id);
+  if (used.userCount + used.tokenCount + used.templateCount > 0) {
+    throw conflict(
+      `role ${row.name} is still used by ${used.userCount} user(s), ${used.tokenCount} token(s) and ${used.templateCount} template(s)`,
+    );
+  }
+  deps.db.delete(roles).where(eq(roles.id, row.id)).run();
+  dropCache(deps);
+  emit(deps, 'role.deleted', { _id: row.id, changed: [] });
+}
+
+export function permissionList(): string[] {
+  return [...PERMISSIONS];
+}

@@ -1,0 +1,79 @@
+/**
+ * Settings (§18), the part other modules read. Stored one row per top-level key; absent keys and
+ * absent nested fields take the defaults below. Cached per daemon; the settings routes (a later
+ * issue) write through `putSettingGroup`, which drops the cache.
+ */
+import { eq } from 'drizzle-orm';
+import { settings } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { type Cidr, parseCidr } from '../../http/net';
+
+export interface SettingGroups {
+  auth: { trustedNetworks: string[]; sessionIdleMinutes: number; sessionMaxDays: number };
+  health: { defaultGracePeriodSeconds: number };
+}
+
+export const SETTING_DEFAULTS: SettingGroups = {
+  auth: { trustedNetworks: ['127.0.0.0/8', '::1/128'], sessionIdleMinutes: 720, sessionMaxDays: 7 },
+  health: { defaultGracePeriodSeconds: 30 },
+};
+
+interface Cached {
+  groups: Map<string, unknown>;
+  trusted?: Cidr[];
+}
+
+const caches = new WeakMap<Deps, Cached>();
+
+function cached(deps: Deps): Cached {
+  let c = caches.get(deps);
+  if (!c) {
+    c = {
+      groups: new Map(
+        deps.db
+          .select()
+          .from(settings)
+          .all()
+          .map((r) => [r.key, r.value]),
+      ),
+    };
+    caches.set(deps, c);
+  }
+  return c;
+}
+
+/** A settings group with defaults filled in. */
+export function getSettingGroup<K extends keyof SettingGroups>(deps: Deps, key: K): SettingGroups[K] {
+  const stored = cached(deps).groups.get(key);
+  return { ...SETTING_DEFAULTS[key], ...(stored && typeof stored === 'object' ? stored : {}) } as SettingGroups[K];
+}
+
+/** Replaces a stored group (merged over the defaults on read). */
+export function putSettingGroup<K extends keyof SettingGroups>(
+  deps: Deps,
+  key: K,
+  value: Partial<SettingGroups[K]>,
+): void {
+  const now = deps.clock.now();
+  deps.db
+    .insert(settings)
+    .values({ key, value, updatedAt: now })
+    .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: now } })
+    .run();
+  caches.delete(deps);
+}
+
+export function deleteSettingGroup(deps: Deps, key: keyof SettingGroups): void {
+  deps.db.delete(settings).where(eq(settings.key, key)).run();
+  caches.delete(deps);
+}
+
+/** The trusted networks in force: `PMS_TRUSTED_NETWORKS` when set, else the `auth.trustedNetworks` setting. */
+export function trustedNetworks(deps: Deps): Cidr[] {
+  const c = cached(deps);
+  if (!c.trusted) {
+    const list = deps.config.trustedNetworks ?? getSettingGroup(deps, 'auth').trustedNetworks;
+    c.trusted = list.map(parseCidr).filter((x): x is Cidr => x !== null);
+  }
+  return c.trusted;
+}

@@ -1,0 +1,36 @@
+import { t } from 'elysia';
+import { EntityMeta } from '../../http/entity';
+import { DisplayName, IdList } from '../../http/fields';
+
+const ExpiresAt = t.Union([t.String({ format: 'date-time' }), t.Null()]);
+
+export const TokenModel = {
+  dto: t.Object({
+    ...EntityMeta,
+    displayName: t.String(),
+    roleId: t.Integer(),
+    subsystemIds: t.Array(t.Integer()),
+    expiresAt: t.Union([t.String(), t.Null()]),
+    prefix: t.String(),
+    createdBy: t.Union([t.String(), t.Null()]),
+    lastUsedAt: t.Union([t.String(), t.Null()]),
+    lastUsedFrom: t.Union([t.String(), t.Null()]),
+    token: t.Optional(t.String()),
+  }),
+  create: t.Object({
+    displayName: DisplayName,
+    roleId: t.Integer({ minimum: 1 }),
+    subsystemIds: t.Optional(IdList),
+    expiresAt: t.Optional(ExpiresAt),
+  }),
+  update: t.Object({
+    displayName: t.Optional(DisplayName),
+    roleId: t.Optional(t.Integer({ minimum: 1 })),
+    subsystemIds: t.Optional(IdList),
+    expiresAt: t.Optional(ExpiresAt),
+  }),
+};
+
+export type TokenDto = typeof TokenModel.dto.static;
+export type TokenCreate = typeof TokenModel.create.static;
+export type TokenUpdate = typeof TokenModel.update.static;

@@ -1,0 +1,129 @@
+/**
+ * API tokens (§1.4): `pms_` + 43 base64url characters, bound to one role, optionally limited to some
+ * subsystems. Only the SHA-256 is stored; the secret is in the create answer and nowhere else.
+ * Revoking deletes the row, so the next request with it gets 401.
+ */
+import { asc, eq } from 'drizzle-orm';
+import { randomSecret, sha256Hex } from '../../crypto';
+import { tokens } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { invalid, notFound } from '../../http/errors';
+import { numericId, unique } from '../../http/fields';
+import { type ListResult, type Page, paginate } from '../../http/lists';
+import { emit } from '../../realtime/emit';
+import type { Principal } from '../auth/principal';
+import { assertGrantableRoles } from '../roles/service';
+import { findSubsystem } from '../subsystems/lookup';
+import { toTokenDto } from './mapper';
+import type { TokenCreate, TokenDto, TokenUpdate } from './model';
+
+export type TokenRow = typeof tokens.$inferSelect;
+
+export const TOKEN_PREFIX = 'pms_';
+const TOUCH_EVERY_MS = 60_000;
+
+/** The live token for a secret, recording its use at most once a minute; null when unknown or expired. */
+export function useToken(deps: Deps, secret: string, address: string | null): TokenRow | null {
+  const row = deps.db
+    .select()
+    .from(tokens)
+    .where(eq(tokens.tokenHash, sha256Hex(secret)))
+    .get();
+  if (!row) return null;
+  const now = deps.clock.now();
+  if (row.expiresAt !== null && row.expiresAt <= now) return null;
+  if (row.lastUsedAt === null || now - row.lastUsedAt >= TOUCH_EVERY_MS || row.lastUsedFrom !== address) {
+    deps.db.update(tokens).set({ lastUsedAt: now, lastUsedFrom: address }).where(eq(tokens.id, row.id)).run();
+    return { ...row, lastUsedAt: now, lastUsedFrom: address };
+  }
+  return row;
+}
+
+function rowOf(deps: Deps, id: string): TokenRow {
+  const n = numericId(id);
+  const row = n === null ? undefined : deps.db.select().from(tokens).where(eq(tokens.id, n)).get();
+  if (!row) throw notFound('token', id);
+  return row;
+}
+
+function checkSubsystems(deps: Deps, ids: readonly number[]): number[] {
+  ids.forEach((id, i) => {
+    if (!findSubsystem(deps, id)) throw invalid(`/subsystemIds/${i}`, 'names a subsystem that does not exist');
+  });
+  return unique(ids);
+}
+
+function checkExpiry(deps: Deps, expiresAt: string | null | undefined): number | null {
+  if (expiresAt === null || expiresAt === undefined) return null;
+  const ms = Date.parse(expiresAt);
+  if (!(ms > deps.clock.now())) throw invalid('/expiresAt', 'must be in the future');
+  return ms;
+}
+
+/** Every token, oldest first, never with its secret. */
+export function listTokens(deps: Deps, page: Page): ListResult<TokenDto> {
+  const rows = deps.db.select().from(tokens).orderBy(asc(tokens.id)).all();
+  return paginate(
+    rows.map((r) => toTokenDto(r)),
+    page,
+  );
+}
+
+export function getToken(deps: Deps, id: string): TokenDto {
+  return toTokenDto(rowOf(deps, id));
+}
+
+/** Creates a token; the answer is the only place its secret ever appears. */
+export function createToken(deps: Deps, principal: Principal, body: TokenCreate): TokenDto {
+  assertGrantableRoles(deps, principal, [body.roleId], '/roleId');
+  const subsystemIds = checkSubsystems(deps, body.subsystemIds ?? []);
+  const expiresAt = checkExpiry(deps, body.expiresAt);
+  const secret = TOKEN_PREFIX + randomSecret();
+  const now = deps.clock.now();
+  const row = deps.db
+    .insert(tokens)
+    .values({
+      displayName: body.displayName.trim(),
+      tokenHash: sha256Hex(secret),
+      prefix: secret.slice(TOKEN_PREFIX.length, TOKEN_PREFIX.length + 8),
+      roleId: body.roleId,
+      subsystemIds,
+      expiresAt,
+      createdBy: principal.username ?? principal.label,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get();
+  emit(deps, 'token.created', { _id: row.id, changed: ['displayName', 'roleId', 'subsystemIds', 'expiresAt'] });
+  return toTokenDto(row, secret);
+}
+
+/** Changes name, role, subsystems or expiry. */
+export function updateToken(deps: Deps, principal: Principal, id: string, body: TokenUpdate): TokenDto {
+  const row = rowOf(deps, id);
+  const changes: Partial<TokenRow> = {};
+  if (body.displayName !== undefined) changes.displayName = body.displayName.trim();
+  if (body.roleId !== undefined) {
+    assertGrantableRoles(deps, principal, [body.roleId], '/roleId');
+    changes.roleId = body.roleId;
+  }
+  if (body.subsystemIds !== undefined) changes.subsystemIds = checkSubsystems(deps, body.subsystemIds);
+  if (body.expiresAt !== undefined) changes.expiresAt = checkExpiry(deps, body.expiresAt);
+  const updated = deps.db
+    .update(tokens)
+    .set({ ...changes, updatedAt: deps.clock.now() })
+    .where(eq(tokens.id, row.id))
+    .returning()
+    .get();
+  emit(deps, 'token.updated', { _id: row.id, changed: Object.keys(changes) });
+  return toTokenDto(updated ?? row);
+}
+
+/** Revokes (deletes) a token. */
+export function revokeToken(deps: Deps, id: string): void {
+  const row = rowOf(deps, id);
+  deps.db.delete(tokens).where(eq(tokens.id, row.id)).run();
+  emit(deps, 'token.revoked', { _id: row.id });
+  emit(deps, 'token.deleted', { _id: row.id, changed: [] });
+}

@@ -1,0 +1,105 @@
+/**
+ * User accounts, the part sign-in and the CLI need: look-ups, role links, creation and passwords.
+ * The HTTP resource (§1.2) builds on these in service.ts.
+ */
+import { asc, eq, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client';
+import { sessions, userRoles, users } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { conflict } from '../../http/errors';
+import { builtInRoleId } from '../roles/service';
+import { checkPasswordRule, hashPassword } from './passwords';
+
+export type UserRow = typeof users.$inferSelect;
+
+export function findUserByUsername(deps: Deps, username: string): UserRow | undefined {
+  return deps.db.select().from(users).where(sql`${users.username} = ${username} COLLATE NOCASE`).get();
+}
+
+export function findUserById(deps: Deps, id: number): UserRow | undefined {
+  return deps.db.select().from(users).where(eq(users.id, id)).get();
+}
+
+export function roleIdsOf(deps: Deps, userId: number): number[] {
+  return deps.db
+    .select({ roleId: userRoles.roleId })
+    .from(userRoles)
+    .where(eq(userRoles.userId, userId))
+    .orderBy(asc(userRoles.position))
+    .all()
+    .map((r) => r.roleId);
+}
+
+/** Replaces a user's roles, keeping their order. Call inside the caller's transaction when there is one. */
+export function setRoleIds(db: DbOrTx, userId: number, roleIds: readonly number[]): void {
+  db.delete(userRoles).where(eq(userRoles.userId, userId)).run();
+  roleIds.forEach((roleId, position) => {
+    db.insert(userRoles).values({ userId, roleId, position }).run();
+  });
+}
+
+/** Ends sessions of a user: all of them, or all but one (a password change keeps the caller's). */
+export function endUserSessions(db: DbOrTx, userId: number, exceptSessionId: number | null = null): void {
+  db.delete(sessions)
+    .where(
+      exceptSessionId === null
+        ? eq(sessions.userId, userId)
+        : sql`${sessions.userId} = ${userId} AND ${sessions.id} <> ${exceptSessionId}`,
+    )
+    .run();
+}
+
+/** Sets a new password (rule-checked), stamps `passwordChangedAt` and ends the user's other sessions. */
+export async function setUserPassword(
+  deps: Deps,
+  user: UserRow,
+  password: string,
+  keepSessionId: number | null,
+  path = '/password',
+): Promise<void> {
+  checkPasswordRule(password, user.username, path);
+  const passwordHash = await hashPassword(deps, password);
+  const now = deps.clock.now();
+  deps.db.transaction((tx) => {
+    tx.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now }).where(eq(users.id, user.id)).run();
+    endUserSessions(tx, user.id, keepSessionId);
+  });
+}
+
+/** Creates an administrator (first start and `pmsd user add --admin`). */
+export async function createAdminAccount(deps: Deps, username: string, password: string): Promise<UserRow> {
+  if (!/^[A-Za-z0-9._@-]{1,64}$/.test(username)) {
+    throw new Error('username must be 1-64 of A-Z a-z 0-9 . _ @ -');
+  }
+  checkPasswordRule(password, username);
+  if (findUserByUsername(deps, username)) throw conflict(`username ${username} is taken`);
+  const passwordHash = await hashPassword(deps, password);
+  const now = deps.clock.now();
+  const adminId = builtInRoleId(deps, 'admin');
+  return deps.db.transaction((tx) => {
+    const row = tx
+      .insert(users)
+      .values({
+        username,
+        displayName: username,
+        passwordHash,
+        controlpanels: [],
+        preferences: {},
+        passwordChangedAt: now,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    setRoleIds(tx, row.id, [adminId]);
+    return row;
+  });
+}
+
+export function userCount(deps: Deps): number {
+  return deps.db.select({ n: sql<number>`count(*)` }).from(users).get()?.n ?? 0;
+}
+
+export function recordLogin(deps: Deps, userId: number): void {
+  deps.db.update(users).set({ lastLoginAt: deps.clock.now() }).where(eq(users.id, userId)).run();
+}

@@ -1,0 +1,131 @@
+/**
+ * The test harness (STYLE.md "Tests"): a fresh app on a temp SQLite file with the real migrations,
+ * a silent logger and a fake clock; `call()` talks to it through `app.handle`, so every request goes
+ * through the real routing, auth, parsing and error path.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type App, createApp } from '../../src/app';
+import { openDeps } from '../../src/boot';
+import { FakeClock } from '../../src/clock';
+import { type Config, loadConfig } from '../../src/config';
+import type { Deps } from '../../src/deps';
+import { silentLogger } from '../../src/log';
+import { systemPrincipal } from '../../src/modules/auth/principal';
+import type { BuiltInRoleName, Permission } from '../../src/modules/roles/permissions';
+import { builtInRoleId, createRole } from '../../src/modules/roles/service';
+import { createToken } from '../../src/modules/tokens/service';
+import { versionInfo } from '../../src/version';
+
+export interface CallOptions {
+  body?: unknown;
+  /** Sent as-is (a string body), for malformed or oversized input. */
+  rawBody?: string | Uint8Array;
+  /** A credential sent as `Authorization: Bearer`. */
+  token?: string;
+  /** Shorthand for a token of that built-in role. */
+  as?: BuiltInRoleName;
+  /** The peer address the request comes from; none by default (so not trusted). */
+  from?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+}
+
+export interface CallResult<T = unknown> {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read bodies of many shapes and assert them.
+  body: T extends unknown ? any : T;
+  headers: Headers;
+  text: string;
+}
+
+export interface TestApp {
+  app: App;
+  deps: Deps;
+  clock: FakeClock;
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
+  /** A token secret for a built-in role (cached per app). */
+  tokenFor(role: BuiltInRoleName): string;
+  /** A token secret for a new custom role with exactly these permissions. */
+  tokenWith(permissions: readonly Permission[], subsystemIds?: number[]): string;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({ PMS_DATA_DIR: mkdtempSync(join(tmpdir(), 'pms-test-')), PMS_LOG_LEVEL: 'silent' });
+  return { ...base, passwordHash: { memoryCost: 64, timeCost: 1 }, ...overrides };
+}
+
+export function makeTestApp(options: { config?: Partial<Config>; start?: string } = {}): TestApp {
+  const addresses = new WeakMap<Request, string>();
+  const config = testConfig(options.config);
+  const clock = new FakeClock(options.start);
+  const { deps } = openDeps({
+    config,
+    log: silentLogger(),
+    clock,
+    version: versionInfo,
+    remoteAddress: (request) => addresses.get(request) ?? null,
+  });
+  const app = createApp(deps);
+  const roleTokens = new Map<string, string>();
+  let customRoles = 0;
+
+  const tokenFor = (role: BuiltInRoleName): string => {
+    let secret = roleTokens.get(role);
+    if (!secret) {
+      const dto = createToken(deps, systemPrincipal(), {
+        displayName: `test ${role}`,
+        roleId: builtInRoleId(deps, role),
+      });
+      secret = dto.token ?? '';
+      roleTokens.set(role, secret);
+    }
+    return secret;
+  };
+
+  const tokenWith = (permissions: readonly Permission[], subsystemIds: number[] = []): string => {
+    customRoles += 1;
+    const role = createRole(deps, systemPrincipal(), {
+      name: `test-role-${customRoles}`,
+      permissions: [...permissions],
+    });
+    const dto = createToken(deps, systemPrincipal(), {
+      displayName: `test role ${customRoles}`,
+      roleId: role._id,
+      subsystemIds,
+    });
+    return dto.token ?? '';
+  };
+
+  const call = async (method: string, path: string, opts: CallOptions = {}): Promise<CallResult> => {
+    const url = new URL(
+      `http://localhost${path.startsWith('/api/') || path.startsWith('/docs') ? path : `/api/v1${path}`}`,
+    );
+    for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, String(v));
+    const headers = new Headers(opts.headers);
+    const token = opts.token ?? (opts.as ? tokenFor(opts.as) : undefined);
+    if (token) headers.set('authorization', `Bearer ${token}`);
+    let body: string | Uint8Array | undefined;
+    if (opts.rawBody !== undefined) body = opts.rawBody;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    }
+    const request = new Request(url.toString(), { method, headers, body });
+    if (opts.from) addresses.set(request, opts.from);
+    const response = await app.handle(request);
+    const text = await response.text();
+    let parsed: unknown = null;
+    if (text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    return { status: response.status, body: parsed, headers: response.headers, text };
+  };
+
+  return { app, deps, clock, call, tokenFor, tokenWith };
+}
