@@ -46,7 +46,8 @@ function isDiskFull(error: unknown): boolean {
 function methodsFor(routes: ReadonlyArray<{ method: string; path: string }>, pathname: string): string[] {
   const methods = new Set<string>();
   for (const route of routes) {
-    const pattern = new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}/?$`);
+    const path = route.path.length > 1 ? route.path.replace(/\/$/, '') : route.path;
+    const pattern = new RegExp(`^${path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}/?$`);
     if (pattern.test(pathname)) methods.add(route.method);
   }
   return [...methods];

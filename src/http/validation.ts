@@ -26,6 +26,8 @@ export interface SchemaError {
   path: string;
   type: number;
   schema: unknown;
+  /** Only looked at to tell a missing field; never copied into a message. */
+  value?: unknown;
 }
 
 /** Elysia wraps numbers and booleans in a union with their string form so they may come as text. */
@@ -92,7 +94,7 @@ export function schemaErrorDetails(errors: SchemaError[]): ErrorDetail[] {
     const path = e.path || '/';
     if (out.has(path)) continue;
     const message =
-      e.type === ValueErrorType.ObjectRequiredProperty
+      e.type === ValueErrorType.ObjectRequiredProperty || (e.value === undefined && path !== '/')
         ? 'is required'
         : describe((e.schema ?? {}) as SchemaLike, e.type);
     out.set(path, message);

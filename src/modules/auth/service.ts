@@ -163,9 +163,9 @@ export async function login(
   }
   clearFailures(deps, username, address);
   const { secret, row } = createSession(deps, user.id, address);
-  recordLogin(deps, user.id);
+  const lastLoginAt = recordLogin(deps, user.id);
   security(deps, 'auth.login', `${user.username} signed in from ${where}`, user.username);
-  return { secret, user, expiresAt: sessionExpiresAt(deps, row) };
+  return { secret, user: { ...user, lastLoginAt }, expiresAt: sessionExpiresAt(deps, row) };
 }
 
 /** Ends the calling session (a token or trusted caller has none to end). */

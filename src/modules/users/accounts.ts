@@ -100,6 +100,9 @@ export function userCount(deps: Deps): number {
   return deps.db.select({ n: sql<number>`count(*)` }).from(users).get()?.n ?? 0;
 }
 
-export function recordLogin(deps: Deps, userId: number): void {
-  deps.db.update(users).set({ lastLoginAt: deps.clock.now() }).where(eq(users.id, userId)).run();
+/** Stamps `lastLoginAt` and returns it. */
+export function recordLogin(deps: Deps, userId: number): number {
+  const now = deps.clock.now();
+  deps.db.update(users).set({ lastLoginAt: now }).where(eq(users.id, userId)).run();
+  return now;
 }

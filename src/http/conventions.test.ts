@@ -1,0 +1,169 @@
+/** The conventions every route shares (C: Requests, Responses, Errors), exercised through real routes. */
+import { describe, expect, it } from 'bun:test';
+import { makeTestApp } from '../../tests/helpers/app';
+
+const errorBody = (res: { headers: Headers }, status: number, code: string, message: string, detail?: unknown) => ({
+  statusCode: status,
+  code,
+  message,
+  ...(detail ? { detail } : {}),
+  requestId: res.headers.get('x-request-id'),
+});
+
+describe('errors', () => {
+  it('answers an unknown route with 404 not_found', async () => {
+    const t = makeTestApp();
+    const res = await t.call('GET', '/nothing-here', { as: 'admin' });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual(errorBody(res, 404, 'not_found', 'no route GET /api/v1/nothing-here'));
+  });
+
+  it('answers a known path with the wrong method with 405 and Allow', async () => {
+    const t = makeTestApp();
+    const res = await t.call('DELETE', '/roles', { as: 'admin' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toContain('GET');
+    expect(res.body).toEqual(errorBody(res, 405, 'method_not_allowed', 'DELETE is not allowed here'));
+  });
+
+  it('answers malformed JSON with 400 bad_request and changes nothing', async () => {
+    const t = makeTestApp();
+    const before = await t.call('GET', '/roles', { as: 'admin' });
+    const res = await t.call('POST', '/roles', {
+      as: 'admin',
+      rawBody: '{"name": "ops", "permissions": [',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(errorBody(res, 400, 'bad_request', 'the body is not valid JSON'));
+    const after = await t.call('GET', '/roles', { as: 'admin' });
+    expect(after.body).toEqual(before.body);
+  });
+
+  it('answers a body over the limit with 413, judged on Content-Length before reading', async () => {
+    const t = makeTestApp({ config: { maxBodyBytes: 2048 } });
+    const res = await t.call('POST', '/roles', { as: 'admin', rawBody: JSON.stringify({ name: 'x'.repeat(4000) }) });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual(errorBody(res, 413, 'payload_too_large', 'the body is larger than 2048 bytes'));
+  });
+
+  it('answers a non-JSON body with 415', async () => {
+    const t = makeTestApp();
+    const res = await t.call('POST', '/roles', {
+      as: 'admin',
+      rawBody: 'name=ops',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual(errorBody(res, 415, 'unsupported_media_type', 'the body must be JSON (application/json)'));
+  });
+
+  it('reports validation failures with paths and never echoes the submitted value', async () => {
+    const t = makeTestApp();
+    const secret = 'Not-A-Permission-Hunter2';
+    const res = await t.call('POST', '/roles', { as: 'admin', body: { name: 'BAD NAME', permissions: secret } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      errorBody(res, 400, 'validation', 'name contains characters that are not allowed', [
+        { path: '/name', message: 'contains characters that are not allowed' },
+        { path: '/permissions', message: 'must be an array' },
+      ]),
+    );
+    expect(res.text).not.toContain(secret);
+  });
+
+  it('names a missing required field', async () => {
+    const t = makeTestApp();
+    const res = await t.call('POST', '/roles', { as: 'admin', body: { permissions: [] } });
+    expect(res.body).toEqual(
+      errorBody(res, 400, 'validation', 'name is required', [{ path: '/name', message: 'is required' }]),
+    );
+  });
+
+  it('answers a bad query value with 400 bad_request', async () => {
+    const t = makeTestApp();
+    const res = await t.call('GET', '/roles', { as: 'admin', query: { limit: 0 } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      errorBody(res, 400, 'bad_request', 'limit must be an integer from 1 to 10000', [
+        { path: '/limit', message: 'must be an integer from 1 to 10000' },
+      ]),
+    );
+    const words = await t.call('GET', '/roles', { as: 'admin', query: { offset: 'abc' } });
+    expect(words.status).toBe(400);
+    expect(words.body.code).toBe('bad_request');
+  });
+});
+
+describe('requests', () => {
+  it('accepts a JSON body without a content type, with a charset, or labelled otherwise', async () => {
+    const t = makeTestApp();
+    const none = await t.call('POST', '/roles', { as: 'admin', rawBody: '{"name":"a1","permissions":[]}' });
+    expect(none.status).toBe(201);
+    const charset = await t.call('POST', '/roles', {
+      as: 'admin',
+      rawBody: '{"name":"a2","permissions":[]}',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect(charset.status).toBe(201);
+    const curlDefault = await t.call('POST', '/roles', {
+      as: 'admin',
+      rawBody: '{"name":"a3","permissions":[]}',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(curlDefault.status).toBe(201);
+  });
+
+  it('ignores unknown and read-only fields, so a fetched entity can be PUT back', async () => {
+    const t = makeTestApp();
+    const created = await t.call('POST', '/roles', { as: 'admin', body: { name: 'ops', permissions: ['users:read'] } });
+    const fetched = (await t.call('GET', `/roles/${created.body._id}`, { as: 'admin' })).body;
+    const res = await t.call('PUT', `/roles/${created.body._id}`, {
+      as: 'admin',
+      body: { ...fetched, _id: 999, userCount: 50, displayName: 'Operations', somethingNew: true },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body._id).toBe(created.body._id);
+    expect(res.body.displayName).toBe('Operations');
+    expect(res.body.userCount).toBe(0);
+  });
+
+  it('answers with the request id it was sent, or a new one', async () => {
+    const t = makeTestApp();
+    const sent = await t.call('GET', '/health', { headers: { 'x-request-id': 'abc-123' } });
+    expect(sent.headers.get('x-request-id')).toBe('abc-123');
+    const fresh = await t.call('GET', '/health', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const failed = await t.call('GET', '/roles', { headers: { 'x-request-id': 'req-9' } });
+    expect(failed.body.requestId).toBe('req-9');
+  });
+});
+
+describe('lists', () => {
+  it('sends X-Total-Count always and Link when cut', async () => {
+    const t = makeTestApp();
+    const all = await t.call('GET', '/roles', { as: 'admin' });
+    expect(all.headers.get('x-total-count')).toBe('4');
+    expect(all.headers.get('link')).toBeNull();
+    const page = await t.call('GET', '/roles', { as: 'admin', query: { limit: 3 } });
+    expect(page.body).toHaveLength(3);
+    expect(page.headers.get('x-total-count')).toBe('4');
+    expect(page.headers.get('link')).toBe('</api/v1/roles?limit=3&offset=3>; rel="next"');
+    const last = await t.call('GET', '/roles', { as: 'admin', query: { limit: 3, offset: 3 } });
+    expect(last.body.map((r: { name: string }) => r.name)).toEqual(['integration']);
+    expect(last.headers.get('link')).toBeNull();
+  });
+});
+
+describe('system', () => {
+  it('serves health and version without a credential', async () => {
+    const t = makeTestApp();
+    const health = await t.call('GET', '/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok', version: t.deps.version.version, uptimeS: 0 });
+    t.clock.advance(5_500);
+    expect((await t.call('GET', '/health')).body.uptimeS).toBe(5);
+    const version = await t.call('GET', '/version');
+    expect(version.body).toEqual({ version: t.deps.version.version, apiVersion: '2.5', commit: t.deps.version.commit });
+  });
+});
