@@ -111,11 +111,12 @@ describe('credentials', () => {
     const t = makeTestApp();
     await makeUser(t, 'frank', ['viewer']);
     const session = await signIn(t, 'frank', 'frank-password-1');
-    for (const headers of [
+    const variants: Array<Record<string, string>> = [
       { cookie: `other=1; session=${session}` },
       { authorization: `Bearer ${session}` },
       { 'isaac-token': session },
-    ]) {
+    ];
+    for (const headers of variants) {
       const res = await t.call('GET', '/auth/me', { headers });
       expect(res.status).toBe(200);
       expect(res.body.via).toBe('session');
