@@ -89,10 +89,16 @@ export function roleExists(deps: Deps, id: number): boolean {
   return cache(deps).has(id);
 }
 
-/**
- * Checks role ids a caller wants to give to a user, template or token: each must exist (400 at
- * `<path>/<n>`) and hold no permission the caller lacks (403).
- */
+/** Checks one role id a caller wants to give: it exists (400 at `path`) and holds nothing the caller lacks (403). */
+export function assertGrantableRole(deps: Deps, principal: Principal | null, roleId: number, path: string): void {
+  const role = cache(deps).get(roleId);
+  if (!role) throw invalid(path, 'names a role that does not exist');
+  if (!principal) return;
+  const missing = effectivePermissions(role).find((p) => !principal.permissions.has(p));
+  if (missing) throw forbidden(`role ${role.name} holds ${missing}, which you do not hold`);
+}
+
+/** The same for a list of role ids given to a user or template, reporting at `<path>/<n>`. */
 export function assertGrantableRoles(
   deps: Deps,
   principal: Principal | null,
@@ -100,11 +106,7 @@ export function assertGrantableRoles(
   path: string,
 ): void {
   roleIds.forEach((id, i) => {
-    const role = cache(deps).get(id);
-    if (!role) throw invalid(`${path}/${i}`, 'names a role that does not exist');
-    if (!principal) return;
-    const missing = effectivePermissions(role).find((p) => !principal.permissions.has(p));
-    if (missing) throw forbidden(`role ${role.name} holds ${missing}, which you do not hold`);
+    assertGrantableRole(deps, principal, id, `${path}/${i}`);
   });
 }
 

@@ -12,7 +12,7 @@ import { numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
-import { assertGrantableRoles } from '../roles/service';
+import { assertGrantableRole } from '../roles/service';
 import { findSubsystem } from '../subsystems/lookup';
 import { toTokenDto } from './mapper';
 import type { TokenCreate, TokenDto, TokenUpdate } from './model';
@@ -75,7 +75,7 @@ export function getToken(deps: Deps, id: string): TokenDto {
 
 /** Creates a token; the answer is the only place its secret ever appears. */
 export function createToken(deps: Deps, principal: Principal, body: TokenCreate): TokenDto {
-  assertGrantableRoles(deps, principal, [body.roleId], '/roleId');
+  assertGrantableRole(deps, principal, body.roleId, '/roleId');
   const subsystemIds = checkSubsystems(deps, body.subsystemIds ?? []);
   const expiresAt = checkExpiry(deps, body.expiresAt);
   const secret = TOKEN_PREFIX + randomSecret();
@@ -105,7 +105,7 @@ export function updateToken(deps: Deps, principal: Principal, id: string, body: 
   const changes: Partial<TokenRow> = {};
   if (body.displayName !== undefined) changes.displayName = body.displayName.trim();
   if (body.roleId !== undefined) {
-    assertGrantableRoles(deps, principal, [body.roleId], '/roleId');
+    assertGrantableRole(deps, principal, body.roleId, '/roleId');
     changes.roleId = body.roleId;
   }
   if (body.subsystemIds !== undefined) changes.subsystemIds = checkSubsystems(deps, body.subsystemIds);

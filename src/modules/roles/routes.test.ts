@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'bun:test';
+import { makeTestApp } from '../../../tests/helpers/app';
+import { PERMISSIONS } from './permissions';
+
+const err = (res: { headers: Headers }, statusCode: number, code: string, message: string, detail?: unknown) => ({
+  statusCode,
+  code,
+  message,
+  ...(detail ? { detail } : {}),
+  requestId: res.headers.get('x-request-id'),
+});
+
+describe('roles', () => {
+  it('lists the built-in roles; admin holds every permission', async () => {
+    const t = makeTestApp();
+    const res = await t.call('GET', '/roles', { as: 'viewer' });
+    expect(res.status).toBe(200);
+    expect(res.body.map((r: { name: string }) => r.name)).toEqual(['admin', 'operator', 'viewer', 'integration']);
+    const admin = res.body[0];
+    expect(admin).toMatchObject({
+      builtIn: true,
+      permissions: [...PERMISSIONS],
+      _links: { self: `/api/v1/roles/${admin._id}` },
+    });
+    const operator = res.body[1];
+    expect(operator.permissions).toContain('schedule:write');
+    expect(operator.permissions).not.toContain('users:write');
+    expect(operator.permissions).not.toContain('platform:shutdown');
+    expect(res.body[2].permissions.every((p: string) => p.endsWith(':read'))).toBe(true);
+  });
+
+  it('serves the closed permission list', async () => {
+    const t = makeTestApp();
+    const res = await t.call('GET', '/roles/permissions', { as: 'viewer' });
+    expect(res.body).toEqual([...PERMISSIONS]);
+    expect(res.body).toContain('backups:restore');
+    expect(res.body).toContain('platform:shutdown');
+  });
+
+  it('creates, reads, updates and deletes a custom role', async () => {
+    const t = makeTestApp();
+    const made = await t.call('POST', '/roles', {
+      as: 'admin',
+      body: { name: 'night-shift', permissions: ['variables:read', 'variables:write', 'variables:read'] },
+    });
+    expect(made.status).toBe(201);
+    expect(made.headers.get('location')).toBe(`/api/v1/roles/${made.body._id}`);
+    expect(made.body).toMatchObject({
+      name: 'night-shift',
+      displayName: 'night-shift',
+      description: '',
+      permissions: ['variables:read', 'variables:write'],
+      builtIn: false,
+      userCount: 0,
+      tokenCount: 0,
+    });
+    const id = made.body._id;
+    expect((await t.call('GET', `/roles/${id}`, { as: 'viewer' })).body).toEqual(made.body);
+    t.clock.advance(1000);
+    const patched = await t.call('PATCH', `/roles/${id}`, { as: 'admin', body: { description: 'Nights' } });
+    expect(patched.body).toMatchObject({ description: 'Nights', permissions: ['variables:read', 'variables:write'] });
+    expect(patched.body._updatedAt).not.toBe(made.body._updatedAt);
+    const put = await t.call('PUT', `/roles/${id}`, { as: 'admin', body: { permissions: ['logs:read'] } });
+    expect(put.body.permissions).toEqual(['logs:read']);
+    expect((await t.call('DELETE', `/roles/${id}`, { as: 'admin' })).status).toBe(204);
+    const gone = await t.call('GET', `/roles/${id}`, { as: 'admin' });
+    expect(gone.body).toEqual(err(gone, 404, 'not_found', `role ${id} not found`));
+  });
+
+  it('refuses unknown permissions at their path and duplicate names', async () => {
+    const t = makeTestApp();
+    const bad = await t.call('POST', '/roles', {
+      as: 'admin',
+      body: { name: 'x', permissions: ['users:read', 'users:delete'] },
+    });
+    expect(bad.body).toEqual(
+      err(bad, 400, 'validation', 'permissions.1 is not a known permission', [
+        { path: '/permissions/1', message: 'is not a known permission' },
+      ]),
+    );
+    const dup = await t.call('POST', '/roles', { as: 'admin', body: { name: 'viewer', permissions: [] } });
+    expect(dup.body).toEqual(err(dup, 409, 'conflict', 'role name viewer is taken'));
+    expect((await t.call('GET', '/roles', { as: 'admin' })).body).toHaveLength(4);
+  });
+
+  it('never changes or deletes a built-in role', async () => {
+    const t = makeTestApp();
+    const viewer = (await t.call('GET', '/roles', { as: 'admin' })).body[2];
+    const put = await t.call('PUT', `/roles/${viewer._id}`, { as: 'admin', body: { permissions: ['users:write'] } });
+    expect(put.body).toEqual(err(put, 409, 'conflict', 'the built-in role viewer cannot be changed'));
+    const del = await t.call('DELETE', `/roles/${viewer._id}`, { as: 'admin' });
+    expect(del.body).toEqual(err(del, 409, 'conflict', 'the built-in role viewer cannot be deleted'));
+  });
+
+  it('refuses to delete a role still in use', async () => {
+    const t = makeTestApp();
+    const made = await t.call('POST', '/roles', { as: 'admin', body: { name: 'scripts', permissions: ['logs:read'] } });
+    await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'cron', roleId: made.body._id } });
+    expect((await t.call('GET', `/roles/${made.body._id}`, { as: 'admin' })).body.tokenCount).toBe(1);
+    const del = await t.call('DELETE', `/roles/${made.body._id}`, { as: 'admin' });
+    expect(del.body).toEqual(
+      err(del, 409, 'conflict', 'role scripts is still used by 0 user(s), 1 token(s) and 0 template(s)'),
+    );
+  });
+
+  it('does not let a caller grant a permission it lacks', async () => {
+    const t = makeTestApp();
+    const token = t.tokenWith(['roles:read', 'roles:write', 'logs:read']);
+    const ok = await t.call('POST', '/roles', { token, body: { name: 'readers', permissions: ['logs:read'] } });
+    expect(ok.status).toBe(201);
+    const res = await t.call('POST', '/roles', { token, body: { name: 'escalate', permissions: ['users:write'] } });
+    expect(res.body).toEqual(err(res, 403, 'forbidden', 'you cannot grant users:write, which you do not hold'));
+  });
+
+  it('applies a permission change from the next request', async () => {
+    const t = makeTestApp();
+    const made = await t.call('POST', '/roles', { as: 'admin', body: { name: 'ops', permissions: ['logs:read'] } });
+    const tok = await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'ops', roleId: made.body._id } });
+    expect((await t.call('GET', '/roles', { token: tok.body.token })).status).toBe(403);
+    await t.call('PATCH', `/roles/${made.body._id}`, { as: 'admin', body: { permissions: ['roles:read'] } });
+    expect((await t.call('GET', '/roles', { token: tok.body.token })).status).toBe(200);
+  });
+});
