@@ -8,7 +8,9 @@ import type { Deps } from './deps';
 import { requestMeta } from './http/context';
 import { errorPlugin } from './http/error-plugin';
 import { API_PREFIX } from './http/links';
+import type { RouteLike } from './http/openapi';
 import { authRoutes } from './modules/auth/routes';
+import { docsRoutes } from './modules/docs/routes';
 import { rolesRoutes } from './modules/roles/routes';
 import { systemRoutes } from './modules/system/routes';
 import { tokensRoutes } from './modules/tokens/routes';
@@ -22,7 +24,7 @@ export function apiRoutes(deps: Deps) {
 }
 
 export function createApp(deps: Deps) {
-  const routeTable: { list: ReadonlyArray<{ method: string; path: string }> } = { list: [] };
+  const routeTable: { list: ReadonlyArray<RouteLike> } = { list: [] };
   const app = new Elysia({ name: 'pmsd' })
     .onRequest(({ request, set }) => {
       const meta = requestMeta(request);
@@ -43,7 +45,8 @@ export function createApp(deps: Deps) {
         'request',
       );
     })
-    .use(apiRoutes(deps));
+    .use(apiRoutes(deps))
+    .use(docsRoutes(deps, () => routeTable.list));
   routeTable.list = app.routes;
   return app;
 }

@@ -1,11 +1,13 @@
 /**
- * The OpenAPI 3.1 document, generated from the route table: every route's params, query, body and
- * response schemas (TypeBox schemas are JSON Schema already), its auth rule and its error answers.
+ * The OpenAPI 3.1 document, generated from the route table: every /api route's params, query, body
+ * and response schemas (TypeBox schemas are JSON Schema already), its auth rule (`security` and
+ * `x-pms-auth`, as the auth macro recorded it) and the error answers that can actually happen to it.
+ * A route's own `detail.responses` (OpenAPI form) is merged over what is derived here.
  */
 import type { VersionInfo } from '../deps';
 import type { AuthMeta } from './auth';
 
-interface RouteLike {
+export interface RouteLike {
   method: string;
   path: string;
   hooks: Record<string, unknown>;
@@ -13,12 +15,37 @@ interface RouteLike {
 
 type JsonSchema = Record<string, unknown>;
 
+/** OpenAPI path-item keys; Elysia's `WS` (a WebSocket upgrade) is described as the GET it starts as. */
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+/** Formats Elysia adds to a `type: string` branch so a query or path string coerces to another type. */
+const COERCION_FORMATS = new Set(['integer', 'numeric', 'boolean', 'ObjectString', 'ArrayString']);
+
+const NO_BODY_TYPES = new Set(['void', 'undefined']);
+
 const ERROR_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['statusCode', 'code', 'message', 'requestId'],
   properties: {
     statusCode: { type: 'integer' },
-    code: { type: 'string' },
+    code: {
+      type: 'string',
+      enum: [
+        'bad_request',
+        'validation',
+        'unauthorized',
+        'forbidden',
+        'not_found',
+        'method_not_allowed',
+        'conflict',
+        'payload_too_large',
+        'unsupported_media_type',
+        'rate_limited',
+        'insufficient_storage',
+        'unavailable',
+        'internal',
+      ],
+    },
     message: { type: 'string' },
     detail: {
       type: 'array',
@@ -33,10 +60,38 @@ const errorRef = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+const isObject = (value: unknown): value is JsonSchema =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Elysia widens numeric/boolean fields to `anyOf [string-with-format, real type]`; the wire type is the real one. */
+function uncoerce(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(uncoerce);
+  if (!isObject(value)) return value;
+  const out: JsonSchema = {};
+  for (const [key, inner] of Object.entries(value)) {
+    // Elysia's custom `error` message is not JSON Schema; it reads well as the description.
+    if (key === 'error') {
+      if (typeof inner === 'string' && value.description === undefined) out.description = inner;
+    } else out[key] = uncoerce(inner);
+  }
+  const anyOf = out.anyOf;
+  if (Array.isArray(anyOf) && anyOf.length === 2) {
+    const real = anyOf.filter(
+      (branch) => !(isObject(branch) && branch.type === 'string' && COERCION_FORMATS.has(String(branch.format))),
+    );
+    if (real.length === 1 && isObject(real[0])) {
+      const { anyOf: _dropped, ...rest } = out;
+      return { ...rest, ...real[0] };
+    }
+  }
+  return out;
+}
+
 /** Strips TypeBox's symbol keys and Elysia's coercion helpers down to plain JSON Schema. */
 function plain(schema: unknown): JsonSchema | undefined {
-  if (!schema || typeof schema !== 'object') return undefined;
-  return JSON.parse(JSON.stringify(schema)) as JsonSchema;
+  if (!isObject(schema)) return undefined;
+  const cleaned = uncoerce(JSON.parse(JSON.stringify(schema)));
+  return isObject(cleaned) ? cleaned : undefined;
 }
 
 function schemaOf(hooks: Record<string, unknown>, key: string): JsonSchema | undefined {
@@ -45,7 +100,7 @@ function schemaOf(hooks: Record<string, unknown>, key: string): JsonSchema | und
   const standalone = hooks.standaloneSchema;
   if (Array.isArray(standalone)) {
     for (const s of standalone) {
-      const found = plain((s as Record<string, unknown>)[key]);
+      const found = isObject(s) ? plain(s[key]) : undefined;
       if (found) return found;
     }
   }
@@ -53,90 +108,160 @@ function schemaOf(hooks: Record<string, unknown>, key: string): JsonSchema | und
 }
 
 function parameters(hooks: Record<string, unknown>, pathParams: string[]) {
+  const paramProps = (schemaOf(hooks, 'params')?.properties ?? {}) as Record<string, JsonSchema>;
   const out: JsonSchema[] = pathParams.map((name) => ({
     name,
     in: 'path',
     required: true,
-    schema: (schemaOf(hooks, 'params')?.properties as Record<string, JsonSchema> | undefined)?.[name] ?? {
-      type: 'string',
-    },
+    schema: paramProps[name] ?? { type: 'string' },
   }));
   const query = schemaOf(hooks, 'query');
   const props = (query?.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((query?.required as string[] | undefined) ?? []);
   for (const [name, schema] of Object.entries(props)) {
-    out.push({ name, in: 'query', required: required.has(name), schema });
+    const param: JsonSchema = { name, in: 'query', required: required.has(name), schema };
+    // `metadata[key]=v` style filters travel as a deep object.
+    if (schema.type === 'object') {
+      param.style = 'deepObject';
+      param.explode = true;
+    }
+    out.push(param);
   }
   return out;
 }
 
-function responses(hooks: Record<string, unknown>, method: string, auth: AuthMeta | undefined) {
+const LIST_HEADERS = {
+  'X-Total-Count': { description: 'Items matching the filters, before limit/offset', schema: { type: 'integer' } },
+  Link: { description: '`<…>; rel="next"` when the list was cut', schema: { type: 'string' } },
+};
+
+function success(status: string, body: JsonSchema | undefined, method: string): JsonSchema {
+  if (status === '204' || (!body && method === 'DELETE')) return { description: 'No Content' };
+  const description = status === '201' ? 'Created' : status === '202' ? 'Accepted' : 'OK';
+  const out: JsonSchema = { description };
+  if (body) out.content = { 'application/json': { schema: body } };
+  if (status === '201') out.headers = { Location: { description: 'The new entity', schema: { type: 'string' } } };
+  else if (body?.type === 'array' && method === 'GET') out.headers = LIST_HEADERS;
+  return out;
+}
+
+function responses(route: RouteLike, auth: AuthMeta | undefined, hasInput: boolean, hasBody: boolean) {
   const out: Record<string, unknown> = {};
-  const response = hooks.response;
+  const response = route.hooks.response;
+  // A record keyed by status (`{201: Dto}`) or one schema for 200.
   const byStatus: Record<string, unknown> =
-    response && typeof response === 'object' && !('type' in response) && !('anyOf' in response)
-      ? (response as Record<string, unknown>)
+    isObject(response) && Object.keys(response).length > 0 && Object.keys(response).every((k) => /^\d{3}$/.test(k))
+      ? response
       : { 200: response };
   for (const [status, schema] of Object.entries(byStatus)) {
-    const body = plain(schema);
-    out[status] = body
-      ? { description: 'OK', content: { 'application/json': { schema: body } } }
-      : { description: method === 'DELETE' ? 'No Content' : 'OK' };
+    const described = plain(schema);
+    // t.Void()/t.Undefined() say "no body"; they are not JSON Schema types.
+    const body = described && !NO_BODY_TYPES.has(String(described.type)) ? described : undefined;
+    if (!described && route.method !== 'DELETE' && status === '200') {
+      out['2XX'] = { description: 'Success' };
+      continue;
+    }
+    const code = !body && route.method === 'DELETE' && status === '200' ? '204' : status;
+    out[code] = success(code, body, route.method);
   }
-  if (Object.keys(out).every((k) => out[k] && !(out[k] as JsonSchema).content) && method === 'DELETE') {
-    delete out['200'];
-    out['204'] = { description: 'No Content' };
-  }
-  out['400'] = errorRef('Bad request or validation error');
+  if (hasInput) out['400'] = errorRef('Malformed request, or a value breaks its schema (`bad_request`, `validation`)');
   if (auth && !auth.public) {
-    out['401'] = errorRef('No or bad credential');
-    if (auth.permission) out['403'] = errorRef(`Credential lacks ${auth.permission}`);
+    out['401'] = errorRef('No or bad credential (`unauthorized`)');
+    if (auth.permission) out['403'] = errorRef(`The credential lacks ${auth.permission} (\`forbidden\`)`);
   }
-  if (/:[^/]+/.test(hooks.path as string)) out['404'] = errorRef('Not found');
-  out['500'] = errorRef('Internal error');
+  if (/:[^/]+/.test(route.path)) out['404'] = errorRef('No such entity (`not_found`)');
+  if (hasBody) {
+    out['413'] = errorRef('The body is over its limit (`payload_too_large`)');
+    out['415'] = errorRef('The body is not JSON (`unsupported_media_type`)');
+  }
+  out['500'] = errorRef('A fault on the server, logged with the requestId (`internal`)');
   return out;
 }
 
+function operationId(method: string, oaPath: string): string {
+  const words = oaPath
+    .replace(/^\/api\/v1/, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => `${w[0]?.toUpperCase() ?? ''}${w.slice(1)}`);
+  return `${method}${words.join('')}`;
+}
+
+function operation(route: RouteLike, oaPath: string, method: string) {
+  const pathParams = [...route.path.matchAll(/:([^/]+)/g)].map((m) => m[1] ?? '');
+  const detail = isObject(route.hooks.detail) ? route.hooks.detail : {};
+  const auth = isObject(detail['x-pms-auth']) ? (detail['x-pms-auth'] as unknown as AuthMeta) : undefined;
+  const body = method === 'get' || method === 'head' ? undefined : schemaOf(route.hooks, 'body');
+  const params = parameters(route.hooks, pathParams);
+  const tags = Array.isArray(detail.tags) && detail.tags.length > 0 ? detail.tags : [oaPath.split('/')[3] ?? 'api'];
+  const op: JsonSchema = {
+    tags,
+    summary: typeof detail.summary === 'string' ? detail.summary : `${route.method} ${oaPath}`,
+    operationId: operationId(method, oaPath),
+    parameters: params,
+    responses: {
+      ...responses(route, auth, params.length > 0 || body !== undefined, body !== undefined),
+      ...(isObject(detail.responses) ? detail.responses : {}),
+    },
+    security: !auth || auth.public ? [] : [{ bearer: [] }, { isaacToken: [] }, { sessionCookie: [] }],
+    'x-pms-auth': auth ?? null,
+  };
+  if (typeof detail.description === 'string') op.description = detail.description;
+  if (detail.deprecated === true) op.deprecated = true;
+  if (route.method === 'WS') op['x-pms-websocket'] = true;
+  if (body) {
+    const required = Array.isArray(body.required) && body.required.length > 0;
+    op.requestBody = { required, content: { 'application/json': { schema: body } } };
+  }
+  return op;
+}
+
+/** `/api/v1/roles/:id/` → `/api/v1/roles/{id}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([^/]+)/g, '{$1}').replace(/(.)\/$/, '$1');
+}
+
+/** The document for every route of `routes` under /api. */
 export function openApiDocument(app: { routes: ReadonlyArray<RouteLike> }, version: VersionInfo) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const tagNames = new Set<string>();
   for (const route of app.routes) {
     if (!route.path.startsWith('/api/')) continue;
-    const pathParams = [...route.path.matchAll(/:([^/]+)/g)].map((m) => m[1] ?? '');
-    const oaPath = route.path.replace(/:([^/]+)/g, '{$1}').replace(/(.)\/$/, '$1');
-    const detail = (route.hooks.detail ?? {}) as Record<string, unknown>;
-    const auth = detail['x-pms-auth'] as AuthMeta | undefined;
-    const segment = oaPath.split('/')[3] ?? 'api';
-    const body = schemaOf(route.hooks, 'body');
-    const operation: Record<string, unknown> = {
-      tags: [segment],
-      summary: typeof detail.summary === 'string' ? detail.summary : `${route.method} ${oaPath}`,
-      operationId: `${route.method.toLowerCase()}${oaPath.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
-      parameters: parameters(route.hooks, pathParams),
-      responses: responses({ ...route.hooks, path: route.path }, route.method, auth),
-      security: auth?.public ? [] : [{ bearer: [] }, { isaacToken: [] }, { sessionCookie: [] }],
-      'x-pms-auth': auth,
-    };
-    if (body) operation.requestBody = { required: false, content: { 'application/json': { schema: body } } };
-    paths[oaPath] ??= {};
-    const entry = paths[oaPath];
-    if (entry) entry[route.method.toLowerCase()] = operation;
+    const method = route.method === 'WS' ? 'get' : route.method.toLowerCase();
+    if (!HTTP_METHODS.has(method)) continue;
+    const oaPath = openApiPath(route.path);
+    const entry = paths[oaPath] ?? {};
+    paths[oaPath] = entry;
+    if (entry[method]) continue;
+    const op = operation(route, oaPath, method);
+    entry[method] = op;
+    for (const tag of op.tags as unknown[]) if (typeof tag === 'string') tagNames.add(tag);
   }
+  const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
   return {
     openapi: '3.1.0',
     info: {
       title: 'pms — platform management service',
       version: version.version,
-      description: `Interface level ${version.apiVersion}. Conventions: errors, lists, auth and realtime as described in the product documentation.`,
+      description:
+        `Interface level ${version.apiVersion} (build ${version.commit}). Every non-2xx answer carries the one ` +
+        'error body (`components.schemas.Error`). A credential travels as `Authorization: Bearer`, the ' +
+        '`isaac-token` header or the `session` cookie set by `POST /api/v1/auth/login`; `x-pms-auth` on each ' +
+        'operation names the permission it needs. Lists are bare arrays paged with `limit`/`offset` and send ' +
+        '`X-Total-Count`.',
     },
     servers: [{ url: '/' }],
-    paths,
+    tags: [...tagNames].sort().map((name) => ({ name })),
+    paths: sortedPaths,
     components: {
       schemas: { Error: ERROR_SCHEMA },
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer' },
-        isaacToken: { type: 'apiKey', in: 'header', name: 'isaac-token' },
-        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'A session or API token' },
+        isaacToken: { type: 'apiKey', in: 'header', name: 'isaac-token', description: 'The same token' },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session', description: 'Set by login' },
       },
     },
   };
 }
+
+export type OpenApiDocument = ReturnType<typeof openApiDocument>;

@@ -1,0 +1,44 @@
+/**
+ * Builds the one executable: `bun build --compile` of src/main.ts into dist/pmsd, with the migrations
+ * and the docs assets embedded (they are imported `with { type: … }`) and the commit baked in as
+ * PMS_BUILD_COMMIT (src/version.ts). Uses the bun that runs this script (node_modules' bun under
+ * `npm run build`), so the build needs nothing installed globally. Any failure exits non-zero.
+ */
+import { mkdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dir, '..');
+const outfile = join(root, 'dist', 'pmsd');
+
+function gitCommit(): string {
+  try {
+    const git = Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: root, stderr: 'ignore' });
+    const sha = git.stdout.toString().trim();
+    return git.exitCode === 0 && /^[0-9a-f]{4,40}$/.test(sha) ? sha : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+const commit = gitCommit();
+mkdirSync(join(root, 'dist'), { recursive: true });
+const command = [
+  process.execPath,
+  'build',
+  '--compile',
+  '--minify',
+  '--sourcemap',
+  join('src', 'main.ts'),
+  '--outfile',
+  outfile,
+  '--define',
+  `PMS_BUILD_COMMIT=${JSON.stringify(commit)}`,
+];
+process.stderr.write(`building dist/pmsd (commit ${commit}) with bun ${Bun.version}\n`);
+const build = Bun.spawnSync(command, { cwd: root, stdout: 'inherit', stderr: 'inherit' });
+if (build.exitCode !== 0) {
+  process.stderr.write(`build failed: bun build exited with ${build.exitCode ?? build.signalCode}\n`);
+  process.exit(1);
+}
+const size = statSync(outfile).size;
+process.stderr.write(`built ${outfile} (${(size / 1024 / 1024).toFixed(1)} MiB)\n`);

@@ -1,0 +1,137 @@
+/**
+ * Runs the compiled executable the way an appliance does: a copy of dist/pmsd in a fresh folder, the
+ * working directory elsewhere (so nothing is read from the source tree or node_modules), a fresh data
+ * directory, free ports and only the environment given here.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Subprocess } from 'bun';
+
+/** The e2e suite runs only when asked (`.ci/run` sets it after `npm run build`). */
+export const E2E_ENABLED = process.env.PMS_E2E === '1';
+export const BUILT_BINARY = resolve(import.meta.dir, '../../dist/pmsd');
+
+/** A port nobody listens on right now: bind port 0, read what the kernel chose, let go. */
+export function freePort(): number {
+  const listener = Bun.listen({ hostname: '0.0.0.0', port: 0, socket: { data() {} } });
+  const { port } = listener;
+  listener.stop(true);
+  return port;
+}
+
+export interface Sandbox {
+  binary: string;
+  /** The working directory of every run: empty, not the repository. */
+  cwd: string;
+  dataDir: string;
+}
+
+/** A fresh folder holding a copy of the executable, a working directory and a data directory. */
+export function makeSandbox(): Sandbox {
+  const root = mkdtempSync(join(tmpdir(), 'pmsd-e2e-'));
+  const binary = join(root, 'bin', 'pmsd');
+  mkdirSync(join(root, 'bin'));
+  mkdirSync(join(root, 'cwd'));
+  copyFileSync(BUILT_BINARY, binary);
+  return { binary, cwd: join(root, 'cwd'), dataDir: join(root, 'data') };
+}
+
+/** Only what the daemon needs, so nothing of the caller's PMS_* environment leaks in. */
+function environment(sandbox: Sandbox, env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: sandbox.cwd, PMS_DATA_DIR: sandbox.dataDir, ...env };
+}
+
+async function drain(stream: ReadableStream<Uint8Array>, into: { text: string }): Promise<void> {
+  const decoder = new TextDecoder();
+  for await (const chunk of stream) into.text += decoder.decode(chunk, { stream: true });
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one CLI command to its end. */
+export async function runCli(
+  sandbox: Sandbox,
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<CliResult> {
+  const proc = Bun.spawn([sandbox.binary, ...args], {
+    cwd: sandbox.cwd,
+    env: environment(sandbox, options.env ?? {}),
+    stdin: options.stdin === undefined ? 'ignore' : new Blob([options.stdin]),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+export interface Daemon {
+  baseUrl: string;
+  httpPort: number;
+  rpcPort: number;
+  proc: Subprocess<'ignore', 'pipe', 'pipe'>;
+  output: { stdout: { text: string }; stderr: { text: string } };
+  /** Sends the signal and waits for the exit: its code and how long it took. */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<{ code: number | null; ms: number }>;
+}
+
+/** Starts `pmsd serve` and resolves once /api/v1/health answers 200. */
+export async function startDaemon(sandbox: Sandbox, env: Record<string, string> = {}): Promise<Daemon> {
+  const httpPort = freePort();
+  const rpcPort = freePort();
+  const proc = Bun.spawn([sandbox.binary, 'serve'], {
+    cwd: sandbox.cwd,
+    env: environment(sandbox, {
+      PMS_HTTP_PORT: String(httpPort),
+      PMS_RPC_PORT: String(rpcPort),
+      PMS_LOG_LEVEL: 'info',
+      ...env,
+    }),
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const output = { stdout: { text: '' }, stderr: { text: '' } };
+  void drain(proc.stdout, output.stdout);
+  void drain(proc.stderr, output.stderr);
+  const baseUrl = `http://127.0.0.1:${httpPort}`;
+
+  const stop: Daemon['stop'] = async (signal = 'SIGTERM', timeoutMs = 10_000) => {
+    const started = performance.now();
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+    const timeout = new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), timeoutMs));
+    const result = await Promise.race([proc.exited, timeout]);
+    const ms = performance.now() - started;
+    if (result === 'timeout') {
+      proc.kill('SIGKILL');
+      await proc.exited;
+      return { code: null, ms };
+    }
+    return { code: result, ms };
+  };
+
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) {
+      throw new Error(`pmsd exited with ${proc.exitCode} before it was healthy:\n${output.stderr.text}`);
+    }
+    try {
+      const res = await fetch(`${baseUrl}/api/v1/health`);
+      if (res.status === 200) return { baseUrl, httpPort, rpcPort, proc, output, stop };
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(100);
+  }
+  await stop('SIGKILL');
+  throw new Error(`pmsd did not become healthy within 20 s:\n${output.stderr.text}`);
+}

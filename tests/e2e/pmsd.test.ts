@@ -1,0 +1,139 @@
+/**
+ * The compiled executable end to end: started from a copy in a fresh folder on free ports, spoken to
+ * over HTTP, its CLI run, stopped with SIGTERM. Runs only with PMS_E2E=1 (after `npm run build`);
+ * with it set and no dist/pmsd, it fails rather than passing by skipping.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { existsSync } from 'node:fs';
+import pkg from '../../package.json';
+import { BUILT_BINARY, type Daemon, E2E_ENABLED, makeSandbox, runCli, type Sandbox, startDaemon } from './daemon';
+
+const ADMIN_PASSWORD = 'e2e-admin-password';
+
+describe.skipIf(!E2E_ENABLED)('pmsd (compiled)', () => {
+  let sandbox: Sandbox;
+  let daemon: Daemon | undefined;
+
+  const running = (): Daemon => {
+    if (!daemon) throw new Error('the daemon is not running');
+    return daemon;
+  };
+  const api = (path: string, init?: RequestInit) => fetch(`${running().baseUrl}/api/v1${path}`, init);
+  const login = (username: string, password: string) =>
+    api('/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    });
+
+  beforeAll(async () => {
+    if (!existsSync(BUILT_BINARY)) throw new Error(`${BUILT_BINARY} is missing; run npm run build first`);
+    sandbox = makeSandbox();
+    daemon = await startDaemon(sandbox, {
+      PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      // Nothing trusted: a request without a credential from loopback must get 401.
+      PMS_TRUSTED_NETWORKS: '',
+    });
+  });
+
+  afterAll(async () => {
+    await daemon?.stop('SIGKILL');
+  });
+
+  it('answers health', async () => {
+    const res = await api('/health');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    const body = await res.json();
+    expect(body).toEqual({ status: 'ok', version: pkg.version, uptimeS: expect.any(Number) });
+  });
+
+  it('signs in the initial admin, whose session reads /auth/me', async () => {
+    const res = await login('admin', ADMIN_PASSWORD);
+    expect(res.status).toBe(200);
+    const { session } = (await res.json()) as { session: string };
+    expect(session).toBeString();
+    expect(res.headers.get('set-cookie')).toContain('HttpOnly');
+
+    const me = await api('/auth/me', { headers: { authorization: `Bearer ${session}` } });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { user: { username: string } }).user.username).toBe('admin');
+
+    const byCookie = await api('/auth/me', { headers: { cookie: `session=${session}` } });
+    expect(byCookie.status).toBe(200);
+  });
+
+  it('refuses a guarded route without a credential with the one error body', async () => {
+    const res = await api('/roles');
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({
+      statusCode: 401,
+      code: 'unauthorized',
+      message: 'authentication required',
+      requestId: res.headers.get('x-request-id'),
+    });
+  });
+
+  it('serves the OpenAPI 3.1 document', async () => {
+    const res = await api('/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toContain('/api/v1/roles/{id}');
+  });
+
+  it('serves the docs page and its embedded assets', async () => {
+    const page = await fetch(`${running().baseUrl}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const html = await page.text();
+    expect(html).toContain('/docs/swagger-ui-bundle.js');
+    expect(html).not.toMatch(/https?:\/\//);
+
+    const bundle = await fetch(`${running().baseUrl}/docs/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+
+    const css = await fetch(`${running().baseUrl}/docs/swagger-ui.css`);
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  it('prints its version and help', async () => {
+    const version = await runCli(sandbox, ['version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toContain(`pmsd ${pkg.version}`);
+    // The build bakes the commit in; `dev` would mean the define did not reach the binary.
+    expect(version.stdout).not.toContain('commit dev');
+
+    const help = await runCli(sandbox, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('pmsd user add --admin <name>');
+  });
+
+  it('refuses a bad configuration with exit 2 and one line', async () => {
+    const result = await runCli(sandbox, ['serve'], { env: { PMS_HTTP_PORT: 'abc' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('pmsd: PMS_HTTP_PORT must be a port number 1-65535\n');
+  });
+
+  it('creates an administrator from the command line, who can then sign in', async () => {
+    const password = 'ops-password-123';
+    const result = await runCli(sandbox, ['user', 'add', '--admin', 'ops'], { stdin: `${password}\n` });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('administrator ops created\n');
+
+    const res = await login('ops', password);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { user: { username: string } }).user.username).toBe('ops');
+  });
+
+  it('stops on SIGTERM with exit 0 within 10 s', async () => {
+    const { code, ms } = await running().stop('SIGTERM', 10_000);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(10_000);
+    expect(running().output.stdout.text).toContain('shutting down');
+  });
+});
