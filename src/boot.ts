@@ -9,6 +9,7 @@ import type { Config } from './config';
 import { openSqlite, wrapDrizzle } from './db/client';
 import { type MigrationResult, migrate } from './db/migrate';
 import type { Deps, VersionInfo } from './deps';
+import { createScheduler } from './jobs/scheduler';
 import type { Logger } from './log';
 import { writePlatformLog } from './modules/logs/write';
 import { ensureBuiltInRoles } from './modules/roles/service';
@@ -43,6 +44,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     config: options.config,
     clock: options.clock,
     bus,
+    scheduler: createScheduler(options.log),
     version: options.version,
     remoteAddress: options.remoteAddress,
   };

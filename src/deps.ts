@@ -3,6 +3,7 @@ import type { Database } from 'bun:sqlite';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import type { Db } from './db/client';
+import type { Scheduler } from './jobs/scheduler';
 import type { Logger } from './log';
 import type { EventBus } from './realtime/bus';
 
@@ -13,6 +14,8 @@ export interface Deps {
   config: Config;
   clock: Clock;
   bus: EventBus;
+  /** Timed jobs; only main schedules any, so tests built on the same Deps run none by accident. */
+  scheduler: Scheduler;
   version: VersionInfo;
   /** Peer address of a request; main uses the server's socket, tests set it per request. */
   remoteAddress: (request: Request) => string | null;

@@ -14,6 +14,7 @@ import { systemClock } from './clock';
 import { type Config, ConfigError, loadConfig } from './config';
 import type { Deps } from './deps';
 import { openApiDocument } from './http/openapi';
+import { scheduleHousekeeping } from './jobs/housekeeping';
 import { createLogger, type Logger } from './log';
 import { writePlatformLog } from './modules/logs/write';
 import { createAdminAccount } from './modules/users/accounts';
@@ -83,6 +84,7 @@ async function serve(config: Config): Promise<void> {
     fail(`cannot listen on ${config.httpHost}:${config.httpPort}: ${(err as Error).message}`, 1);
   }
   listening.server = server;
+  scheduleHousekeeping(deps, deps.scheduler);
   writePlatformLog(deps, { category: 'system', key: 'system.start', value: `pmsd ${versionInfo.version} started` });
   log.info(
     { http: `http://${config.httpHost}:${server.port}/api/v1`, dataDir: config.dataDir, version: versionInfo.version },
@@ -106,6 +108,7 @@ async function serve(config: Config): Promise<void> {
     }, SHUTDOWN_DEADLINE_MS);
     try {
       await server.stop(false);
+      deps.scheduler.stopAll();
       writePlatformLog(deps, { category: 'system', key: 'system.stop', value: `pmsd stopped (${signal})` });
       deps.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
       deps.sqlite.close();

@@ -11,7 +11,7 @@ import { openDeps } from '../../src/boot';
 import { FakeClock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
 import type { Deps } from '../../src/deps';
-import { silentLogger } from '../../src/log';
+import { type Logger, silentLogger } from '../../src/log';
 import { systemPrincipal } from '../../src/modules/auth/principal';
 import type { BuiltInRoleName, Permission } from '../../src/modules/roles/permissions';
 import { builtInRoleId, createRole } from '../../src/modules/roles/service';
@@ -56,13 +56,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return { ...base, passwordHash: { memoryCost: 64, timeCost: 1 }, ...overrides };
 }
 
-export function makeTestApp(options: { config?: Partial<Config>; start?: string } = {}): TestApp {
+export function makeTestApp(options: { config?: Partial<Config>; start?: string; log?: Logger } = {}): TestApp {
   const addresses = new WeakMap<Request, string>();
   const config = testConfig(options.config);
   const clock = new FakeClock(options.start);
   const { deps } = openDeps({
     config,
-    log: silentLogger(),
+    log: options.log ?? silentLogger(),
     clock,
     version: versionInfo,
     remoteAddress: (request) => addresses.get(request) ?? null,

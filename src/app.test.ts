@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'bun:test';
+import { makeTestApp } from '../tests/helpers/app';
+import { makeUser, signIn } from '../tests/helpers/factories';
+import { ensureInitialAdmin } from './boot';
+import { createLogger } from './log';
+
+function capture() {
+  const lines: Array<Record<string, unknown>> = [];
+  const log = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { lines, log };
+}
+
+describe('request log', () => {
+  it('writes one JSON line per request with method, path, status, duration and requestId', async () => {
+    const { lines, log } = capture();
+    const t = makeTestApp({ log });
+    await t.call('GET', '/health', { headers: { 'x-request-id': 'r-1' } });
+    await t.call('GET', '/roles', { headers: { 'x-request-id': 'r-2' } });
+    await Bun.sleep(5);
+    const requests = lines.filter((l) => l.msg === 'request');
+    expect(requests).toHaveLength(2);
+    expect(requests[0]).toMatchObject({ method: 'GET', path: '/api/v1/health', status: 200, requestId: 'r-1' });
+    expect(requests[1]).toMatchObject({ method: 'GET', path: '/api/v1/roles', status: 401, requestId: 'r-2' });
+    expect(typeof requests[0]?.durationMs).toBe('number');
+  });
+
+  it('logs a fault with its stack and answers 500 with only the request id', async () => {
+    const { lines, log } = capture();
+    const t = makeTestApp({ log });
+    await makeUser(t, 'zed', ['viewer']);
+    const session = await signIn(t, 'zed', 'zed-password-1');
+    t.deps.sqlite.run('PRAGMA foreign_keys = OFF');
+    t.deps.sqlite.run('DROP TABLE users');
+    const res = await t.call('GET', '/auth/me', { token: session, headers: { 'x-request-id': 'boom-1' } });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ statusCode: 500, code: 'internal', message: 'internal error', requestId: 'boom-1' });
+    const failure = lines.find((l) => l.msg === 'request failed');
+    expect(failure?.requestId).toBe('boom-1');
+    expect(String((failure?.err as { stack?: string })?.stack)).toContain('users');
+  });
+});
+
+describe('first administrator', () => {
+  it('is created from PMS_INITIAL_ADMIN_PASSWORD only while there is no user', async () => {
+    const t = makeTestApp({ config: { initialAdminPassword: 'first-admin-pw' } });
+    expect(await ensureInitialAdmin(t.deps)).toBe('admin');
+    expect(await ensureInitialAdmin(t.deps)).toBeNull();
+    const res = await t.call('POST', '/auth/login', { body: { username: 'admin', password: 'first-admin-pw' } });
+    expect(res.status).toBe(200);
+    expect(res.body.user.permissions).toContain('platform:shutdown');
+  });
+
+  it('is not created without the variable', async () => {
+    const t = makeTestApp();
+    expect(await ensureInitialAdmin(t.deps)).toBeNull();
+  });
+});
