@@ -95,6 +95,42 @@ describe('errors', () => {
   });
 });
 
+describe('auth before body', () => {
+  it('refuses an unauthenticated or unauthorised request before reading its body', async () => {
+    const t = makeTestApp({ config: { maxBodyBytes: 1024 } });
+    let pulled = 0;
+    const body = () =>
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += 1;
+          controller.enqueue(new Uint8Array(64 * 1024));
+          if (pulled > 64) controller.close();
+        },
+      });
+    const anonymous = await t.app.handle(
+      new Request('http://localhost/api/v1/roles', { method: 'POST', body: body() }),
+    );
+    expect(anonymous.status).toBe(401);
+    const viewer = await t.app.handle(
+      new Request('http://localhost/api/v1/roles', {
+        method: 'POST',
+        body: body(),
+        headers: { authorization: `Bearer ${t.tokenFor('viewer')}` },
+      }),
+    );
+    expect(viewer.status).toBe(403);
+    expect(pulled).toBeLessThanOrEqual(2);
+    const admin = await t.app.handle(
+      new Request('http://localhost/api/v1/roles', {
+        method: 'POST',
+        body: body(),
+        headers: { authorization: `Bearer ${t.tokenFor('admin')}` },
+      }),
+    );
+    expect(admin.status).toBe(413);
+  });
+});
+
 describe('requests', () => {
   it('accepts a JSON body without a content type, with a charset, or labelled otherwise', async () => {
     const t = makeTestApp();
