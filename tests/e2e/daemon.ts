@@ -3,7 +3,7 @@
  * working directory elsewhere (so nothing is read from the source tree or node_modules), a fresh data
  * directory, free ports and only the environment given here.
  */
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Subprocess } from 'bun';
@@ -21,6 +21,7 @@ export function freePort(): number {
 }
 
 export interface Sandbox {
+  root: string;
   binary: string;
   /** The working directory of every run: empty, not the repository. */
   cwd: string;
@@ -34,7 +35,12 @@ export function makeSandbox(): Sandbox {
   mkdirSync(join(root, 'bin'));
   mkdirSync(join(root, 'cwd'));
   copyFileSync(BUILT_BINARY, binary);
-  return { binary, cwd: join(root, 'cwd'), dataDir: join(root, 'data') };
+  return { root, binary, cwd: join(root, 'cwd'), dataDir: join(root, 'data') };
+}
+
+/** Removes the sandbox: the copy of the executable alone is over 100 MB. */
+export function removeSandbox(sandbox: Sandbox): void {
+  rmSync(sandbox.root, { recursive: true, force: true });
 }
 
 /** Only what the daemon needs, so nothing of the caller's PMS_* environment leaks in. */

@@ -6,12 +6,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { existsSync } from 'node:fs';
 import pkg from '../../package.json';
-import { BUILT_BINARY, type Daemon, E2E_ENABLED, makeSandbox, runCli, type Sandbox, startDaemon } from './daemon';
+import {
+  BUILT_BINARY,
+  type Daemon,
+  E2E_ENABLED,
+  makeSandbox,
+  removeSandbox,
+  runCli,
+  type Sandbox,
+  startDaemon,
+} from './daemon';
 
 const ADMIN_PASSWORD = 'e2e-admin-password';
 
 describe.skipIf(!E2E_ENABLED)('pmsd (compiled)', () => {
-  let sandbox: Sandbox;
+  let sandbox: Sandbox | undefined;
   let daemon: Daemon | undefined;
 
   const running = (): Daemon => {
@@ -29,7 +38,7 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled)', () => {
   beforeAll(async () => {
     if (!existsSync(BUILT_BINARY)) throw new Error(`${BUILT_BINARY} is missing; run npm run build first`);
     sandbox = makeSandbox();
-    daemon = await startDaemon(sandbox, {
+    daemon = await startDaemon(box(), {
       PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
       // Nothing trusted: a request without a credential from loopback must get 401.
       PMS_TRUSTED_NETWORKS: '',
@@ -38,7 +47,13 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled)', () => {
 
   afterAll(async () => {
     await daemon?.stop('SIGKILL');
+    if (sandbox) removeSandbox(sandbox);
   });
+
+  const box = (): Sandbox => {
+    if (!sandbox) throw new Error('no sandbox');
+    return sandbox;
+  };
 
   it('answers health', async () => {
     const res = await api('/health');
@@ -101,26 +116,26 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled)', () => {
   });
 
   it('prints its version and help', async () => {
-    const version = await runCli(sandbox, ['version']);
+    const version = await runCli(box(), ['version']);
     expect(version.code).toBe(0);
     expect(version.stdout).toContain(`pmsd ${pkg.version}`);
     // The build bakes the commit in; `dev` would mean the define did not reach the binary.
     expect(version.stdout).not.toContain('commit dev');
 
-    const help = await runCli(sandbox, ['--help']);
+    const help = await runCli(box(), ['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('pmsd user add --admin <name>');
   });
 
   it('refuses a bad configuration with exit 2 and one line', async () => {
-    const result = await runCli(sandbox, ['serve'], { env: { PMS_HTTP_PORT: 'abc' } });
+    const result = await runCli(box(), ['serve'], { env: { PMS_HTTP_PORT: 'abc' } });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('pmsd: PMS_HTTP_PORT must be a port number 1-65535\n');
   });
 
   it('creates an administrator from the command line, who can then sign in', async () => {
     const password = 'ops-password-123';
-    const result = await runCli(sandbox, ['user', 'add', '--admin', 'ops'], { stdin: `${password}\n` });
+    const result = await runCli(box(), ['user', 'add', '--admin', 'ops'], { stdin: `${password}\n` });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('administrator ops created\n');
