@@ -14,13 +14,17 @@ import { docsRoutes } from './modules/docs/routes';
 import { rolesRoutes } from './modules/roles/routes';
 import { systemRoutes } from './modules/system/routes';
 import { tokensRoutes } from './modules/tokens/routes';
+import { userTemplatesRoutes } from './modules/user-templates/routes';
+import { usersRoutes } from './modules/users/routes';
 
 export function apiRoutes(deps: Deps) {
   return new Elysia({ prefix: API_PREFIX })
     .use(systemRoutes(deps))
     .use(authRoutes(deps))
     .use(rolesRoutes(deps))
-    .use(tokensRoutes(deps));
+    .use(tokensRoutes(deps))
+    .use(usersRoutes(deps))
+    .use(userTemplatesRoutes(deps));
 }
 
 export function createApp(deps: Deps) {

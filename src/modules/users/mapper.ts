@@ -1,5 +1,6 @@
 import { isoOrNull } from '../../clock';
 import { entityMeta } from '../../http/entity';
+import type { ControlPanelDto } from '../control-panels/model';
 import type { UserRow } from './accounts';
 import type { UserDto } from './model';
 
@@ -8,7 +9,7 @@ export interface UserExtras {
   permissions: readonly string[];
   /** The dashboard entries the user can open now (§1.2 rule 4); the stored list may hold more. */
   visiblePanels: number[];
-  availablePanels?: Array<Record<string, unknown>>;
+  availablePanels?: ControlPanelDto[];
 }
 
 /** The only row → wire mapping of a user: never the password or its hash. */

@@ -1,0 +1,16 @@
+import { entityMeta } from '../../http/entity';
+import type { UserTemplateDto } from './model';
+import type { UserTemplateRow } from './service';
+
+/** The only row → wire mapping of a user template. */
+export function toUserTemplateDto(row: UserTemplateRow): UserTemplateDto {
+  return {
+    ...entityMeta(row, 'usertemplates'),
+    displayName: row.displayName,
+    description: row.description,
+    roleIds: row.roleIds,
+    controlpanels: row.controlpanels,
+    preferences: row.preferences,
+    isDefault: row.isDefault,
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * User templates (§1.5): starting points for new users. A template is copied into a user only at
+ * creation; later edits or deletion never touch existing users (deleting one nulls their `templateId`
+ * through the foreign key).
+ */
+import { and, asc, eq, ne } from 'drizzle-orm';
+import { userTemplates } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { conflict, invalid, notFound } from '../../http/errors';
+import { metadataProblem, numericId, unique } from '../../http/fields';
+import { type ListResult, type Page, paginate } from '../../http/lists';
+import { emit } from '../../realtime/emit';
+import type { Principal } from '../auth/principal';
+import { panelsByIds } from '../control-panels/access';
+import { assertGrantableRoles, builtInRoleId } from '../roles/service';
+import { toUserTemplateDto } from './mapper';
+import type { UserTemplateCreate, UserTemplateDto, UserTemplateUpdate } from './model';
+
+export type UserTemplateRow = typeof userTemplates.$inferSelect;
+
+/** `true`/`false` or their string forms (§0.2); undefined when absent. */
+export function boolInput(value: boolean | 'true' | 'false' | undefined): boolean | undefined {
+  return value === undefined ? undefined : value === true || value === 'true';
+}
+
+/**
+ * Merges an object field key by key (§0.1); a key sent as null is removed, so a client can drop a
+ * setting without replacing the whole object.
+ */
+export function mergePreferences(
+  current: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
+  const out = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** Preferences follow the metadata rules of §0.2 beyond the schema (size and depth). */
+export function checkPreferences(value: Record<string, unknown>, path = '/preferences'): Record<string, unknown> {
+  const problem = metadataProblem(value);
+  if (problem) throw invalid(path, problem);
+  return value;
+}
+
+function rowOf(deps: Deps, id: string): UserTemplateRow {
+  const n = numericId(id);
+  const row = n === null ? undefined : deps.db.select().from(userTemplates).where(eq(userTemplates.id, n)).get();
+  if (!row) throw notFound('user template', id);
+  return row;
+}
+
+function checkNameFree(deps: Deps, displayName: string, exceptId: number | null): void {
+  const clash = deps.db
+    .select({ id: userTemplates.id })
+    .from(userTemplates)
+    .where(
+      exceptId === null
+        ? eq(userTemplates.displayName, displayName)
+        : and(eq(userTemplates.displayName, displayName), ne(userTemplates.id, exceptId)),
+    )
+    .get();
+  if (clash) throw conflict('another user template already has this displayName');
+}
+
+/** Each id must name an existing available panel: 400 at `/controlpanels/<n>`. */
+function checkPanels(deps: Deps, ids: readonly number[]): number[] {
+  const available = new Set(
+    panelsByIds(deps, ids)
+      .filter((p) => p.location === 'available')
+      .map((p) => p._id),
+  );
+  ids.forEach((id, i) => {
+    if (!available.has(id))
+      throw invalid(`/controlpanels/${i}`, 'names an available control panel that does not exist');
+  });
+  return unique(ids);
+}
+
+function checkRoles(deps: Deps, principal: Principal, ids: readonly number[]): number[] {
+  assertGrantableRoles(deps, principal, ids, '/roleIds');
+  return unique(ids);
+}
+
+/** Every template, oldest first. */
+export function listUserTemplates(deps: Deps, page: Page): ListResult<UserTemplateDto> {
+  const rows = deps.db.select().from(userTemplates).orderBy(asc(userTemplates.id)).all();
+  return paginate(rows.map(toUserTemplateDto), page);
+}
+
+export function getUserTemplate(deps: Deps, id: string): UserTemplateDto {
+  return toUserTemplateDto(rowOf(deps, id));
+}
+
+/**
+ * The template a new user starts from: the one named (400 at `/templateId` when unknown), none for an
+ * explicit null, else the default template if there is one.
+ */
+export function templateForNewUser(deps: Deps, templateId: number | null | undefined): UserTemplateRow | null {
+  if (templateId === null) return null;
+  if (templateId === undefined) {
+    return deps.db.select().from(userTemplates).where(eq(userTemplates.isDefault, true)).get() ?? null;
+  }
+  const row = deps.db.select().from(userTemplates).where(eq(userTemplates.id, templateId)).get();
+  if (!row) throw invalid('/templateId', 'names a user template that does not exist');
+  return row;
+}
+
+/** Creates a template; `isDefault: true` takes the default from every other template in one transaction. */
+export function createUserTemplate(deps: Deps, principal: Principal, body: UserTemplateCreate): UserTemplateDto {
+  const displayName = body.displayName.trim();
+  if (displayName === '') throw invalid('/displayName', 'must not be blank');
+  const roleIds = checkRoles(deps, principal, body.roleIds ?? [builtInRoleId(deps, 'viewer')]);
+  const controlpanels = checkPanels(deps, body.controlpanels ?? []);
+  const preferences = checkPreferences(body.preferences ?? {});
+  const isDefault = boolInput(body.isDefault) ?? false;
+  checkNameFree(deps, displayName, null);
+  const now = deps.clock.now();
+  const row = deps.db.transaction((tx) => {
+    if (isDefault)
+      tx.update(userTemplates).set({ isDefault: false, updatedAt: now }).where(eq(userTemplates.isDefault, true)).run();
+    return tx
+      .insert(userTemplates)
+      .values({
+        displayName,
+        description: body.description ?? '',
+        roleIds,
+        controlpanels,
+        preferences,
+        isDefault,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+  });
+  emit(deps, 'usertemplate.created', {
+    _id: row.id,
+    changed: ['displayName', 'description', 'roleIds', 'controlpanels', 'preferences', 'isDefault'],
+  });
+  return toUserTemplateDto(row);
+}
+
+/** Updates the fields present; existing users made from it keep what they have. */
+export function updateUserTemplate(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  body: UserTemplateUpdate,
+): UserTemplateDto {
+  const row = rowOf(deps, id);
+  const changes: Partial<UserTemplateRow> = {};
+  if (body.displayName !== undefined) {
+    const displayName = body.displayName.trim();
+    if (displayName === '') throw invalid('/displayName', 'must not be blank');
+    checkNameFree(deps, displayName, row.id);
+    changes.displayName = displayName;
+  }
+  if (body.description !== undefined) changes.description = body.description;
+  if (body.roleIds !== undefined) changes.roleIds = checkRoles(deps, principal, body.roleIds);
+  if (body.controlpanels !== undefined) changes.controlpanels = checkPanels(deps, body.controlpanels);
+  if (body.preferences !== undefined) {
+    changes.preferences = checkPreferences(mergePreferences(row.preferences, body.preferences));
+  }
+  const isDefault = boolInput(body.isDefault);
+  if (isDefault !== undefined) changes.isDefault = isDefault;
+  const now = deps.clock.now();
+  const updated = deps.db.transaction((tx) => {
+    if (isDefault) {
+      tx.update(userTemplates)
+        .set({ isDefault: false, updatedAt: now })
+        .where(and(eq(userTemplates.isDefault, true), ne(userTemplates.id, row.id)))
+        .run();
+    }
+    return tx
+      .update(userTemplates)
+      .set({ ...changes, updatedAt: now })
+      .where(eq(userTemplates.id, row.id))
+      .returning()
+      .get();
+  });
+  emit(deps, 'usertemplate.updated', { _id: row.id, changed: Object.keys(changes) });
+  return toUserTemplateDto(updated ?? row);
+}
+
+/** Deletes a template; users made from it keep everything and their `templateId` becomes null. */
+export function deleteUserTemplate(deps: Deps, id: string): void {
+  const row = rowOf(deps, id);
+  deps.db.delete(userTemplates).where(eq(userTemplates.id, row.id)).run();
+  emit(deps, 'usertemplate.deleted', { _id: row.id, changed: [] });
+}

@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'bun:test';
+import { makeTestApp, type TestApp } from '../../../tests/helpers/app';
+import type { BusEvent } from '../../realtime/bus';
+import { PERMISSIONS } from '../roles/permissions';
+import { availablePanel, errorBody, makeUser, PASSWORD, registeredPanel, roleId } from '../users/test-support';
+
+async function makeTemplate(h: TestApp, body: Record<string, unknown>) {
+  const res = await h.call('POST', '/usertemplates', { as: 'admin', body });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+describe('/usertemplates', () => {
+  it('creates with defaults, Location and an event; lists and reads', async () => {
+    const h = makeTestApp();
+    h.tokenFor('admin');
+    const seen: BusEvent[] = [];
+    h.deps.bus.subscribe((e) => seen.push(e));
+    const res = await h.call('POST', '/usertemplates', { as: 'admin', body: { displayName: ' Front desk ', _id: 9 } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('location')).toBe(`/api/v1/usertemplates/${res.body._id}`);
+    expect(res.body).toEqual({
+      _id: res.body._id,
+      _createdAt: '2026-01-15T12:00:00.000Z',
+      _updatedAt: '2026-01-15T12:00:00.000Z',
+      _links: { self: `/api/v1/usertemplates/${res.body._id}` },
+      displayName: 'Front desk',
+      description: '',
+      roleIds: [roleId(h, 'viewer')],
+      controlpanels: [],
+      preferences: {},
+      isDefault: false,
+    });
+    expect(seen.map((e) => [e.type, e.data._id])).toEqual([['usertemplate.created', res.body._id]]);
+    const list = await h.call('GET', '/usertemplates', { as: 'viewer' });
+    expect(list.body).toEqual([res.body]);
+    expect(list.headers.get('x-total-count')).toBe('1');
+    expect((await h.call('GET', `/usertemplates/${res.body._id}`, { as: 'viewer' })).body).toEqual(res.body);
+    const missing = await h.call('GET', '/usertemplates/77', { as: 'viewer' });
+    expect(missing.body).toEqual(errorBody(missing, 404, 'not_found', 'user template 77 not found'));
+  });
+
+  it('refuses a taken displayName (409), unknown roles and panels (400), and changes nothing', async () => {
+    const h = makeTestApp();
+    const reg = registeredPanel(h);
+    const panel = availablePanel(h, reg, []);
+    const tpl = await makeTemplate(h, { displayName: 'Ops' });
+    const taken = await h.call('POST', '/usertemplates', { as: 'admin', body: { displayName: 'Ops' } });
+    expect(taken.body).toEqual(errorBody(taken, 409, 'conflict', 'another user template already has this displayName'));
+    const rename = await h.call('PATCH', `/usertemplates/${tpl._id}`, { as: 'admin', body: { displayName: 'Ops' } });
+    expect(rename.status).toBe(200);
+    const role = await h.call('POST', '/usertemplates', { as: 'admin', body: { displayName: 'R', roleIds: [999] } });
+    expect(role.body).toEqual(
+      errorBody(role, 400, 'validation', 'roleIds.0 names a role that does not exist', [
+        { path: '/roleIds/0', message: 'names a role that does not exist' },
+      ]),
+    );
+    for (const bad of [reg, 999]) {
+      const res = await h.call('PUT', `/usertemplates/${tpl._id}`, {
+        as: 'admin',
+        body: { description: 'changed', controlpanels: [panel, bad] },
+      });
+      expect(res.body).toEqual(
+        errorBody(res, 400, 'validation', 'controlpanels.1 names an available control panel that does not exist', [
+          { path: '/controlpanels/1', message: 'names an available control panel that does not exist' },
+        ]),
+      );
+    }
+    expect((await h.call('GET', '/usertemplates', { as: 'admin' })).body).toEqual([tpl]);
+    const missing = await h.call('PATCH', '/usertemplates/404', { as: 'admin', body: { description: 'x' } });
+    expect(missing.body).toEqual(errorBody(missing, 404, 'not_found', 'user template 404 not found'));
+  });
+
+  it('refuses roles holding permissions the caller lacks (403)', async () => {
+    const h = makeTestApp();
+    const token = h.tokenWith(['users:read', 'users:write']);
+    const res = await h.call('POST', '/usertemplates', {
+      token,
+      body: { displayName: 'T', roleIds: [roleId(h, 'admin')] },
+    });
+    const missing = PERMISSIONS.find((p) => p !== 'users:read' && p !== 'users:write');
+    expect(res.body).toEqual(errorBody(res, 403, 'forbidden', `role admin holds ${missing}, which you do not hold`));
+    expect((await h.call('GET', '/usertemplates', { as: 'admin' })).body).toEqual([]);
+  });
+
+  it('isDefault true clears it on every other template', async () => {
+    const h = makeTestApp();
+    const a = await makeTemplate(h, { displayName: 'A', isDefault: true });
+    const b = await makeTemplate(h, { displayName: 'B', isDefault: 'true' });
+    const defaults = async () =>
+      (await h.call('GET', '/usertemplates', { as: 'admin' })).body.map((t: { isDefault: boolean }) => t.isDefault);
+    expect(b.isDefault).toBe(true);
+    expect(await defaults()).toEqual([false, true]);
+    await h.call('PATCH', `/usertemplates/${a._id}`, { as: 'admin', body: { isDefault: true } });
+    expect(await defaults()).toEqual([true, false]);
+    await h.call('PATCH', `/usertemplates/${a._id}`, { as: 'admin', body: { isDefault: false } });
+    expect(await defaults()).toEqual([false, false]);
+  });
+
+  it('updates the fields present and merges preferences', async () => {
+    const h = makeTestApp();
+    const tpl = await makeTemplate(h, { displayName: 'P', preferences: { theme: 'dark', lang: 'en' } });
+    h.clock.advance(5000);
+    const res = await h.call('PUT', `/usertemplates/${tpl._id}`, {
+      as: 'admin',
+      body: { ...tpl, description: 'Night shift', roleIds: [roleId(h, 'operator')], preferences: { lang: null } },
+    });
+    expect(res.body).toEqual({
+      ...tpl,
+      _updatedAt: '2026-01-15T12:00:05.000Z',
+      description: 'Night shift',
+      roleIds: [roleId(h, 'operator')],
+      preferences: { theme: 'dark' },
+    });
+  });
+});
+
+describe('templates and users (§1.2 rule 1)', () => {
+  it('a new user takes omitted fields from templateId, else from the default template, else the built-in defaults', async () => {
+    const h = makeTestApp();
+    const operator = roleId(h, 'operator');
+    const panel = availablePanel(h, registeredPanel(h), [operator]);
+    const ops = await makeTemplate(h, {
+      displayName: 'Ops',
+      roleIds: [operator],
+      controlpanels: [panel],
+      preferences: { theme: 'dark' },
+    });
+    const fromTemplate = await makeUser(h, 'u1', { templateId: ops._id, displayName: 'Own name' });
+    expect(fromTemplate).toMatchObject({
+      templateId: ops._id,
+      displayName: 'Own name',
+      roleIds: [operator],
+      controlpanels: [panel],
+      preferences: { theme: 'dark' },
+    });
+    const overridden = await makeUser(h, 'u2', {
+      templateId: ops._id,
+      roleIds: [roleId(h, 'viewer')],
+      preferences: {},
+    });
+    expect(overridden).toMatchObject({ roleIds: [roleId(h, 'viewer')], controlpanels: [], preferences: {} });
+    expect((await makeUser(h, 'u3')).templateId).toBeNull();
+
+    await h.call('PATCH', `/usertemplates/${ops._id}`, { as: 'admin', body: { isDefault: true } });
+    expect(await makeUser(h, 'u4')).toMatchObject({ templateId: ops._id, roleIds: [operator] });
+    expect(await makeUser(h, 'u5', { templateId: null })).toMatchObject({
+      templateId: null,
+      roleIds: [roleId(h, 'viewer')],
+    });
+  });
+
+  it('template edits and deletion leave existing users as they are, with templateId null after deletion', async () => {
+    const h = makeTestApp();
+    const operator = roleId(h, 'operator');
+    const tpl = await makeTemplate(h, { displayName: 'T', roleIds: [operator], preferences: { a: 1 } });
+    const user = await makeUser(h, 'keeper', { templateId: tpl._id });
+    await h.call('PATCH', `/usertemplates/${tpl._id}`, { as: 'admin', body: { roleIds: [roleId(h, 'viewer')] } });
+    expect((await h.call('GET', `/users/${user._id}`, { as: 'admin' })).body).toEqual(user);
+    const del = await h.call('DELETE', `/usertemplates/${tpl._id}`, { as: 'admin' });
+    expect(del.status).toBe(204);
+    expect((await h.call('GET', `/usertemplates/${tpl._id}`, { as: 'admin' })).status).toBe(404);
+    expect((await h.call('DELETE', `/usertemplates/${tpl._id}`, { as: 'admin' })).status).toBe(404);
+    const after = await h.call('GET', `/users/${user._id}`, { as: 'admin' });
+    expect(after.body).toEqual({ ...user, templateId: null });
+    const login = await h.call('POST', '/auth/login', { body: { username: 'keeper', password: PASSWORD } });
+    expect(login.status).toBe(200);
+  });
+});
