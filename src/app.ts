@@ -10,8 +10,10 @@ import { errorPlugin } from './http/error-plugin';
 import { API_PREFIX } from './http/links';
 import type { RouteLike } from './http/openapi';
 import { authRoutes } from './modules/auth/routes';
+import { controlPanelsRoutes } from './modules/control-panels/routes';
 import { docsRoutes } from './modules/docs/routes';
 import { rolesRoutes } from './modules/roles/routes';
+import { subsystemsRoutes } from './modules/subsystems/routes';
 import { systemRoutes } from './modules/system/routes';
 import { tokensRoutes } from './modules/tokens/routes';
 import { userTemplatesRoutes } from './modules/user-templates/routes';
@@ -23,6 +25,8 @@ export function apiRoutes(deps: Deps) {
     .use(authRoutes(deps))
     .use(rolesRoutes(deps))
     .use(tokensRoutes(deps))
+    .use(subsystemsRoutes(deps))
+    .use(controlPanelsRoutes(deps))
     .use(usersRoutes(deps))
     .use(userTemplatesRoutes(deps));
 }

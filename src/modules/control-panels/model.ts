@@ -1,5 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
+import { Description, DisplayName, ExternalRef } from '../../http/fields';
+import { PageQuery } from '../../http/lists';
 
 export const PanelScaleModel = t.Object({
   enabled: t.Boolean(),
@@ -28,3 +30,61 @@ export const ControlPanelModel = {
 };
 
 export type ControlPanelDto = typeof ControlPanelModel.dto.static;
+
+const PanelSize = t.Union([t.Integer({ minimum: 1, maximum: 10000 }), t.Null()], {
+  error: 'must be an integer from 1 to 10000',
+});
+
+export const PanelLocation = t.Union([t.Literal('registered'), t.Literal('available')]);
+export type PanelLocationName = typeof PanelLocation.static;
+
+/**
+ * One body for every write (C: Requests): all fields optional here; what each kind requires, and
+ * which fields each kind ignores, is decided by the service. Unknown and read-only fields are ignored.
+ */
+export const ControlPanelWriteModel = t.Object({
+  _id: t.Optional(t.Integer({ minimum: 1 })),
+  location: t.Optional(PanelLocation),
+  subsystemId: t.Optional(t.Integer({ minimum: 1 })),
+  subsystemExternalId: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
+  externalRef: t.Optional(
+    t.Union([ExternalRef, t.Null()], { error: 'must be 1 to 256 characters without control characters, / ? or #' }),
+  ),
+  displayName: t.Optional(
+    t.Union([DisplayName, t.Null()], { error: 'must be 1 to 200 characters without control characters' }),
+  ),
+  description: t.Optional(Description),
+  type: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+  connection: t.Optional(t.Record(t.String(), t.Unknown())),
+  active: t.Optional(t.BooleanString()),
+  registeredPanelId: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { error: 'must be a panel _id' })),
+  roles: t.Optional(t.Array(t.Integer(), { maxItems: 1000 })),
+  scale: t.Optional(
+    t.Object({
+      enabled: t.Optional(t.BooleanString()),
+      width: t.Optional(PanelSize),
+      height: t.Optional(PanelSize),
+    }),
+  ),
+  openExternally: t.Optional(t.BooleanString()),
+});
+
+export type ControlPanelWrite = typeof ControlPanelWriteModel.static;
+
+/** `?location=` (alias `?type=`): the kind a request is about. */
+export const LocationQuery = {
+  location: t.Optional(PanelLocation),
+  type: t.Optional(PanelLocation),
+};
+
+export const ControlPanelListQuery = t.Object({
+  ...PageQuery,
+  ...LocationQuery,
+  subsystemExternalId: t.Optional(t.String()),
+  externalRef: t.Optional(t.String()),
+  registeredPanelId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be a panel _id' })),
+  active: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
+  fuzzy: t.Optional(t.String()),
+});
+
+export type ControlPanelListFilter = typeof ControlPanelListQuery.static;

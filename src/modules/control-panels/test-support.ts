@@ -1,0 +1,60 @@
+/** Shared set-up for the control-panel HTTP tests: an app with two subsystems and an event recorder. */
+import { makeTestApp } from '../../../tests/helpers/app';
+import type { BusEvent } from '../../realtime/bus';
+import { upsertSubsystem } from '../subsystems/service';
+
+export const errorBody = (
+  res: { headers: Headers },
+  status: number,
+  code: string,
+  message: string,
+  detail?: unknown,
+) => ({
+  statusCode: status,
+  code,
+  message,
+  ...(detail ? { detail } : {}),
+  requestId: res.headers.get('x-request-id'),
+});
+
+/** The 400 body of one field rule (`invalid(path, message)`). */
+export const validation = (res: { headers: Headers }, path: string, message: string) =>
+  errorBody(res, 400, 'validation', `${path.split('/').filter(Boolean).join('.')} ${message}`, [{ path, message }]);
+
+export const URL_A = 'https://media.local/ui';
+
+export function panelApp() {
+  const t = makeTestApp();
+  const media = upsertSubsystem(t.deps, { externalId: 'media' }).entity;
+  const light = upsertSubsystem(t.deps, { externalId: 'light' }).entity;
+  const events: BusEvent[] = [];
+  t.deps.bus.subscribe((e) => {
+    if (e.type.startsWith('controlpanel.')) events.push(e);
+  });
+
+  /** Registers a panel for `media` as admin; extra fields override. */
+  const register = async (body: Record<string, unknown> = {}) => {
+    const res = await t.call('POST', '/controlpanels', {
+      as: 'admin',
+      body: { subsystemExternalId: 'media', externalRef: 'main', connection: { url: URL_A }, ...body },
+    });
+    if (res.status !== 201 && res.status !== 200) throw new Error(`register failed: ${res.text}`);
+    return res.body;
+  };
+
+  /** Makes an available panel of a registered one as admin. */
+  const offer = async (registeredPanelId: number, body: Record<string, unknown> = {}) => {
+    const res = await t.call('POST', '/controlpanels', {
+      as: 'admin',
+      query: { location: 'available' },
+      body: { registeredPanelId, ...body },
+    });
+    if (res.status !== 201) throw new Error(`offer failed: ${res.text}`);
+    return res.body;
+  };
+
+  const get = async (id: number) => (await t.call('GET', `/controlpanels/${id}`, { as: 'admin' })).body;
+  const all = async () => (await t.call('GET', '/controlpanels', { as: 'admin' })).body;
+
+  return { ...t, media, light, events, register, offer, get, all };
+}

@@ -1,0 +1,244 @@
+/**
+ * Creating and updating control panels (§2): the collection upsert, updates by `{id}`, and the
+ * copies a registered panel hands down to its available panels (rule 3).
+ */
+import { and, eq } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client';
+import { controlPanels } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { forbidden, invalid, notFound } from '../../http/errors';
+import { can, type Principal, requireOwnWrite, requirePermission } from '../auth/principal';
+import type { SubsystemRow } from '../subsystems/lookup';
+import { cleanName, connectionOf, requireIframeUrl, rolesOf, scaleOf, subsystemOf } from './checks';
+import type { ControlPanelRow } from './mapper';
+import type { ControlPanelDto, ControlPanelWrite, PanelLocationName } from './model';
+import { authorizeWrite, emitPanel, panelDto, panelRow } from './service';
+
+type PanelChanges = Partial<Omit<ControlPanelRow, 'id' | 'createdAt' | 'updatedAt'>>;
+
+/** The `changed` list of a created panel. */
+const CREATED_FIELDS = [
+  'displayName',
+  'description',
+  'type',
+  'connection',
+  'active',
+  'roles',
+  'scale',
+  'openExternally',
+];
+
+function changedKeys(row: ControlPanelRow, changes: PanelChanges): string[] {
+  return Object.entries(changes)
+    .filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(row[key as keyof ControlPanelRow]))
+    .map(([key]) => key)
+    .filter((key) => key !== 'displayNameSet');
+}
+
+/** Writes the changes that differ from the row; returns the changed wire field names. */
+function applyChanges(db: DbOrTx, row: ControlPanelRow, changes: PanelChanges, now: number): string[] {
+  const changed = changedKeys(row, changes);
+  const flagChanged = changes.displayNameSet !== undefined && changes.displayNameSet !== row.displayNameSet;
+  if (changed.length === 0 && !flagChanged) return [];
+  db.update(controlPanels)
+    .set({ ...changes, updatedAt: now })
+    .where(eq(controlPanels.id, row.id))
+    .run();
+  return changed;
+}
+
+function insertPanel(
+  db: DbOrTx,
+  now: number,
+  values: Omit<typeof controlPanels.$inferInsert, 'createdAt' | 'updatedAt'>,
+): ControlPanelRow {
+  return db
+    .insert(controlPanels)
+    .values({ ...values, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+}
+
+function createRegistered(deps: Deps, subsystem: SubsystemRow, body: ControlPanelWrite): ControlPanelDto {
+  const type = body.type ?? 'iframe';
+  const connection = connectionOf(body.connection ?? {});
+  requireIframeUrl(type, connection);
+  const scale = scaleOf({ enabled: false }, body.scale);
+  const name = body.displayName == null ? null : cleanName(body.displayName);
+  const externalRef = body.externalRef ?? null;
+  const id = deps.db.transaction((tx) => {
+    const row = insertPanel(tx, deps.clock.now(), {
+      location: 'registered',
+      subsystemId: subsystem.id,
+      externalRef,
+      displayName: name ?? externalRef ?? '',
+      description: body.description ?? '',
+      type,
+      connection,
+      active: body.active ?? true,
+      registeredPanelId: null,
+      roles: [],
+      scale,
+      openExternally: body.openExternally ?? false,
+    });
+    // The default name of an unnamed panel without externalRef needs the `_id` it was just given.
+    if (row.displayName === '') {
+      tx.update(controlPanels)
+        .set({ displayName: `Panel ${row.id}` })
+        .where(eq(controlPanels.id, row.id))
+        .run();
+    }
+    return row.id;
+  });
+  const panel = panelDto(deps, id);
+  emitPanel(deps, 'created', panel, CREATED_FIELDS);
+  return panel;
+}
+
+function createAvailable(deps: Deps, body: ControlPanelWrite): ControlPanelDto {
+  if (body.registeredPanelId == null) throw invalid('/registeredPanelId', 'is required');
+  const source = deps.db.select().from(controlPanels).where(eq(controlPanels.id, body.registeredPanelId)).get();
+  if (!source) throw notFound('registered panel', body.registeredPanelId);
+  if (source.location !== 'registered') throw invalid('/registeredPanelId', 'must name a registered panel');
+  const roles = rolesOf(deps, body.roles ?? []);
+  const scale = scaleOf({ enabled: false }, body.scale);
+  const name = body.displayName == null ? null : cleanName(body.displayName);
+  const row = insertPanel(deps.db, deps.clock.now(), {
+    location: 'available',
+    subsystemId: source.subsystemId,
+    externalRef: null,
+    displayName: name ?? source.displayName,
+    displayNameSet: name !== null,
+    description: body.description ?? '',
+    type: source.type,
+    connection: source.connection,
+    active: body.active ?? true,
+    registeredPanelId: source.id,
+    roles,
+    scale,
+    openExternally: body.openExternally ?? false,
+  });
+  const panel = panelDto(deps, row.id);
+  emitPanel(deps, 'created', panel, CREATED_FIELDS);
+  return panel;
+}
+
+/** The fields both kinds write the same way. */
+function commonChanges(row: ControlPanelRow, body: ControlPanelWrite): PanelChanges {
+  const changes: PanelChanges = {};
+  if (body.description !== undefined) changes.description = body.description;
+  if (body.active !== undefined) changes.active = body.active;
+  if (body.scale !== undefined) changes.scale = scaleOf(row.scale, body.scale);
+  if (body.openExternally !== undefined) changes.openExternally = body.openExternally;
+  return changes;
+}
+
+/** Updates a registered panel and hands `type`, `connection` and `displayName` down to its available panels. */
+function updateRegistered(deps: Deps, row: ControlPanelRow, body: ControlPanelWrite): ControlPanelDto {
+  const changes = commonChanges(row, body);
+  if (body.displayName !== undefined) {
+    changes.displayName =
+      body.displayName === null ? (row.externalRef ?? `Panel ${row.id}`) : cleanName(body.displayName);
+  }
+  if (body.type !== undefined) changes.type = body.type;
+  if (body.connection !== undefined) changes.connection = connectionOf(body.connection);
+  requireIframeUrl(changes.type ?? row.type, changes.connection ?? row.connection);
+  const now = deps.clock.now();
+  const copies: Array<{ id: number; changed: string[] }> = [];
+  const changed = deps.db.transaction((tx) => {
+    const own = applyChanges(tx, row, changes, now);
+    if (!own.some((k) => k === 'type' || k === 'connection' || k === 'displayName')) return own;
+    const next = { ...row, ...changes };
+    const dependents = tx
+      .select()
+      .from(controlPanels)
+      .where(and(eq(controlPanels.location, 'available'), eq(controlPanels.registeredPanelId, row.id)))
+      .all();
+    for (const available of dependents) {
+      const copy: PanelChanges = { type: next.type, connection: next.connection };
+      if (!available.displayNameSet) copy.displayName = next.displayName;
+      copies.push({ id: available.id, changed: applyChanges(tx, available, copy, now) });
+    }
+    return own;
+  });
+  const panel = panelDto(deps, row.id);
+  if (changed.length > 0) emitPanel(deps, 'updated', panel, changed);
+  for (const copy of copies) emitPanel(deps, 'updated', panelDto(deps, copy.id), copy.changed);
+  return panel;
+}
+
+/** Updates an available panel; `type` and `connection` stay copies, a displayName sent by a person sticks. */
+function updateAvailable(deps: Deps, row: ControlPanelRow, body: ControlPanelWrite): ControlPanelDto {
+  const changes = commonChanges(row, body);
+  if (body.roles !== undefined) changes.roles = rolesOf(deps, body.roles);
+  if (body.displayName === null) {
+    const source = row.registeredPanelId === null ? undefined : panelRow(deps, row.registeredPanelId);
+    changes.displayName = source?.displayName ?? row.displayName;
+    changes.displayNameSet = false;
+  } else if (body.displayName !== undefined) {
+    changes.displayName = cleanName(body.displayName);
+    changes.displayNameSet = true;
+  }
+  const changed = applyChanges(deps.db, row, changes, deps.clock.now());
+  const panel = panelDto(deps, row.id);
+  if (changed.length > 0) emitPanel(deps, 'updated', panel, changed);
+  return panel;
+}
+
+function updatePanel(deps: Deps, principal: Principal, row: ControlPanelRow, body: ControlPanelWrite) {
+  authorizeWrite(principal, row.location, row.subsystemId);
+  return row.location === 'registered' ? updateRegistered(deps, row, body) : updateAvailable(deps, row, body);
+}
+
+/** `PUT`/`PATCH /controlpanels/{id}`: updates the writable fields present in the body. */
+export function updatePanelById(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  body: ControlPanelWrite,
+  location?: PanelLocationName,
+): ControlPanelDto {
+  return updatePanel(deps, principal, panelRow(deps, id, location), body);
+}
+
+/**
+ * `POST`/`PUT /controlpanels` (C: Requests): updates the panel the body names by `_id` (of the kind
+ * asked for, 404 otherwise), or a registered panel by subsystem + `externalRef`; else creates one of
+ * the kind the query (`location`, alias `type`), else the body, says, registered by default.
+ */
+export function upsertPanel(
+  deps: Deps,
+  principal: Principal,
+  body: ControlPanelWrite,
+  queryLocation?: PanelLocationName,
+): { entity: ControlPanelDto; created: boolean } {
+  const asked = queryLocation ?? body.location;
+  if (body._id !== undefined) {
+    return { entity: updatePanel(deps, principal, panelRow(deps, body._id, asked), body), created: false };
+  }
+  if (asked === 'available') {
+    requirePermission(principal, 'users:write');
+    return { entity: createAvailable(deps, body), created: true };
+  }
+  // Refuse before looking the subsystem up, so an unauthorised caller learns nothing about it.
+  if (!can(principal, 'subsystems:write') && !principal.integration) {
+    throw forbidden('this needs the subsystems:write permission');
+  }
+  const subsystem = subsystemOf(deps, body);
+  requireOwnWrite(principal, 'subsystems:write', subsystem.id);
+  if (body.externalRef != null) {
+    const existing = deps.db
+      .select()
+      .from(controlPanels)
+      .where(
+        and(
+          eq(controlPanels.location, 'registered'),
+          eq(controlPanels.subsystemId, subsystem.id),
+          eq(controlPanels.externalRef, body.externalRef),
+        ),
+      )
+      .get();
+    if (existing) return { entity: updateRegistered(deps, existing, body), created: false };
+  }
+  return { entity: createRegistered(deps, subsystem, body), created: true };
+}

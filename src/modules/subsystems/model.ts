@@ -1,0 +1,77 @@
+import { t } from 'elysia';
+import { EntityMeta } from '../../http/entity';
+import { Description, DisplayName, ExternalId, Metadata } from '../../http/fields';
+import { PageQuery } from '../../http/lists';
+
+const Time = t.Union([t.String({ format: 'date-time' }), t.Null()]);
+
+export const HealthCheckModel = t.Object({
+  mode: t.Union([t.Literal('heartbeat'), t.Literal('http'), t.Literal('tcp')]),
+  url: t.Optional(t.String({ minLength: 1, maxLength: 2048 })),
+  host: t.Optional(t.String({ minLength: 1, maxLength: 253 })),
+  port: t.Optional(t.Integer({ minimum: 1, maximum: 65535 })),
+  intervalSeconds: t.Optional(t.Integer({ minimum: 5, maximum: 3600 })),
+  timeoutSeconds: t.Optional(t.Integer({ minimum: 1, maximum: 60 })),
+});
+
+const SubsystemDtoModel = t.Object({
+  ...EntityMeta,
+  externalId: t.String(),
+  displayName: t.String(),
+  description: t.String(),
+  type: t.String(),
+  kind: t.Literal('subsystem'),
+  healthEnabled: t.Boolean(),
+  healthGracePeriod: t.Integer(),
+  healthCheck: HealthCheckModel,
+  directMediaPlayback: t.Boolean(),
+  metadata: t.Record(t.String(), t.Unknown()),
+  status: t.String(),
+  isAlive: t.Boolean(),
+  lastContactedAt: Time,
+  statusChangedAt: Time,
+  healthState: t.Integer(),
+  healthGracePeriodRemaining: t.Union([t.Integer(), t.Null()]),
+  heartbeat: t.Object({
+    lastAt: Time,
+    remoteAddress: t.Union([t.String(), t.Null()]),
+    intervalMs: t.Union([t.Integer(), t.Null()]),
+    count: t.Integer(),
+  }),
+});
+
+export const SubsystemModel = {
+  dto: SubsystemDtoModel,
+  list: t.Array(SubsystemDtoModel),
+  /**
+   * One body for create and update: every field optional here (externalId is required on create,
+   * checked by the service). Read-only fields and unknown fields are ignored, never an error.
+   */
+  write: t.Object({
+    _id: t.Optional(t.Integer({ minimum: 1 })),
+    externalId: t.Optional(ExternalId),
+    displayName: t.Optional(DisplayName),
+    description: t.Optional(Description),
+    type: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+    healthEnabled: t.Optional(t.BooleanString()),
+    /** Checked by the service so every wrong value gets the one message the contract fixes. */
+    healthGracePeriod: t.Optional(
+      t.Unknown({ description: 'integer seconds, 1–86400; null restores the setting default' }),
+    ),
+    healthCheck: t.Optional(HealthCheckModel),
+    directMediaPlayback: t.Optional(t.BooleanString()),
+    metadata: t.Optional(Metadata),
+  }),
+  listQuery: t.Object({
+    ...PageQuery,
+    type: t.Optional(t.String()),
+    status: t.Optional(t.String()),
+    externalId: t.Optional(t.String()),
+    fuzzy: t.Optional(t.String()),
+    cms: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
+  }),
+};
+
+export type SubsystemDto = typeof SubsystemModel.dto.static;
+export type SubsystemWrite = typeof SubsystemModel.write.static;
+export type SubsystemListQuery = typeof SubsystemModel.listQuery.static;
