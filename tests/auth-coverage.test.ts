@@ -4,12 +4,17 @@
  * every permission but the route's own it answers 403. A route added later is covered the moment it exists.
  */
 import { describe, expect, it } from 'bun:test';
-import type { AuthMeta } from '../src/http/auth';
+import { type AuthMeta, missingPermissionMessage } from '../src/http/auth';
 import { PERMISSIONS } from '../src/modules/roles/permissions';
 import { makeTestApp } from './helpers/app';
 
 /** The routes anyone may call (C: Authentication). */
-const PUBLIC = new Set(['GET /api/v1/health', 'GET /api/v1/version', 'POST /api/v1/auth/login', 'GET /api/v1/openapi.json']);
+const PUBLIC = new Set([
+  'GET /api/v1/health',
+  'GET /api/v1/version',
+  'POST /api/v1/auth/login',
+  'GET /api/v1/openapi.json',
+]);
 
 const harness = makeTestApp();
 const routes = harness.app.routes
@@ -48,16 +53,16 @@ describe('without a credential', () => {
 
 describe('without the permission', () => {
   const guarded = routes.filter((r) => r.auth?.permission);
-  it.each(guarded.map((r) => [`${r.method} ${r.path} (${r.auth?.permission})`, r] as const))(
+  it.each(guarded.map((r) => [`${r.method} ${r.path} (${r.auth?.anyOf.join(' or ')})`, r] as const))(
     '%s answers 403',
     async (_, route) => {
-      const token = harness.tokenWith(PERMISSIONS.filter((p) => p !== route.auth?.permission));
+      const token = harness.tokenWith(PERMISSIONS.filter((p) => !route.auth?.anyOf.includes(p)));
       const res = await harness.call(route.method, concrete(route.path), { token, body: {} });
       expect(res.status).toBe(403);
       expect(res.body).toEqual({
         statusCode: 403,
         code: 'forbidden',
-        message: `this needs the ${route.auth?.permission} permission`,
+        message: route.auth ? missingPermissionMessage(route.auth) : '',
         requestId: res.headers.get('x-request-id'),
       });
     },

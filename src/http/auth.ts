@@ -4,8 +4,9 @@
  * unauthorised request is refused before a byte of its body is read (C: Authentication).
  *
  * Rules: `'authenticated'` (any valid caller), a permission, `{permission, integration: true}`
- * (the integration role also passes; the service limits it to its own subsystems) or
- * `{permission, self: true}` (a signed-in user also passes; the service limits it to their own record).
+ * (the integration role also passes; the service limits it to its own subsystems),
+ * `{permission, self: true}` (a signed-in user also passes; the service limits it to their own record)
+ * or `{anyOf: [...]}` (one route serving kinds with different permissions; the service picks).
  */
 import { Elysia } from 'elysia';
 import type { Deps } from '../deps';
@@ -20,20 +21,33 @@ export type AuthRule =
   | 'authenticated'
   | Permission
   | { permission: Permission; integration: true }
-  | { permission: Permission; self: true };
+  | { permission: Permission; self: true }
+  | { anyOf: [Permission, ...Permission[]]; integration?: true };
 
 /** The rule as recorded in the route's OpenAPI detail (`x-pms-auth`), which the auth test reads. */
 export interface AuthMeta {
+  /** The permission named first; null when any caller passes. */
   permission: Permission | null;
+  /** Every permission that lets a caller through (one is enough). */
+  anyOf: Permission[];
   integration: boolean;
   self: boolean;
   public: boolean;
 }
 
 export function authMeta(rule: AuthRule): AuthMeta {
-  if (rule === 'authenticated') return { permission: null, integration: false, self: false, public: false };
-  if (typeof rule === 'string') return { permission: rule, integration: false, self: false, public: false };
-  return { permission: rule.permission, integration: 'integration' in rule, self: 'self' in rule, public: false };
+  const base = { integration: false, self: false, public: false };
+  if (rule === 'authenticated') return { ...base, permission: null, anyOf: [] };
+  if (typeof rule === 'string') return { ...base, permission: rule, anyOf: [rule] };
+  const anyOf = 'anyOf' in rule ? rule.anyOf : [rule.permission];
+  return { ...base, permission: anyOf[0] ?? null, anyOf, integration: 'integration' in rule, self: 'self' in rule };
+}
+
+/** The 403 message for a caller lacking the rule's permissions. */
+export function missingPermissionMessage(rule: AuthMeta): string {
+  return rule.anyOf.length > 1
+    ? `this needs one of the permissions ${rule.anyOf.join(', ')}`
+    : `this needs the ${rule.permission} permission`;
 }
 
 function callerOf(deps: Deps, request: Request): Principal | null {
@@ -54,11 +68,10 @@ function optionalCaller(deps: Deps, request: Request): Principal | null {
 function gate(deps: Deps, request: Request, rule: AuthMeta): Principal {
   const principal = callerOf(deps, request);
   if (!principal) throw unauthorized();
-  const { permission } = rule;
-  if (permission === null || principal.permissions.has(permission)) return principal;
+  if (rule.anyOf.length === 0 || rule.anyOf.some((p) => principal.permissions.has(p))) return principal;
   if (rule.integration && principal.integration) return principal;
   if (rule.self && principal.userId !== null) return principal;
-  throw forbidden(`this needs the ${permission} permission`);
+  throw forbidden(missingPermissionMessage(rule));
 }
 
 const SECURITY = [{ bearer: [] }, { isaacToken: [] }, { sessionCookie: [] }];
@@ -82,7 +95,13 @@ export function authPlugin(deps: Deps) {
     public: (enabled: true) => ({
       detail: {
         security: [],
-        'x-pms-auth': { permission: null, integration: false, self: false, public: enabled } satisfies AuthMeta,
+        'x-pms-auth': {
+          permission: null,
+          anyOf: [],
+          integration: false,
+          self: false,
+          public: enabled,
+        } satisfies AuthMeta,
       } as Record<string, unknown>,
       parse: async ({ request }) => readJsonBody(request, deps.config.maxBodyBytes),
       resolve: ({ request }) => ({ caller: optionalCaller(deps, request) }),

@@ -167,7 +167,7 @@ function responses(route: RouteLike, auth: AuthMeta | undefined, hasInput: boole
   if (hasInput) out['400'] = errorRef('Malformed request, or a value breaks its schema (`bad_request`, `validation`)');
   if (auth && !auth.public) {
     out['401'] = errorRef('No or bad credential (`unauthorized`)');
-    if (auth.permission) out['403'] = errorRef(`The credential lacks ${auth.permission} (\`forbidden\`)`);
+    if (auth.permission) out['403'] = errorRef(`The credential lacks ${auth.anyOf.join(' or ')} (\`forbidden\`)`);
   }
   if (/:[^/]+/.test(route.path)) out['404'] = errorRef('No such entity (`not_found`)');
   if (hasBody) {

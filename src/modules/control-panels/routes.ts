@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
+import { type AuthRule, authPlugin } from '../../http/auth';
 import { IdParam } from '../../http/fields';
 import { pageOf, sendList } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
@@ -12,9 +12,13 @@ const locationOf = (query: { location?: 'registered' | 'available'; type?: 'regi
   query.location ?? query.type;
 
 /**
- * Control panels (§2). Every route only requires a credential: whether a caller may read or write
- * depends on the panel's kind (rule 5), which the service decides once it has the panel.
+ * Control panels (§2). One route serves both kinds, so writes pass a caller holding either
+ * `subsystems:write` or `users:write` (or the integration role) before the body is read, and the
+ * service decides by the panel's kind (rule 5). Reads need only a credential: anyone may read the
+ * available panels they may open; the rest needs `subsystems:read`, decided in the service.
  */
+const WRITE = { anyOf: ['subsystems:write', 'users:write'], integration: true } as const satisfies AuthRule;
+
 export function controlPanelsRoutes(deps: Deps) {
   return new Elysia({ prefix: '/controlpanels' })
     .use(authPlugin(deps))
@@ -30,7 +34,7 @@ export function controlPanelsRoutes(deps: Deps) {
       '/',
       ({ principal, body, query, set }) => upserted(set, upsertPanel(deps, principal, body, locationOf(query))),
       {
-        auth: 'authenticated',
+        auth: WRITE,
         query: t.Object(LocationQuery),
         body: ControlPanelWriteModel,
         response: { 200: ControlPanelModel.dto, 201: ControlPanelModel.dto },
@@ -41,7 +45,7 @@ export function controlPanelsRoutes(deps: Deps) {
       '/',
       ({ principal, body, query, set }) => upserted(set, upsertPanel(deps, principal, body, locationOf(query))),
       {
-        auth: 'authenticated',
+        auth: WRITE,
         query: t.Object(LocationQuery),
         body: ControlPanelWriteModel,
         response: { 200: ControlPanelModel.dto, 201: ControlPanelModel.dto },
@@ -58,7 +62,7 @@ export function controlPanelsRoutes(deps: Deps) {
       '/:id',
       ({ principal, params, query, body }) => updatePanelById(deps, principal, params.id, body, locationOf(query)),
       {
-        auth: 'authenticated',
+        auth: WRITE,
         params: IdParam,
         query: t.Object(LocationQuery),
         body: ControlPanelWriteModel,
@@ -70,7 +74,7 @@ export function controlPanelsRoutes(deps: Deps) {
       '/:id',
       ({ principal, params, query, body }) => updatePanelById(deps, principal, params.id, body, locationOf(query)),
       {
-        auth: 'authenticated',
+        auth: WRITE,
         params: IdParam,
         query: t.Object(LocationQuery),
         body: ControlPanelWriteModel,
@@ -83,6 +87,6 @@ export function controlPanelsRoutes(deps: Deps) {
         deletePanel(deps, principal, params.id, locationOf(query));
         return noContent(set);
       },
-      { auth: 'authenticated', params: IdParam, query: t.Object(LocationQuery) },
+      { auth: WRITE, params: IdParam, query: t.Object(LocationQuery) },
     );
 }
