@@ -1,14 +1,7 @@
 /** The conventions every route shares (C: Requests, Responses, Errors), exercised through real routes. */
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../tests/helpers/app';
-
-const errorBody = (res: { headers: Headers }, status: number, code: string, message: string, detail?: unknown) => ({
-  statusCode: status,
-  code,
-  message,
-  ...(detail ? { detail } : {}),
-  requestId: res.headers.get('x-request-id'),
-});
+import { errorBody } from '../../tests/helpers/errors';
 
 describe('errors', () => {
   it('answers an unknown route with 404 not_found', async () => {

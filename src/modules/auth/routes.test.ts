@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../../tests/helpers/app';
+import { errorBody } from '../../../tests/helpers/errors';
 import { makeUser, signIn } from '../../../tests/helpers/factories';
-
-const err = (res: { headers: Headers }, statusCode: number, code: string, message: string) => ({
-  statusCode,
-  code,
-  message,
-  requestId: res.headers.get('x-request-id'),
-});
 
 function securityLog(t: ReturnType<typeof makeTestApp>): Array<{ key: string; value: string }> {
   return t.deps.sqlite
@@ -50,7 +44,7 @@ describe('POST /auth/login', () => {
     ]) {
       const res = await t.call('POST', '/auth/login', { body, from: `10.0.0.${body.password.length}` });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual(err(res, 401, 'unauthorized', 'unknown username or wrong password'));
+      expect(res.body).toEqual(errorBody(res, 401, 'unauthorized', 'unknown username or wrong password'));
       expect(res.headers.get('set-cookie')).toBeNull();
     }
     expect(securityLog(t).map((l) => l.key)).toEqual(['auth.login.failed', 'auth.login.failed', 'auth.login.failed']);
@@ -75,7 +69,7 @@ describe('POST /auth/login', () => {
     }
     const locked = await attempt('carol-password-1');
     expect(locked.status).toBe(429);
-    expect(locked.body).toEqual(err(locked, 429, 'rate_limited', 'too many attempts, try again later'));
+    expect(locked.body).toEqual(errorBody(locked, 429, 'rate_limited', 'too many attempts, try again later'));
     // The first failure was 4 minutes ago: it leaves the window in 11 minutes.
     expect(locked.headers.get('retry-after')).toBe(String(11 * 60));
     expect((await attempt('carol-password-1', '10.9.9.8')).status).toBe(200);
@@ -128,7 +122,7 @@ describe('credentials', () => {
     const t = makeTestApp();
     const res = await t.call('GET', '/auth/me', { token: 'pms_unknown', from: '127.0.0.1' });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual(err(res, 401, 'unauthorized', 'the credential is invalid or has expired'));
+    expect(res.body).toEqual(errorBody(res, 401, 'unauthorized', 'the credential is invalid or has expired'));
   });
 
   it('treats a request without credential from a trusted network as the integration role', async () => {
@@ -239,7 +233,7 @@ describe('PUT /auth/me/password', () => {
         body: { currentPassword: 'not-it-at-all', newPassword: 'another-password' },
       });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual(err(res, 401, 'unauthorized', 'the current password is wrong'));
+      expect(res.body).toEqual(errorBody(res, 401, 'unauthorized', 'the current password is wrong'));
     }
     const locked = await t.call('PUT', '/auth/me/password', {
       token: session,
@@ -258,7 +252,7 @@ describe('PUT /auth/me/password', () => {
     });
     expect(short.status).toBe(400);
     expect(short.body).toEqual({
-      ...err(short, 400, 'validation', 'newPassword must be at least 8 characters'),
+      ...errorBody(short, 400, 'validation', 'newPassword must be at least 8 characters'),
       detail: [{ path: '/newPassword', message: 'must be at least 8 characters' }],
     });
     expect(short.text).not.toContain('Sh0rt!');

@@ -1,25 +1,10 @@
 /** Shared set-up for the control-panel HTTP tests: an app with two subsystems and an event recorder. */
 import { makeTestApp } from '../../../tests/helpers/app';
+
+export { errorBody, validationBody as validation } from '../../../tests/helpers/errors';
+
 import type { BusEvent } from '../../realtime/bus';
 import { upsertSubsystem } from '../subsystems/service';
-
-export const errorBody = (
-  res: { headers: Headers },
-  status: number,
-  code: string,
-  message: string,
-  detail?: unknown,
-) => ({
-  statusCode: status,
-  code,
-  message,
-  ...(detail ? { detail } : {}),
-  requestId: res.headers.get('x-request-id'),
-});
-
-/** The 400 body of one field rule (`invalid(path, message)`). */
-export const validation = (res: { headers: Headers }, path: string, message: string) =>
-  errorBody(res, 400, 'validation', `${path.split('/').filter(Boolean).join('.')} ${message}`, [{ path, message }]);
 
 export const URL_A = 'https://media.local/ui';
 

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../../tests/helpers/app';
+import { errorBody } from '../../../tests/helpers/errors';
 import { PERMISSIONS } from './permissions';
-
-const err = (res: { headers: Headers }, statusCode: number, code: string, message: string, detail?: unknown) => ({
-  statusCode,
-  code,
-  message,
-  ...(detail ? { detail } : {}),
-  requestId: res.headers.get('x-request-id'),
-});
 
 describe('roles', () => {
   it('lists the built-in roles; admin holds every permission', async () => {
@@ -64,7 +57,7 @@ describe('roles', () => {
     expect(put.body.permissions).toEqual(['logs:read']);
     expect((await t.call('DELETE', `/roles/${id}`, { as: 'admin' })).status).toBe(204);
     const gone = await t.call('GET', `/roles/${id}`, { as: 'admin' });
-    expect(gone.body).toEqual(err(gone, 404, 'not_found', `role ${id} not found`));
+    expect(gone.body).toEqual(errorBody(gone, 404, 'not_found', `role ${id} not found`));
   });
 
   it('refuses unknown permissions at their path and duplicate names', async () => {
@@ -74,12 +67,12 @@ describe('roles', () => {
       body: { name: 'x', permissions: ['users:read', 'users:delete'] },
     });
     expect(bad.body).toEqual(
-      err(bad, 400, 'validation', 'permissions.1 is not a known permission', [
+      errorBody(bad, 400, 'validation', 'permissions.1 is not a known permission', [
         { path: '/permissions/1', message: 'is not a known permission' },
       ]),
     );
     const dup = await t.call('POST', '/roles', { as: 'admin', body: { name: 'viewer', permissions: [] } });
-    expect(dup.body).toEqual(err(dup, 409, 'conflict', 'role name viewer is taken'));
+    expect(dup.body).toEqual(errorBody(dup, 409, 'conflict', 'role name viewer is taken'));
     expect((await t.call('GET', '/roles', { as: 'admin' })).body).toHaveLength(4);
   });
 
@@ -87,9 +80,9 @@ describe('roles', () => {
     const t = makeTestApp();
     const viewer = (await t.call('GET', '/roles', { as: 'admin' })).body[2];
     const put = await t.call('PUT', `/roles/${viewer._id}`, { as: 'admin', body: { permissions: ['users:write'] } });
-    expect(put.body).toEqual(err(put, 409, 'conflict', 'the built-in role viewer cannot be changed'));
+    expect(put.body).toEqual(errorBody(put, 409, 'conflict', 'the built-in role viewer cannot be changed'));
     const del = await t.call('DELETE', `/roles/${viewer._id}`, { as: 'admin' });
-    expect(del.body).toEqual(err(del, 409, 'conflict', 'the built-in role viewer cannot be deleted'));
+    expect(del.body).toEqual(errorBody(del, 409, 'conflict', 'the built-in role viewer cannot be deleted'));
   });
 
   it('refuses to delete a role still in use', async () => {
@@ -99,7 +92,7 @@ describe('roles', () => {
     expect((await t.call('GET', `/roles/${made.body._id}`, { as: 'admin' })).body.tokenCount).toBe(1);
     const del = await t.call('DELETE', `/roles/${made.body._id}`, { as: 'admin' });
     expect(del.body).toEqual(
-      err(del, 409, 'conflict', 'role scripts is still used by 0 user(s), 1 token(s) and 0 template(s)'),
+      errorBody(del, 409, 'conflict', 'role scripts is still used by 0 user(s), 1 token(s) and 0 template(s)'),
     );
   });
 
@@ -109,7 +102,7 @@ describe('roles', () => {
     const ok = await t.call('POST', '/roles', { token, body: { name: 'readers', permissions: ['logs:read'] } });
     expect(ok.status).toBe(201);
     const res = await t.call('POST', '/roles', { token, body: { name: 'escalate', permissions: ['users:write'] } });
-    expect(res.body).toEqual(err(res, 403, 'forbidden', 'you cannot grant users:write, which you do not hold'));
+    expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'you cannot grant users:write, which you do not hold'));
   });
 
   it('applies a permission change from the next request', async () => {

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../../tests/helpers/app';
+import { errorBody } from '../../../tests/helpers/errors';
 import { builtInRoleId } from '../roles/service';
-
-const err = (res: { headers: Headers }, statusCode: number, code: string, message: string, detail?: unknown) => ({
-  statusCode,
-  code,
-  message,
-  ...(detail ? { detail } : {}),
-  requestId: res.headers.get('x-request-id'),
-});
 
 describe('tokens', () => {
   it('creates a token whose secret is shown once and only hashed at rest', async () => {
@@ -71,7 +64,7 @@ describe('tokens', () => {
     const revoked = await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'r', roleId } });
     expect((await t.call('DELETE', `/tokens/${revoked.body._id}`, { as: 'admin' })).status).toBe(204);
     const after = await t.call('GET', '/roles', { token: revoked.body.token });
-    expect(after.body).toEqual(err(after, 401, 'unauthorized', 'the credential is invalid or has expired'));
+    expect(after.body).toEqual(errorBody(after, 401, 'unauthorized', 'the credential is invalid or has expired'));
     const expiresAt = new Date(t.clock.now() + 60_000).toISOString();
     const expiring = await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'e', roleId, expiresAt } });
     expect((await t.call('GET', '/roles', { token: expiring.body.token })).status).toBe(200);
@@ -100,13 +93,13 @@ describe('tokens', () => {
       body: { displayName: 'p', roleId, expiresAt: new Date(t.clock.now() - 1000).toISOString() },
     });
     expect(past.body).toEqual(
-      err(past, 400, 'validation', 'expiresAt must be in the future', [
+      errorBody(past, 400, 'validation', 'expiresAt must be in the future', [
         { path: '/expiresAt', message: 'must be in the future' },
       ]),
     );
     const role = await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'p', roleId: 999 } });
     expect(role.body).toEqual(
-      err(role, 400, 'validation', 'roleId names a role that does not exist', [
+      errorBody(role, 400, 'validation', 'roleId names a role that does not exist', [
         { path: '/roleId', message: 'names a role that does not exist' },
       ]),
     );
@@ -115,7 +108,7 @@ describe('tokens', () => {
       body: { displayName: 'p', roleId, subsystemIds: [42] },
     });
     expect(sub.body).toEqual(
-      err(sub, 400, 'validation', 'subsystemIds.0 names a subsystem that does not exist', [
+      errorBody(sub, 400, 'validation', 'subsystemIds.0 names a subsystem that does not exist', [
         { path: '/subsystemIds/0', message: 'names a subsystem that does not exist' },
       ]),
     );
@@ -134,6 +127,6 @@ describe('tokens', () => {
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('forbidden');
     const unknown = await t.call('GET', '/tokens/999', { as: 'admin' });
-    expect(unknown.body).toEqual(err(unknown, 404, 'not_found', 'token 999 not found'));
+    expect(unknown.body).toEqual(errorBody(unknown, 404, 'not_found', 'token 999 not found'));
   });
 });

@@ -3,10 +3,13 @@
  * control panel rows written straight into the database (the panel routes are another module's).
  */
 import { expect } from 'bun:test';
-import type { CallResult, TestApp } from '../../../tests/helpers/app';
+import type { TestApp } from '../../../tests/helpers/app';
+import { signIn as signInAs } from '../../../tests/helpers/factories';
 import { controlPanels, subsystems } from '../../db/schema';
 import type { BuiltInRoleName } from '../roles/permissions';
 import { builtInRoleId } from '../roles/service';
+
+export { errorBody } from '../../../tests/helpers/errors';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -22,27 +25,14 @@ export async function makeUser(h: TestApp, username: string, body: Record<string
 }
 
 /** Signs in and returns the session secret. */
-export async function signIn(h: TestApp, username: string, password = PASSWORD): Promise<string> {
-  const res = await h.call('POST', '/auth/login', { body: { username, password } });
-  expect(res.status).toBe(200);
-  return res.body.session;
+export function signIn(h: TestApp, username: string, password = PASSWORD): Promise<string> {
+  return signInAs(h, username, password);
 }
 
 /** A user with these roles, signed in. */
 export async function signedInUser(h: TestApp, username: string, roleIds: number[]) {
   const user = await makeUser(h, username, { roleIds });
   return { user, id: user._id as number, token: await signIn(h, username) };
-}
-
-/** The one error body, with the request id the answer carried. */
-export function errorBody(res: CallResult, statusCode: number, code: string, message: string, detail?: unknown) {
-  return {
-    statusCode,
-    code,
-    message,
-    ...(detail === undefined ? {} : { detail }),
-    requestId: res.headers.get('x-request-id'),
-  };
 }
 
 let subsystemCount = 0;

@@ -1,0 +1,23 @@
+/** The one error body (C: Errors) as tests expect it, with the request id the answer carried. */
+export function errorBody(
+  res: { headers: Headers },
+  statusCode: number,
+  code: string,
+  message: string,
+  detail?: unknown,
+) {
+  return {
+    statusCode,
+    code,
+    message,
+    ...(detail === undefined ? {} : { detail }),
+    requestId: res.headers.get('x-request-id'),
+  };
+}
+
+/** The 400 body of one broken field rule (`invalid(path, message)`). */
+export function validationBody(res: { headers: Headers }, path: string, message: string) {
+  return errorBody(res, 400, 'validation', `${path.split('/').filter(Boolean).join('.')} ${message}`, [
+    { path, message },
+  ]);
+}
