@@ -29,10 +29,9 @@ export function openablePanelIds(deps: Deps, viewer: PanelViewer): number[] {
   return rows.filter((r) => admin || r.roles.some((role) => viewer.roleIds.includes(role))).map((r) => r.id);
 }
 
-/** Panels by id as DTOs, in the order of `ids`; unknown ids are skipped. */
-export function panelsByIds(deps: Deps, ids: readonly number[]): ControlPanelDto[] {
-  if (ids.length === 0) return [];
-  const rows = deps.db
+/** Panels as DTOs in `_id` order: all of them, or those with the given ids. */
+export function selectPanelDtos(deps: Deps, ids?: readonly number[]): ControlPanelDto[] {
+  return deps.db
     .select({
       panel: controlPanels,
       subsystemExternalId: subsystems.externalId,
@@ -41,10 +40,15 @@ export function panelsByIds(deps: Deps, ids: readonly number[]): ControlPanelDto
     .from(controlPanels)
     .innerJoin(subsystems, eq(subsystems.id, controlPanels.subsystemId))
     .leftJoin(registered, eq(registered.id, controlPanels.registeredPanelId))
-    .where(inArray(controlPanels.id, [...ids]))
-    .all();
-  const byId = new Map(
-    rows.map((r) => [r.panel.id, toControlPanelDto(r.panel, r.subsystemExternalId, r.registeredName)]),
-  );
+    .where(ids === undefined ? undefined : inArray(controlPanels.id, [...ids]))
+    .orderBy(controlPanels.id)
+    .all()
+    .map((r) => toControlPanelDto(r.panel, r.subsystemExternalId, r.registeredName));
+}
+
+/** Panels by id as DTOs, in the order of `ids`; unknown ids are skipped. */
+export function panelsByIds(deps: Deps, ids: readonly number[]): ControlPanelDto[] {
+  if (ids.length === 0) return [];
+  const byId = new Map(selectPanelDtos(deps, ids).map((p) => [p._id, p]));
   return ids.map((id) => byId.get(id)).filter((p): p is ControlPanelDto => p !== undefined);
 }

@@ -8,19 +8,16 @@
  * available panels they may open (rule 4).
  */
 import { and, eq } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/sqlite-core';
-import { controlPanels, subsystems } from '../../db/schema';
+import { controlPanels } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { can, type Principal, requireOwnWrite, requirePermission } from '../auth/principal';
-import { openablePanelIds, panelsByIds } from './access';
-import { type ControlPanelRow, toControlPanelDto } from './mapper';
+import { openablePanelIds, panelsByIds, selectPanelDtos } from './access';
+import type { ControlPanelRow } from './mapper';
 import type { ControlPanelDto, ControlPanelListFilter, PanelLocationName } from './model';
-
-const registered = alias(controlPanels, 'registered');
 
 export type PanelEvent = 'created' | 'updated' | 'deleted';
 
@@ -90,19 +87,8 @@ export function listPanels(
     if (location === 'registered') throw forbidden('this needs the subsystems:read permission');
     visible = new Set(openablePanelIds(deps, viewerOf(principal)));
   }
-  const panels = deps.db
-    .select({
-      panel: controlPanels,
-      subsystemExternalId: subsystems.externalId,
-      registeredName: registered.displayName,
-    })
-    .from(controlPanels)
-    .innerJoin(subsystems, eq(subsystems.id, controlPanels.subsystemId))
-    .leftJoin(registered, eq(registered.id, controlPanels.registeredPanelId))
-    .orderBy(controlPanels.id)
-    .all()
-    .filter((r) => visible === null || visible.has(r.panel.id))
-    .map((r) => toControlPanelDto(r.panel, r.subsystemExternalId, r.registeredName))
+  const panels = selectPanelDtos(deps)
+    .filter((p) => visible === null || visible.has(p._id))
     .filter((p) => matches(p, filter, location));
   return paginate(panels, page);
 }
