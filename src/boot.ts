@@ -15,6 +15,7 @@ import { writePlatformLog } from './modules/logs/write';
 import { ensureBuiltInRoles } from './modules/roles/service';
 import { createAdminAccount, userCount } from './modules/users/accounts';
 import { EventBus } from './realtime/bus';
+import { PushHub } from './rpc/hub';
 
 export interface BootOptions {
   config: Config;
@@ -44,6 +45,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     config: options.config,
     clock: options.clock,
     bus,
+    push: new PushHub(),
     scheduler: createScheduler(options.log),
     version: options.version,
     remoteAddress: options.remoteAddress,

@@ -6,6 +6,7 @@ import type { Db } from './db/client';
 import type { Scheduler } from './jobs/scheduler';
 import type { Logger } from './log';
 import type { EventBus } from './realtime/bus';
+import type { PushHub } from './rpc/hub';
 
 export interface Deps {
   db: Db;
@@ -14,6 +15,8 @@ export interface Deps {
   config: Config;
   clock: Clock;
   bus: EventBus;
+  /** The TCP JSON-RPC push channel's subscriptions and publish API. */
+  push: PushHub;
   /** Timed jobs; only main schedules any, so tests built on the same Deps run none by accident. */
   scheduler: Scheduler;
   version: VersionInfo;
