@@ -3,5 +3,9 @@
  * add one line here for each new file (a test fails when a file is missing from this list).
  */
 import m0000 from './0000_foundation.sql' with { type: 'text' };
+import m0001 from './0001_integration_core.sql' with { type: 'text' };
 
-export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [{ tag: '0000_foundation', sql: m0000 }];
+export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
+  { tag: '0000_foundation', sql: m0000 },
+  { tag: '0001_integration_core', sql: m0001 },
+];

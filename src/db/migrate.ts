@@ -41,7 +41,8 @@ export function migrate(sqlite: Database, dbPath: string | null, now: number, li
   for (const m of pending) {
     sqlite.transaction(() => {
       for (const statement of m.sql.split('--> statement-breakpoint')) {
-        if (statement.trim()) sqlite.run(statement);
+        const code = statement.replace(/^\s*--.*$/gm, '').trim();
+        if (code) sqlite.run(statement);
       }
       record.run(m.tag, now);
     })();
