@@ -3,7 +3,11 @@ import { PushHub } from './hub';
 
 function fake(accepts = true) {
   const lines: string[] = [];
-  return { lines, send: (line: string) => (accepts ? (lines.push(line), true) : false) };
+  const send = (line: string): boolean => {
+    if (accepts) lines.push(line);
+    return accepts;
+  };
+  return { lines, send };
 }
 
 describe('PushHub', () => {
