@@ -18,6 +18,7 @@ import { scheduleHousekeeping } from './jobs/housekeeping';
 import { createLogger, type Logger } from './log';
 import { writePlatformLog } from './modules/logs/write';
 import { createAdminAccount } from './modules/users/accounts';
+import { type RpcServer, startRpcServer } from './rpc/server';
 import { versionInfo } from './version';
 
 const HELP = `pmsd ${versionInfo.version} — the platform management service
@@ -84,10 +85,22 @@ async function serve(config: Config): Promise<void> {
     fail(`cannot listen on ${config.httpHost}:${config.httpPort}: ${(err as Error).message}`, 1);
   }
   listening.server = server;
+  let rpc: RpcServer;
+  try {
+    rpc = startRpcServer(deps, { port: config.rpcPort, hostname: config.httpHost });
+  } catch (err) {
+    fail(`cannot listen on ${config.httpHost}:${config.rpcPort} (JSON-RPC): ${(err as Error).message}`, 1);
+  }
+  deps.scheduler.add('rpc.idle-sweep', '*/5 * * * * *', () => void rpc.sweepIdle());
   scheduleHousekeeping(deps, deps.scheduler);
   writePlatformLog(deps, { category: 'system', key: 'system.start', value: `pmsd ${versionInfo.version} started` });
   log.info(
-    { http: `http://${config.httpHost}:${server.port}/api/v1`, dataDir: config.dataDir, version: versionInfo.version },
+    {
+      http: `http://${config.httpHost}:${server.port}/api/v1`,
+      rpc: `tcp://${config.httpHost}:${rpc.port}`,
+      dataDir: config.dataDir,
+      version: versionInfo.version,
+    },
     'pmsd listening',
   );
   const hint = admin
@@ -108,6 +121,7 @@ async function serve(config: Config): Promise<void> {
     }, SHUTDOWN_DEADLINE_MS);
     try {
       await server.stop(false);
+      rpc.stop();
       deps.scheduler.stopAll();
       writePlatformLog(deps, { category: 'system', key: 'system.stop', value: `pmsd stopped (${signal})` });
       deps.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');

@@ -101,18 +101,13 @@ export function isTrustedAddress(deps: Deps, address: string | null): boolean {
   return address !== null && trustedNetworks(deps).some((cidr) => cidrContains(cidr, address));
 }
 
-/** Decides the caller; throws 401 for a credential that is unknown, expired or revoked. */
-export function authenticate(deps: Deps, request: Request): Principal | null {
-  const address = deps.remoteAddress(request);
-  const secret = credentialOf(request);
-  if (secret) {
-    const principal = secret.startsWith(TOKEN_PREFIX)
-      ? fromToken(deps, secret, address)
-      : fromSession(deps, secret, address);
-    if (!principal) throw unauthorized('the credential is invalid or has expired');
-    return principal;
-  }
-  if (!isTrustedAddress(deps, address)) return null;
+/** The principal a secret (`pms_…` API token or session) stands for, checked as HTTP does; null when invalid. */
+export function authenticateSecret(deps: Deps, secret: string, address: string | null): Principal | null {
+  return secret.startsWith(TOKEN_PREFIX) ? fromToken(deps, secret, address) : fromSession(deps, secret, address);
+}
+
+/** The principal of a request with no credential from a trusted network: the `integration` role. */
+export function trustedPrincipal(deps: Deps, address: string): Principal {
   const roleId = builtInRoleId(deps, 'integration');
   const { permissions } = grantsOf(deps, [roleId]);
   return {
@@ -129,6 +124,19 @@ export function authenticate(deps: Deps, request: Request): Principal | null {
     address,
     label: `trusted:${address}`,
   };
+}
+
+/** Decides the caller; throws 401 for a credential that is unknown, expired or revoked. */
+export function authenticate(deps: Deps, request: Request): Principal | null {
+  const address = deps.remoteAddress(request);
+  const secret = credentialOf(request);
+  if (secret) {
+    const principal = authenticateSecret(deps, secret, address);
+    if (!principal) throw unauthorized('the credential is invalid or has expired');
+    return principal;
+  }
+  if (address === null || !isTrustedAddress(deps, address)) return null;
+  return trustedPrincipal(deps, address);
 }
 
 const BAD_LOGIN = 'unknown username or wrong password';

@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from 'bun:test';
+import type { TestApp } from '../../tests/helpers/app';
+import { makeUser, signIn } from '../../tests/helpers/factories';
+import { IDLE_CLOSE_MS } from './server';
+import { rpcError as err, ok, rpcApp, stopRpcApps } from './test-support';
+
+afterEach(stopRpcApps);
+
+const NEED_AUTH = 'send {"method":"auth","params":["<token>"]} first';
+const untrusted = () => rpcApp({ config: { trustedNetworks: [] } });
+
+async function subsystem(t: TestApp, externalId: string): Promise<number> {
+  const res = await t.call('POST', '/subsystems', { as: 'admin', body: { externalId } });
+  expect(res.status).toBe(201);
+  return res.body._id;
+}
+
+describe('rpc server: who may subscribe', () => {
+  it('lets a loopback connection subscribe without auth when loopback is trusted (the default)', async () => {
+    const t = rpcApp();
+    const c = await t.client();
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['not-registered-yet'], id: 1 });
+    expect(await c.next()).toEqual(ok(1, true));
+  });
+
+  it('makes an untrusted connection auth first; a bad token is refused and the connection stays open', async () => {
+    const t = untrusted();
+    const c = await t.client();
+    c.call({ jsonrpc: '2.0', method: 'ping', id: 1 });
+    expect(await c.next()).toEqual(ok(1, 'pong'));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-1'], id: 2 });
+    expect(await c.next()).toEqual(err(2, -32001, 'authentication required', NEED_AUTH));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.remove', params: ['media-1'], id: 3 });
+    expect(await c.next()).toEqual(err(3, -32001, 'authentication required', NEED_AUTH));
+    c.call({ jsonrpc: '2.0', method: 'auth', params: ['pms_not-a-token'], id: 4 });
+    expect(await c.next()).toEqual(err(4, -32001, 'the credential is invalid or has expired'));
+    c.call({ jsonrpc: '2.0', method: 'auth', params: ['not-a-session'], id: 5 });
+    expect(await c.next()).toEqual(err(5, -32001, 'the credential is invalid or has expired'));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-1'], id: 6 });
+    expect(await c.next()).toEqual(err(6, -32001, 'authentication required', NEED_AUTH));
+    expect(t.deps.push.publish(['media-1'], 'm', {})).toEqual([]);
+
+    c.call({ method: 'auth', params: [t.tokenFor('integration')], id: 7 });
+    expect(await c.next()).toEqual(ok(7, true));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-1'], id: 8 });
+    expect(await c.next()).toEqual(ok(8, true));
+    expect(t.deps.push.publish(['media-1'], 'm', {})).toEqual(['media-1']);
+  });
+
+  it('accepts a session from sign-in, and forgets it once the session has expired', async () => {
+    const t = untrusted();
+    const { password } = await makeUser(t, 'ops');
+    const session = await signIn(t, 'ops', password);
+    const c = await t.client();
+    c.call({ jsonrpc: '2.0', method: 'auth', params: [session], id: 1 });
+    expect(await c.next()).toEqual(ok(1, true));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-1'], id: 2 });
+    expect(await c.next()).toEqual(ok(2, true));
+    t.clock.advance(8 * 24 * 3600 * 1000);
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-2'], id: 3 });
+    expect(await c.next()).toEqual(err(3, -32001, 'authentication required', NEED_AUTH));
+  });
+
+  it('needs schedule:read (or the integration role) to subscribe', async () => {
+    const t = untrusted();
+    const c = await t.client();
+    c.call({ jsonrpc: '2.0', method: 'auth', params: [t.tokenWith(['users:read'])], id: 1 });
+    expect(await c.next()).toEqual(ok(1, true));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-1'], id: 2 });
+    expect(await c.next()).toEqual(err(2, -32003, 'forbidden', 'subscribing needs the schedule:read permission'));
+    c.call({ jsonrpc: '2.0', method: 'auth', params: [t.tokenFor('viewer')], id: 3 });
+    expect(await c.next()).toEqual(ok(3, true));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-1'], id: 4 });
+    expect(await c.next()).toEqual(ok(4, true));
+  });
+
+  it('limits a token with subsystemIds to the externalIds of its own subsystems', async () => {
+    const t = untrusted();
+    const own = await subsystem(t, 'media-own');
+    await subsystem(t, 'media-other');
+    const c = await t.client();
+    c.call({ jsonrpc: '2.0', method: 'auth', params: [t.tokenWith(['schedule:read'], [own])], id: 1 });
+    expect(await c.next()).toEqual(ok(1, true));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-own'], id: 2 });
+    expect(await c.next()).toEqual(ok(2, true));
+    const notOwn = (i: number) => `params[${i}] is not a subsystem this credential acts for`;
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-own', 'media-other'], id: 3 });
+    expect(await c.next()).toEqual(err(3, -32003, 'forbidden', notOwn(1)));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['not-registered'], id: 4 });
+    expect(await c.next()).toEqual(err(4, -32003, 'forbidden', notOwn(0)));
+    // Nothing of a refused call was subscribed.
+    expect(t.deps.push.publish(['media-other', 'not-registered'], 'm', {})).toEqual([]);
+    expect(t.deps.push.publish(['media-own'], 'm', {})).toEqual(['media-own']);
+  });
+});
+
+describe('rpc server: idle connections', () => {
+  it('closes connections silent for 5 minutes; any message, a ping too, keeps one open', async () => {
+    const t = rpcApp();
+    const quiet = await t.client();
+    const chatty = await t.client();
+    chatty.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-1'], id: 1 });
+    await chatty.next();
+    t.clock.advance(IDLE_CLOSE_MS - 60_000);
+    chatty.call({ jsonrpc: '2.0', method: 'ping', id: 2 });
+    expect(await chatty.next()).toEqual(ok(2, 'pong'));
+    t.clock.advance(59_999);
+    expect(t.server.sweepIdle()).toBe(0);
+    t.clock.advance(1);
+    expect(t.server.sweepIdle()).toBe(1);
+    expect(await quiet.closed()).toBe(true);
+    expect(t.server.connectionCount).toBe(1);
+    chatty.call({ jsonrpc: '2.0', method: 'ping', id: 3 });
+    expect(await chatty.next()).toEqual(ok(3, 'pong'));
+
+    t.clock.advance(IDLE_CLOSE_MS);
+    expect(t.server.sweepIdle()).toBe(1);
+    expect(await chatty.closed()).toBe(true);
+    expect(t.deps.push.publish(['media-1'], 'm', {})).toEqual([]);
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * The client methods of the push channel (C: Realtime): `ping`, `auth`, `subscriptions.add` and
+ * `subscriptions.remove`. Who may call them follows HTTP: a connection from a trusted network acts
+ * as the integration role without a credential; any other must `auth` first with an API token or a
+ * session. Subscribing needs `schedule:read` (what the notifications carry) or the integration role,
+ * and a credential limited to some subsystems subscribes only to their externalIds.
+ */
+import type { Deps } from '../deps';
+import { actsFor, can, type Principal } from '../modules/auth/principal';
+import { authenticateSecret, isTrustedAddress, trustedPrincipal } from '../modules/auth/service';
+import { findSubsystem } from '../modules/subsystems/lookup';
+import type { PushConnection } from './hub';
+import { errorLine, parseLine, RpcError, resultLine } from './protocol';
+
+/** At most this many externalIds in one call; each is 1–128 characters as §0.2 `externalId`. */
+const MAX_TARGETS = 1000;
+const MAX_TARGET_LENGTH = 128;
+const MAX_SECRET_LENGTH = 1024;
+
+/** One connection's state as the methods see it. */
+export interface RpcSession {
+  address: string | null;
+  /** Set by a successful `auth`; a trusted connection without one acts as the integration role. */
+  principal: Principal | null;
+  connection: PushConnection;
+}
+
+function currentPrincipal(deps: Deps, session: RpcSession): Principal | null {
+  const { principal } = session;
+  if (principal && (principal.expiresAt === null || principal.expiresAt > deps.clock.now())) return principal;
+  session.principal = null;
+  if (session.address !== null && isTrustedAddress(deps, session.address)) {
+    return trustedPrincipal(deps, session.address);
+  }
+  return null;
+}
+
+function requirePrincipal(deps: Deps, session: RpcSession): Principal {
+  const principal = currentPrincipal(deps, session);
+  if (!principal) throw new RpcError('unauthenticated', 'send {"method":"auth","params":["<token>"]} first');
+  return principal;
+}
+
+function targetsOf(params: unknown): string[] {
+  const ok =
+    Array.isArray(params) &&
+    params.length <= MAX_TARGETS &&
+    params.every((p) => typeof p === 'string' && p.length >= 1 && p.length <= MAX_TARGET_LENGTH);
+  if (!ok) {
+    throw new RpcError('invalidParams', `params must be an array of at most ${MAX_TARGETS} externalIds`);
+  }
+  return params as string[];
+}
+
+/**
+ * A limited credential may name only its own subsystems; an unknown externalId is accepted otherwise
+ * (the subsystem or player may register later).
+ */
+function checkTargets(deps: Deps, principal: Principal, targets: readonly string[]): void {
+  if (!principal.integration && !can(principal, 'schedule:read')) {
+    throw new RpcError('forbidden', 'subscribing needs the schedule:read permission');
+  }
+  if (principal.subsystemIds.length === 0) return;
+  targets.forEach((target, i) => {
+    const subsystem = findSubsystem(deps, target);
+    if (!subsystem || !actsFor(principal, subsystem.id)) {
+      throw new RpcError('forbidden', `params[${i}] is not a subsystem this credential acts for`);
+    }
+  });
+}
+
+function authenticateWith(deps: Deps, session: RpcSession, params: unknown): true {
+  const secret = Array.isArray(params) && params.length === 1 ? params[0] : undefined;
+  if (typeof secret !== 'string' || secret === '' || secret.length > MAX_SECRET_LENGTH) {
+    throw new RpcError('invalidParams', 'params must be ["<token>"]');
+  }
+  const principal = authenticateSecret(deps, secret, session.address);
+  if (!principal) throw new RpcError('badCredential');
+  session.principal = principal;
+  return true;
+}
+
+function run(deps: Deps, session: RpcSession, method: string, params: unknown): unknown {
+  switch (method) {
+    case 'ping':
+      return 'pong';
+    case 'auth':
+      return authenticateWith(deps, session, params);
+    case 'subscriptions.add': {
+      const principal = requirePrincipal(deps, session);
+      const targets = targetsOf(params);
+      checkTargets(deps, principal, targets);
+      deps.push.subscribe(session.connection, targets);
+      return true;
+    }
+    case 'subscriptions.remove': {
+      requirePrincipal(deps, session);
+      deps.push.unsubscribe(session.connection, targetsOf(params));
+      return true;
+    }
+    default:
+      throw new RpcError('methodNotFound');
+  }
+}
+
+/** Runs one line; returns the reply line, or null for a notification (which is never answered). */
+export function handleLine(deps: Deps, session: RpcSession, line: string): string | null {
+  const parsed = parseLine(line);
+  if (parsed.kind === 'error') return parsed.reply;
+  try {
+    const result = run(deps, session, parsed.method, parsed.params);
+    return parsed.notification ? null : resultLine(parsed.id, result);
+  } catch (err) {
+    if (!(err instanceof RpcError)) deps.log.error({ err, method: parsed.method }, 'rpc method failed');
+    if (parsed.notification) return null;
+    return err instanceof RpcError ? errorLine(parsed.id, err.kind, err.data) : errorLine(parsed.id, 'internal');
+  }
+}
