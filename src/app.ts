@@ -12,6 +12,7 @@ import type { RouteLike } from './http/openapi';
 import { authRoutes } from './modules/auth/routes';
 import { controlPanelsRoutes } from './modules/control-panels/routes';
 import { docsRoutes } from './modules/docs/routes';
+import { logsRoutes } from './modules/logs/routes';
 import { rolesRoutes } from './modules/roles/routes';
 import { subsystemsRoutes } from './modules/subsystems/routes';
 import { systemRoutes } from './modules/system/routes';
@@ -27,6 +28,7 @@ export function apiRoutes(deps: Deps) {
     .use(tokensRoutes(deps))
     .use(subsystemsRoutes(deps))
     .use(controlPanelsRoutes(deps))
+    .use(logsRoutes(deps))
     .use(usersRoutes(deps))
     .use(userTemplatesRoutes(deps));
 }

@@ -16,6 +16,7 @@ import type { Deps } from './deps';
 import { openApiDocument } from './http/openapi';
 import { scheduleHousekeeping } from './jobs/housekeeping';
 import { createLogger, type Logger } from './log';
+import { scheduleLogRetention } from './modules/logs/jobs';
 import { writePlatformLog } from './modules/logs/write';
 import { createAdminAccount } from './modules/users/accounts';
 import { type RpcServer, startRpcServer } from './rpc/server';
@@ -93,6 +94,7 @@ async function serve(config: Config): Promise<void> {
   }
   deps.scheduler.add('rpc.idle-sweep', '*/5 * * * * *', () => void rpc.sweepIdle());
   scheduleHousekeeping(deps, deps.scheduler);
+  scheduleLogRetention(deps, deps.scheduler);
   writePlatformLog(deps, { category: 'system', key: 'system.start', value: `pmsd ${versionInfo.version} started` });
   log.info(
     {

@@ -1,4 +1,6 @@
 export * from './control-panels';
+export * from './events';
+export * from './log-extras';
 export * from './logs';
 export * from './roles';
 export * from './sessions';

@@ -17,8 +17,14 @@ export const logs = sqliteTable(
     subsystemExternalId: text(),
     host: text(),
     postedBy: text(),
+    /** The creator's display name at the time of writing (a subsystem, user or token name). */
+    displayName: text(),
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
   },
-  (t) => [index('logs_time').on(t.time), index('logs_category_time').on(t.category, t.time)],
+  (t) => [
+    index('logs_time').on(t.time),
+    index('logs_category_time').on(t.category, t.time),
+    index('logs_subsystem_time').on(t.subsystemExternalId, t.time),
+  ],
 );

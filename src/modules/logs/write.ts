@@ -1,11 +1,13 @@
 /**
  * Entries the platform writes itself (§9): `security` (sign-ins), `audit` (configuration changes)
- * and `system` (daemon start and stop, migrations …). The HTTP resource of §9 comes with its own issue.
+ * and `system` (daemon start and stop, migrations …). Each emits `log.created` with the entry.
  */
 
 import { logs } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { emit } from '../../realtime/emit';
+import type { Principal } from '../auth/principal';
+import { toLogDto } from './mapper';
 
 export type PlatformCategory = 'security' | 'audit' | 'system';
 export type Severity = 'debug' | 'info' | 'warning' | 'error' | 'critical';
@@ -19,32 +21,53 @@ export interface PlatformEntry {
   createdByType?: 'user' | 'system' | 'subsystem';
   postedBy?: string | null;
   host?: string | null;
+  subsystemId?: number | null;
+  subsystemExternalId?: string | null;
 }
 
 export function writePlatformLog(deps: Deps, entry: PlatformEntry): void {
   const now = deps.clock.now();
+  const createdBy = entry.createdBy ?? 'system';
   const row = deps.db
     .insert(logs)
     .values({
       time: now,
       key: entry.key,
-      value: entry.value,
+      value: entry.value.slice(0, 16384),
       severity: entry.severity ?? 'info',
       category: entry.category,
-      createdBy: entry.createdBy ?? 'system',
+      createdBy,
       createdByType: entry.createdByType ?? 'system',
       tags: [],
+      subsystemId: entry.subsystemId ?? null,
+      subsystemExternalId: entry.subsystemExternalId ?? null,
       host: entry.host ?? null,
       postedBy: entry.postedBy ?? null,
+      displayName: createdBy,
       createdAt: now,
       updatedAt: now,
     })
-    .returning({ id: logs.id })
+    .returning()
     .get();
-  emit(deps, 'log.created', {
-    _id: row.id,
-    key: entry.key,
-    category: entry.category,
-    severity: entry.severity ?? 'info',
+  emit(deps, 'log.created', toLogDto(row));
+}
+
+/**
+ * The `audit` entry of a successful write by a person or token (§0.4 rule 4): who, what, the entity
+ * and the changed field names, never values. Trusted-network callers without a credential and the
+ * platform itself are not audited.
+ */
+export function writeAuditLog(
+  deps: Deps,
+  principal: Principal,
+  entry: { key: string; value: string; subsystemId?: number | null; subsystemExternalId?: string | null },
+): void {
+  if (principal.via !== 'session' && principal.via !== 'token') return;
+  writePlatformLog(deps, {
+    category: 'audit',
+    ...entry,
+    createdBy: principal.username ?? principal.label,
+    createdByType: principal.integration ? 'subsystem' : 'user',
+    postedBy: principal.label,
   });
 }

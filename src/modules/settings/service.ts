@@ -11,11 +11,13 @@ import { type Cidr, parseCidr } from '../../http/net';
 export interface SettingGroups {
   auth: { trustedNetworks: string[]; sessionIdleMinutes: number; sessionMaxDays: number };
   health: { defaultGracePeriodSeconds: number };
+  logs: { retentionDays: number; maxEntries: number; auditRetentionDays: number };
 }
 
 export const SETTING_DEFAULTS: SettingGroups = {
   auth: { trustedNetworks: ['127.0.0.0/8', '::1/128'], sessionIdleMinutes: 720, sessionMaxDays: 7 },
   health: { defaultGracePeriodSeconds: 30 },
+  logs: { retentionDays: 90, maxEntries: 200000, auditRetentionDays: 365 },
 };
 
 interface Cached {

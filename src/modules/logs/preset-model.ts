@@ -1,0 +1,48 @@
+import { t } from 'elysia';
+import { EntityMeta } from '../../http/entity';
+import { Tags } from './model';
+
+const NullableTime = t.Union([t.String({ format: 'date-time' }), t.Null()], {
+  error: 'must be an ISO-8601 time or null',
+});
+
+const PresetDto = t.Object({
+  ...EntityMeta,
+  name: t.String(),
+  type: t.String(),
+  tags: t.Array(t.String()),
+  startDate: t.Union([t.String(), t.Null()]),
+  endDate: t.Union([t.String(), t.Null()]),
+  filters: t.Unknown(),
+  currentSearch: t.String(),
+  searchOptions: t.Unknown(),
+  basicFilter: t.Unknown(),
+  isGlobal: t.Boolean(),
+  userId: t.Union([t.Integer(), t.Null()]),
+  createdBy: t.String(),
+});
+
+export const PresetModel = {
+  dto: PresetDto,
+  list: t.Array(PresetDto),
+  /**
+   * One body for create and update; `name` is required on create (checked by the service).
+   * `filters`, `searchOptions` and `basicFilter` are the client's own JSON, kept as sent (16 KiB each).
+   */
+  write: t.Object({
+    name: t.Optional(t.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]*$' })),
+    type: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+    tags: t.Optional(Tags),
+    startDate: t.Optional(NullableTime),
+    endDate: t.Optional(NullableTime),
+    filters: t.Optional(t.Unknown()),
+    currentSearch: t.Optional(t.String({ maxLength: 2000 })),
+    searchOptions: t.Optional(t.Unknown()),
+    basicFilter: t.Optional(t.Unknown()),
+    isGlobal: t.Optional(t.BooleanString()),
+  }),
+  listQuery: t.Object({ type: t.Optional(t.String()) }),
+};
+
+export type PresetDto = typeof PresetModel.dto.static;
+export type PresetWrite = typeof PresetModel.write.static;

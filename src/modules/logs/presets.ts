@@ -1,0 +1,164 @@
+/**
+ * Saved log searches (§9 `/logs/presets`). A search belongs to the credential that created it
+ * (`createdBy`, its `postedBy` label; `userId` for people). Private searches are visible only to
+ * their owner (403 to anyone else); `isGlobal` ones to every reader. Setting `isGlobal`, and changing
+ * or deleting someone else's global search, needs `logs:write` (rule 6).
+ */
+import { asc, eq } from 'drizzle-orm';
+import { isoOrNull } from '../../clock';
+import { logPresets } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { entityMeta } from '../../http/entity';
+import { forbidden, invalid, notFound } from '../../http/errors';
+import { numericId } from '../../http/fields';
+import { emit } from '../../realtime/emit';
+import { type Principal, requirePermission } from '../auth/principal';
+import type { PresetDto, PresetWrite } from './preset-model';
+import { tagsOf } from './tags';
+
+type PresetRow = typeof logPresets.$inferSelect;
+const JSON_LIMIT = 16 * 1024;
+const CREATED = [
+  'name',
+  'type',
+  'tags',
+  'startDate',
+  'endDate',
+  'filters',
+  'currentSearch',
+  'searchOptions',
+  'basicFilter',
+  'isGlobal',
+];
+
+function toPresetDto(row: PresetRow): PresetDto {
+  return {
+    ...entityMeta(row, 'logs/presets'),
+    name: row.name,
+    type: row.type,
+    tags: row.tags,
+    startDate: isoOrNull(row.startDate),
+    endDate: isoOrNull(row.endDate),
+    filters: row.filters ?? null,
+    currentSearch: row.currentSearch,
+    searchOptions: row.searchOptions ?? null,
+    basicFilter: row.basicFilter ?? null,
+    isGlobal: row.isGlobal,
+    userId: row.userId,
+    createdBy: row.owner,
+  };
+}
+
+const owns = (principal: Principal, row: PresetRow) => row.owner === principal.label;
+
+function presetRow(deps: Deps, id: string): PresetRow {
+  const n = numericId(id);
+  const row = n === null ? undefined : deps.db.select().from(logPresets).where(eq(logPresets.id, n)).get();
+  if (!row) throw notFound('preset', id);
+  return row;
+}
+
+function readable(principal: Principal, row: PresetRow): PresetRow {
+  if (!row.isGlobal && !owns(principal, row)) throw forbidden('this saved search belongs to someone else');
+  return row;
+}
+
+function writable(principal: Principal, row: PresetRow): PresetRow {
+  readable(principal, row);
+  if (!owns(principal, row)) requirePermission(principal, 'logs:write');
+  return row;
+}
+
+function jsonOf(value: unknown, path: string): unknown {
+  if (value !== null && JSON.stringify(value).length > JSON_LIMIT) throw invalid(path, 'must be at most 16 KiB');
+  return value;
+}
+
+const timeOf = (value: string | null) => (value === null ? null : Date.parse(value));
+
+/** The row values a body sets; absent fields keep their value. */
+function valuesOf(body: PresetWrite): Partial<PresetRow> {
+  const values: Partial<PresetRow> = {};
+  if (body.name !== undefined) {
+    values.name = body.name.trim();
+    if (values.name === '') throw invalid('/name', 'must not be blank');
+  }
+  if (body.type !== undefined) values.type = body.type;
+  if (body.tags !== undefined) values.tags = tagsOf(body.tags, '/tags');
+  if (body.startDate !== undefined) values.startDate = timeOf(body.startDate);
+  if (body.endDate !== undefined) values.endDate = timeOf(body.endDate);
+  if (body.filters !== undefined) values.filters = jsonOf(body.filters, '/filters');
+  if (body.currentSearch !== undefined) values.currentSearch = body.currentSearch;
+  if (body.searchOptions !== undefined) values.searchOptions = jsonOf(body.searchOptions, '/searchOptions');
+  if (body.basicFilter !== undefined) values.basicFilter = jsonOf(body.basicFilter, '/basicFilter');
+  if (body.isGlobal !== undefined) values.isGlobal = body.isGlobal;
+  return values;
+}
+
+/** Every search the caller may see: their own and the global ones, in `_id` order. */
+export function listPresets(deps: Deps, principal: Principal, query: { type?: string }): PresetDto[] {
+  return deps.db
+    .select()
+    .from(logPresets)
+    .orderBy(asc(logPresets.id))
+    .all()
+    .filter((r) => (r.isGlobal || owns(principal, r)) && (query.type === undefined || r.type === query.type))
+    .map(toPresetDto);
+}
+
+export function getPreset(deps: Deps, principal: Principal, id: string): PresetDto {
+  return toPresetDto(readable(principal, presetRow(deps, id)));
+}
+
+export function createPreset(deps: Deps, principal: Principal, body: PresetWrite): PresetDto {
+  if (body.name === undefined) throw invalid('/name', 'is required');
+  const values = valuesOf(body);
+  if (values.isGlobal) requirePermission(principal, 'logs:write');
+  const now = deps.clock.now();
+  const row = deps.db
+    .insert(logPresets)
+    .values({
+      userId: principal.userId,
+      owner: principal.label,
+      name: values.name ?? body.name,
+      type: values.type ?? 'logs',
+      tags: values.tags ?? [],
+      startDate: values.startDate ?? null,
+      endDate: values.endDate ?? null,
+      filters: values.filters ?? null,
+      currentSearch: values.currentSearch ?? '',
+      searchOptions: values.searchOptions ?? null,
+      basicFilter: values.basicFilter ?? null,
+      isGlobal: values.isGlobal ?? false,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get();
+  emit(deps, 'logpreset.created', { _id: row.id, changed: CREATED });
+  return toPresetDto(row);
+}
+
+export function updatePreset(deps: Deps, principal: Principal, id: string, body: PresetWrite): PresetDto {
+  const row = writable(principal, presetRow(deps, id));
+  const values = valuesOf(body);
+  if (values.isGlobal === true && !row.isGlobal) requirePermission(principal, 'logs:write');
+  const changed = Object.entries(values)
+    .filter(([k, v]) => JSON.stringify(row[k as keyof PresetRow]) !== JSON.stringify(v))
+    .map(([k]) => k);
+  if (changed.length === 0) return toPresetDto(row);
+  const updated = deps.db
+    .update(logPresets)
+    .set({ ...values, updatedAt: deps.clock.now() })
+    .where(eq(logPresets.id, row.id))
+    .returning()
+    .get();
+  emit(deps, 'logpreset.updated', { _id: row.id, changed });
+  return toPresetDto(updated);
+}
+
+export function deletePreset(deps: Deps, principal: Principal, id: string): void {
+  const row = writable(principal, presetRow(deps, id));
+  deps.db.delete(logPresets).where(eq(logPresets.id, row.id)).run();
+  emit(deps, 'logpreset.deleted', { _id: row.id, changed: [] });
+}

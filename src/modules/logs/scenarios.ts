@@ -1,0 +1,217 @@
+/**
+ * Log scenarios (§9): the catalogue of named actions, one per (origin, action), and the records of
+ * actions run, read in the logs page wrapper.
+ */
+import { and, asc, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { iso } from '../../clock';
+import { logScenarioRuns, logScenarios } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { entityMeta } from '../../http/entity';
+import { invalid, notFound } from '../../http/errors';
+import { numericId } from '../../http/fields';
+import { fuzzyMatch } from '../../http/lists';
+import { emit } from '../../realtime/emit';
+import type { Principal } from '../auth/principal';
+import { logPageOf, pageTotals, timeParam } from './paging';
+import type {
+  ScenarioDto,
+  ScenarioListQuery,
+  ScenarioRunCreate,
+  ScenarioRunDto,
+  ScenarioRunPage,
+  ScenarioRunQuery,
+  ScenarioWrite,
+} from './scenario-model';
+import { writeAuditLog } from './write';
+
+type ScenarioRow = typeof logScenarios.$inferSelect;
+type RunRow = typeof logScenarioRuns.$inferSelect;
+
+function toScenarioDto(row: ScenarioRow): ScenarioDto {
+  return {
+    ...entityMeta(row, 'logs/scenarios'),
+    origin: row.origin,
+    action: row.action,
+    displayName: row.displayName,
+    description: row.description,
+    log: row.log,
+  };
+}
+
+function toRunDto(row: RunRow): ScenarioRunDto {
+  return {
+    ...entityMeta(row, 'logs/scenariosLog'),
+    time: iso(row.time),
+    origin: row.origin,
+    action: row.action,
+    text: row.text,
+    displayName: row.displayName,
+  };
+}
+
+function cleanName(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
+  return trimmed;
+}
+
+function scenarioRow(deps: Deps, id: string | number): ScenarioRow {
+  const n = typeof id === 'number' ? id : numericId(id);
+  const row = n === null ? undefined : deps.db.select().from(logScenarios).where(eq(logScenarios.id, n)).get();
+  if (!row) throw notFound('scenario', id);
+  return row;
+}
+
+function byKey(deps: Deps, origin: string, action: string): ScenarioRow | undefined {
+  return deps.db
+    .select()
+    .from(logScenarios)
+    .where(and(eq(logScenarios.origin, origin), eq(logScenarios.action, action)))
+    .get();
+}
+
+export function listScenarios(deps: Deps, query: ScenarioListQuery): ScenarioDto[] {
+  return deps.db
+    .select()
+    .from(logScenarios)
+    .orderBy(asc(logScenarios.id))
+    .all()
+    .filter(
+      (r) =>
+        (query.origin === undefined || r.origin === query.origin) &&
+        (query.action === undefined || r.action === query.action) &&
+        fuzzyMatch(query.fuzzy, r.displayName, r.origin, r.action, r.description),
+    )
+    .map(toScenarioDto);
+}
+
+export function getScenario(deps: Deps, id: string): ScenarioDto {
+  return toScenarioDto(scenarioRow(deps, id));
+}
+
+function emitScenario(deps: Deps, principal: Principal, event: string, row: ScenarioRow, changed: string[]): void {
+  emit(deps, `logscenario.${event}`, { _id: row.id, changed });
+  writeAuditLog(deps, principal, {
+    key: `logscenario.${event}`,
+    value: `scenario ${row.id} (${row.origin}/${row.action}) ${event}${changed.length ? `: ${changed.join(', ')}` : ''}`,
+  });
+}
+
+function updateScenario(deps: Deps, principal: Principal, row: ScenarioRow, body: ScenarioWrite): ScenarioDto {
+  const changes: Partial<ScenarioRow> = {};
+  if (body.origin !== undefined) changes.origin = body.origin;
+  if (body.action !== undefined) changes.action = body.action;
+  if (body.displayName !== undefined) changes.displayName = cleanName(body.displayName);
+  if (body.description !== undefined) changes.description = body.description;
+  if (body.log !== undefined) changes.log = body.log;
+  const changed = Object.entries(changes)
+    .filter(([k, v]) => row[k as keyof ScenarioRow] !== v)
+    .map(([k]) => k);
+  if (changed.length === 0) return toScenarioDto(row);
+  const other = byKey(deps, changes.origin ?? row.origin, changes.action ?? row.action);
+  if (other && other.id !== row.id) throw invalid('/action', 'is already used by another scenario of this origin');
+  const updated = deps.db
+    .update(logScenarios)
+    .set({ ...changes, updatedAt: deps.clock.now() })
+    .where(eq(logScenarios.id, row.id))
+    .returning()
+    .get();
+  emitScenario(deps, principal, 'updated', updated, changed);
+  return toScenarioDto(updated);
+}
+
+/** `POST /logs/scenarios`: updates the entry named by `_id` or (origin, action), else creates one. */
+export function upsertScenario(
+  deps: Deps,
+  principal: Principal,
+  body: ScenarioWrite,
+): { entity: ScenarioDto; created: boolean } {
+  if (body._id !== undefined)
+    return { entity: updateScenario(deps, principal, scenarioRow(deps, body._id), body), created: false };
+  if (body.origin === undefined) throw invalid('/origin', 'is required');
+  if (body.action === undefined) throw invalid('/action', 'is required');
+  const existing = byKey(deps, body.origin, body.action);
+  if (existing) return { entity: updateScenario(deps, principal, existing, body), created: false };
+  const now = deps.clock.now();
+  const row = deps.db
+    .insert(logScenarios)
+    .values({
+      origin: body.origin,
+      action: body.action,
+      displayName: body.displayName === undefined ? body.action : cleanName(body.displayName),
+      description: body.description ?? '',
+      log: body.log ?? true,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get();
+  emitScenario(deps, principal, 'created', row, ['origin', 'action', 'displayName', 'description', 'log']);
+  return { entity: toScenarioDto(row), created: true };
+}
+
+export function updateScenarioById(deps: Deps, principal: Principal, id: string, body: ScenarioWrite): ScenarioDto {
+  return updateScenario(deps, principal, scenarioRow(deps, id), body);
+}
+
+export function deleteScenario(deps: Deps, principal: Principal, id: string): void {
+  const row = scenarioRow(deps, id);
+  deps.db.delete(logScenarios).where(eq(logScenarios.id, row.id)).run();
+  emitScenario(deps, principal, 'deleted', row, []);
+}
+
+/** `GET /logs/scenariosLog`: runs newest first in the page wrapper. */
+export function listScenarioRuns(deps: Deps, query: ScenarioRunQuery): ScenarioRunPage {
+  const paging = logPageOf(query);
+  const conditions: SQL[] = [];
+  if (query.origin !== undefined) conditions.push(eq(logScenarioRuns.origin, query.origin));
+  if (query.action !== undefined) conditions.push(eq(logScenarioRuns.action, query.action));
+  if (query.from !== undefined) conditions.push(gte(logScenarioRuns.time, timeParam('from', query.from)));
+  if (query.to !== undefined) conditions.push(lte(logScenarioRuns.time, timeParam('to', query.to)));
+  const where = and(...conditions);
+  const total = deps.db.select({ n: count() }).from(logScenarioRuns).where(where).get()?.n ?? 0;
+  const rows = deps.db
+    .select()
+    .from(logScenarioRuns)
+    .where(where)
+    .orderBy(desc(logScenarioRuns.time), desc(logScenarioRuns.id))
+    .limit(paging.perPage)
+    .offset((paging.page - 1) * paging.perPage)
+    .all();
+  return { ...pageTotals(paging, total), logs: rows.map(toRunDto) };
+}
+
+export function getScenarioRun(deps: Deps, id: string): ScenarioRunDto {
+  const n = numericId(id);
+  const row = n === null ? undefined : deps.db.select().from(logScenarioRuns).where(eq(logScenarioRuns.id, n)).get();
+  if (!row) throw notFound('scenario run', id);
+  return toRunDto(row);
+}
+
+/**
+ * `POST /logs/scenariosLog`: records an action run at the receive time. Without a `displayName` the
+ * catalogue entry's name is used, else the action. Runs are data, like log posts: not audited.
+ */
+export function recordScenarioRun(deps: Deps, body: ScenarioRunCreate): ScenarioRunDto {
+  const now = deps.clock.now();
+  const displayName =
+    body.displayName === undefined
+      ? (byKey(deps, body.origin, body.action)?.displayName ?? body.action)
+      : cleanName(body.displayName);
+  const row = deps.db
+    .insert(logScenarioRuns)
+    .values({
+      time: now,
+      origin: body.origin,
+      action: body.action,
+      text: body.text ?? '',
+      displayName,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get();
+  const run = toRunDto(row);
+  emit(deps, 'logscenario.run', run);
+  return run;
+}
