@@ -13,6 +13,7 @@ import { createScheduler } from './jobs/scheduler';
 import type { Logger } from './log';
 import { writePlatformLog } from './modules/logs/write';
 import { ensureBuiltInRoles } from './modules/roles/service';
+import { HealthMonitor } from './modules/subsystems/health';
 import { createAdminAccount, userCount } from './modules/users/accounts';
 import { EventBus } from './realtime/bus';
 import { PushHub } from './rpc/hub';
@@ -47,10 +48,12 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     bus,
     push: new PushHub(),
     scheduler: createScheduler(options.log),
+    health: new HealthMonitor(() => deps),
     version: options.version,
     remoteAddress: options.remoteAddress,
   };
   ensureBuiltInRoles(deps);
+  deps.health.load();
   return { deps, migration };
 }
 

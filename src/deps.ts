@@ -5,6 +5,7 @@ import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Scheduler } from './jobs/scheduler';
 import type { Logger } from './log';
+import type { HealthMonitor } from './modules/subsystems/health';
 import type { EventBus } from './realtime/bus';
 import type { PushHub } from './rpc/hub';
 
@@ -19,6 +20,8 @@ export interface Deps {
   push: PushHub;
   /** Timed jobs; only main schedules any, so tests built on the same Deps run none by accident. */
   scheduler: Scheduler;
+  /** Subsystem health (§3): the one state machine routes, services and timers share. */
+  health: HealthMonitor;
   version: VersionInfo;
   /** Peer address of a request; main uses the server's socket, tests set it per request. */
   remoteAddress: (request: Request) => string | null;

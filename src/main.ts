@@ -18,6 +18,7 @@ import { scheduleHousekeeping } from './jobs/housekeeping';
 import { createLogger, type Logger } from './log';
 import { scheduleLogRetention } from './modules/logs/jobs';
 import { writePlatformLog } from './modules/logs/write';
+import { startSubsystemJobs } from './modules/subsystems/jobs';
 import { createAdminAccount } from './modules/users/accounts';
 import { type RpcServer, startRpcServer } from './rpc/server';
 import { versionInfo } from './version';
@@ -94,6 +95,7 @@ async function serve(config: Config): Promise<void> {
   }
   deps.scheduler.add('rpc.idle-sweep', '*/5 * * * * *', () => void rpc.sweepIdle());
   scheduleHousekeeping(deps, deps.scheduler);
+  const stopSubsystemJobs = startSubsystemJobs(deps);
   scheduleLogRetention(deps, deps.scheduler);
   writePlatformLog(deps, { category: 'system', key: 'system.start', value: `pmsd ${versionInfo.version} started` });
   log.info(
@@ -125,6 +127,7 @@ async function serve(config: Config): Promise<void> {
       await server.stop(false);
       rpc.stop();
       deps.scheduler.stopAll();
+      stopSubsystemJobs();
       writePlatformLog(deps, { category: 'system', key: 'system.stop', value: `pmsd stopped (${signal})` });
       deps.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
       deps.sqlite.close();

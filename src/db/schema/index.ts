@@ -5,6 +5,7 @@ export * from './logs';
 export * from './roles';
 export * from './sessions';
 export * from './settings';
+export * from './subsystem-messages';
 export * from './subsystems';
 export * from './tokens';
 export * from './user-templates';

@@ -12,12 +12,14 @@ export interface SettingGroups {
   auth: { trustedNetworks: string[]; sessionIdleMinutes: number; sessionMaxDays: number };
   health: { defaultGracePeriodSeconds: number };
   logs: { retentionDays: number; maxEntries: number; auditRetentionDays: number };
+  subsystems: { actionMessageTtlSeconds: number };
 }
 
 export const SETTING_DEFAULTS: SettingGroups = {
   auth: { trustedNetworks: ['127.0.0.0/8', '::1/128'], sessionIdleMinutes: 720, sessionMaxDays: 7 },
   health: { defaultGracePeriodSeconds: 30 },
   logs: { retentionDays: 90, maxEntries: 200000, auditRetentionDays: 365 },
+  subsystems: { actionMessageTtlSeconds: 60 },
 };
 
 interface Cached {

@@ -75,3 +75,59 @@ export const SubsystemModel = {
 export type SubsystemDto = typeof SubsystemModel.dto.static;
 export type SubsystemWrite = typeof SubsystemModel.write.static;
 export type SubsystemListQuery = typeof SubsystemModel.listQuery.static;
+
+/**
+ * Action types this build accepts. `forcePlay` and `previewPlay` need playables and media objects,
+ * which arrive with §12/§14; they join this list then.
+ */
+export const ACTION_TYPES = ['identify', 'forceStop', 'previewStop'] as const;
+
+const MessageFields = {
+  uuid: t.String(),
+  type: t.String(),
+  createdAt: t.String({ format: 'date-time' }),
+  zone: t.Optional(t.String()),
+  zoneId: t.Optional(t.Integer()),
+  playType: t.Optional(t.String()),
+  payload: t.Record(t.String(), t.Unknown()),
+};
+
+/** A message as the heartbeat answer carries it (§3 "Heartbeat answer"). */
+const DeliveredMessage = t.Object(MessageFields);
+
+export const ActionModel = {
+  /** `PUT /subsystems/{id}/action`; unknown fields (playableId, objectId, controlPanelId for now) are ignored. */
+  request: t.Object({
+    type: t.Union(ACTION_TYPES.map((type) => t.Literal(type))),
+    zoneId: t.Optional(t.Integer({ minimum: 1, maximum: 65535 })),
+    topic: t.Optional(t.String({ maxLength: 256 })),
+  }),
+  queued: t.Object({
+    uuid: t.String(),
+    type: t.String(),
+    state: t.Literal('queued'),
+    createdAt: t.String({ format: 'date-time' }),
+    expiresAt: t.String({ format: 'date-time' }),
+    subsystemId: t.Integer(),
+    subsystemStatus: t.String(),
+  }),
+  /** One entry of `GET /subsystems/{id}/actions`. */
+  message: t.Object({
+    ...MessageFields,
+    state: t.Union([t.Literal('queued'), t.Literal('delivered'), t.Literal('expired')]),
+    expiresAt: t.String({ format: 'date-time' }),
+    deliveredAt: Time,
+    subsystemId: t.Integer(),
+  }),
+  heartbeat: t.Object({
+    message: t.Array(DeliveredMessage),
+    messages: t.Array(DeliveredMessage),
+    queryTime: t.Number(),
+  }),
+};
+
+export type ActionRequest = typeof ActionModel.request.static;
+export type QueuedActionDto = typeof ActionModel.queued.static;
+export type ActionMessageDto = typeof ActionModel.message.static;
+export type DeliveredMessageDto = typeof DeliveredMessage.static;
+export type HeartbeatAnswer = typeof ActionModel.heartbeat.static;

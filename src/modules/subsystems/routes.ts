@@ -1,11 +1,13 @@
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
 import { IdParam } from '../../http/fields';
 import { pageOf, sendList } from '../../http/lists';
-import { upserted } from '../../http/responses';
-import { SubsystemModel } from './model';
-import { getSubsystem, listSubsystems, upsertSubsystem } from './service';
+import { noContent, upserted } from '../../http/responses';
+import { listActions, requestAction } from './actions';
+import { heartbeat } from './heartbeat';
+import { ActionModel, SubsystemModel } from './model';
+import { deleteSubsystem, getSubsystem, listSubsystems, updateSubsystemById, upsertSubsystem } from './service';
 
 /** `metadata[key]=value` query filters (C: Responses), read from the raw URL. */
 function metadataFilterOf(url: string): Record<string, string> {
@@ -18,8 +20,8 @@ function metadataFilterOf(url: string): Record<string, string> {
 }
 
 /**
- * Subsystems (§3): create and read. Heartbeat, action, update-by-id and delete routes arrive with
- * the health issue.
+ * Subsystems (§3): upsert, read, update and delete; the heartbeat (integration role, own subsystems
+ * only) and the action queue.
  */
 export function subsystemsRoutes(deps: Deps) {
   return new Elysia({ prefix: '/subsystems' })
@@ -48,5 +50,61 @@ export function subsystemsRoutes(deps: Deps) {
       auth: 'subsystems:read',
       params: IdParam,
       response: SubsystemModel.dto,
+    })
+    .put('/:id', ({ principal, params, body }) => updateSubsystemById(deps, principal, params.id, body), {
+      auth: 'subsystems:write',
+      params: IdParam,
+      body: SubsystemModel.write,
+      response: SubsystemModel.dto,
+      detail: { summary: 'Update a subsystem by _id or externalId; absent fields keep their value' },
+    })
+    .patch('/:id', ({ principal, params, body }) => updateSubsystemById(deps, principal, params.id, body), {
+      auth: 'subsystems:write',
+      params: IdParam,
+      body: SubsystemModel.write,
+      response: SubsystemModel.dto,
+      detail: { summary: 'Update a subsystem by _id or externalId; absent fields keep their value' },
+    })
+    .delete(
+      '/:id',
+      ({ principal, params, set }) => {
+        deleteSubsystem(deps, principal, params.id);
+        return noContent(set);
+      },
+      {
+        auth: 'subsystems:write',
+        params: IdParam,
+        detail: { summary: 'Delete a subsystem and what it owns' },
+      },
+    )
+    .put(
+      '/:id/heartbeat',
+      ({ principal, params, request }) => heartbeat(deps, principal, params.id, deps.remoteAddress(request)),
+      {
+        auth: { permission: 'subsystems:write', integration: true },
+        params: IdParam,
+        response: ActionModel.heartbeat,
+        detail: { summary: 'Heartbeat; the answer carries the queued messages (body empty or ignored)' },
+      },
+    )
+    .put(
+      '/:id/action',
+      ({ principal, params, body, set }) => {
+        set.status = 202;
+        return requestAction(deps, principal, params.id, body);
+      },
+      {
+        auth: 'subsystems:write',
+        params: IdParam,
+        body: ActionModel.request,
+        response: { 202: ActionModel.queued },
+        detail: { summary: "Queue a message for the subsystem's next heartbeat answer" },
+      },
+    )
+    .get('/:id/actions', ({ params }) => listActions(deps, params.id), {
+      auth: 'subsystems:read',
+      params: IdParam,
+      response: t.Array(ActionModel.message),
+      detail: { summary: 'Messages of the last 24 h (at most 100), newest first' },
     });
 }

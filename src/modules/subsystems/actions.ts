@@ -1,0 +1,206 @@
+/**
+ * The action queue of §3 (rule 8, "Heartbeat answer", "Action request"): messages wait as rows until
+ * the subsystem's next heartbeat collects them, at most once, or they expire after the setting
+ * `subsystems.actionMessageTtlSeconds`. Other modules queue through `queueMessage` (parameters:
+ * `setParameters`; playables: `forcePlay`, `previewPlay`).
+ */
+import { and, asc, desc, eq, gte, inArray, lt, lte, ne } from 'drizzle-orm';
+import { subsystemMessages, subsystems } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { emit } from '../../realtime/emit';
+import { type Principal, requireOwnWrite } from '../auth/principal';
+import { getSettingGroup } from '../settings/service';
+import { requireSubsystem, type SubsystemRow } from './lookup';
+import { type MessageRow, toActionMessage, toDeliveredMessage, toQueuedAction } from './mapper';
+import type { ActionMessageDto, ActionRequest, DeliveredMessageDto, QueuedActionDto } from './model';
+
+/** At most this many messages wait per subsystem; a new one beyond that expires the oldest. */
+export const MAX_WAITING = 100;
+const LIST_WINDOW_MS = 24 * 60 * 60 * 1000;
+const LIST_MAX = 100;
+
+export interface QueueInput {
+  type: string;
+  payload: Record<string, unknown>;
+  zone?: string;
+  zoneId?: number;
+  playType?: string;
+}
+
+/** Until zones exist (§11), a zone is named after its id. */
+export function zoneName(zoneId: number): string {
+  return `Zone ${zoneId}`;
+}
+
+function announce(deps: Deps, event: string, externalId: string, messages: readonly MessageRow[]): void {
+  for (const m of messages) {
+    emit(deps, `subsystem.action.${event}`, { _id: m.subsystemId, externalId, uuid: m.uuid, type: m.type });
+  }
+}
+
+function waitingOf(deps: Deps, subsystemId: number): MessageRow[] {
+  return deps.db
+    .select()
+    .from(subsystemMessages)
+    .where(and(eq(subsystemMessages.subsystemId, subsystemId), eq(subsystemMessages.state, 'queued')))
+    .orderBy(asc(subsystemMessages.id))
+    .all();
+}
+
+/** Queues a message for the subsystem's next heartbeat answer; emits `subsystem.action.queued`. */
+export function queueMessage(deps: Deps, subsystemId: number, input: QueueInput): MessageRow {
+  const subsystem = requireSubsystem(deps, subsystemId);
+  const now = deps.clock.now();
+  const ttlMs = getSettingGroup(deps, 'subsystems').actionMessageTtlSeconds * 1000;
+  const { expired, row } = deps.db.transaction((tx) => {
+    const waiting = waitingOf(deps, subsystem.id);
+    const live = waiting.filter((m) => m.expiresAt > now);
+    const expired = [
+      ...waiting.filter((m) => m.expiresAt <= now),
+      ...live.slice(0, Math.max(0, live.length - (MAX_WAITING - 1))),
+    ];
+    if (expired.length > 0) {
+      tx.update(subsystemMessages)
+        .set({ state: 'expired' })
+        .where(
+          inArray(
+            subsystemMessages.id,
+            expired.map((m) => m.id),
+          ),
+        )
+        .run();
+    }
+    const row = tx
+      .insert(subsystemMessages)
+      .values({
+        uuid: crypto.randomUUID(),
+        subsystemId: subsystem.id,
+        type: input.type,
+        zone: input.zone ?? null,
+        zoneId: input.zoneId ?? null,
+        playType: input.playType ?? null,
+        payload: input.payload,
+        state: 'queued',
+        createdAt: now,
+        expiresAt: now + ttlMs,
+      })
+      .returning()
+      .get();
+    return { expired, row };
+  });
+  announce(deps, 'expired', subsystem.externalId, expired);
+  announce(deps, 'queued', subsystem.externalId, [row]);
+  return row;
+}
+
+/**
+ * The heartbeat's part (rule 1): every queued, unexpired message, oldest first, marked delivered so
+ * it is sent once; overdue ones are marked expired and skipped. Writes only when something waits.
+ */
+export function collectMessages(deps: Deps, subsystem: SubsystemRow): DeliveredMessageDto[] {
+  const waiting = waitingOf(deps, subsystem.id);
+  if (waiting.length === 0) return [];
+  const now = deps.clock.now();
+  const due = waiting.filter((m) => m.expiresAt > now);
+  const overdue = waiting.filter((m) => m.expiresAt <= now);
+  deps.db.transaction((tx) => {
+    if (due.length > 0) {
+      tx.update(subsystemMessages)
+        .set({ state: 'delivered', deliveredAt: now })
+        .where(
+          inArray(
+            subsystemMessages.id,
+            due.map((m) => m.id),
+          ),
+        )
+        .run();
+    }
+    if (overdue.length > 0) {
+      tx.update(subsystemMessages)
+        .set({ state: 'expired' })
+        .where(
+          inArray(
+            subsystemMessages.id,
+            overdue.map((m) => m.id),
+          ),
+        )
+        .run();
+    }
+  });
+  announce(deps, 'expired', subsystem.externalId, overdue);
+  announce(deps, 'delivered', subsystem.externalId, due);
+  return due.map(toDeliveredMessage);
+}
+
+/** Marks every overdue queued message expired (`subsystem.action.expired`); run every second by the jobs. */
+export function sweepExpiredMessages(deps: Deps): number {
+  const now = deps.clock.now();
+  const overdue = deps.db
+    .select({ message: subsystemMessages, externalId: subsystems.externalId })
+    .from(subsystemMessages)
+    .innerJoin(subsystems, eq(subsystems.id, subsystemMessages.subsystemId))
+    .where(and(eq(subsystemMessages.state, 'queued'), lte(subsystemMessages.expiresAt, now)))
+    .orderBy(asc(subsystemMessages.id))
+    .all();
+  if (overdue.length === 0) return 0;
+  deps.db
+    .update(subsystemMessages)
+    .set({ state: 'expired' })
+    .where(
+      and(
+        inArray(
+          subsystemMessages.id,
+          overdue.map((o) => o.message.id),
+        ),
+        eq(subsystemMessages.state, 'queued'),
+      ),
+    )
+    .run();
+  for (const o of overdue) announce(deps, 'expired', o.externalId, [o.message]);
+  return overdue.length;
+}
+
+/** Drops delivered and expired messages older than the 24 h the actions list shows. */
+export function pruneMessages(deps: Deps): void {
+  deps.db
+    .delete(subsystemMessages)
+    .where(
+      and(ne(subsystemMessages.state, 'queued'), lt(subsystemMessages.createdAt, deps.clock.now() - LIST_WINDOW_MS)),
+    )
+    .run();
+}
+
+/** `GET /subsystems/{id}/actions`: messages of the last 24 h, at most 100, newest first. */
+export function listActions(deps: Deps, id: string): ActionMessageDto[] {
+  const subsystem = requireSubsystem(deps, id);
+  const now = deps.clock.now();
+  return deps.db
+    .select()
+    .from(subsystemMessages)
+    .where(and(eq(subsystemMessages.subsystemId, subsystem.id), gte(subsystemMessages.createdAt, now - LIST_WINDOW_MS)))
+    .orderBy(desc(subsystemMessages.createdAt), desc(subsystemMessages.id))
+    .limit(LIST_MAX)
+    .all()
+    .map((m) => toActionMessage(m, now));
+}
+
+function inputOf(body: ActionRequest): QueueInput {
+  switch (body.type) {
+    case 'identify':
+      return { type: body.type, payload: { topic: body.topic ?? '' } };
+    case 'forceStop': {
+      const zoneId = body.zoneId ?? 1;
+      return { type: body.type, zone: zoneName(zoneId), zoneId, payload: {} };
+    }
+    case 'previewStop':
+      return { type: body.type, payload: {} };
+  }
+}
+
+/** `PUT /subsystems/{id}/action`: queues the message and answers what was queued (202). */
+export function requestAction(deps: Deps, principal: Principal, id: string, body: ActionRequest): QueuedActionDto {
+  const subsystem = requireSubsystem(deps, id);
+  requireOwnWrite(principal, 'subsystems:write', subsystem.id);
+  const row = queueMessage(deps, subsystem.id, inputOf(body));
+  return toQueuedAction(row, deps.health.live(subsystem).status);
+}

@@ -1,0 +1,104 @@
+/** The field rules of a subsystem body (§0.2, §3), shared by the upsert and the update by `{id}`. */
+import { isIP } from 'node:net';
+import type { HealthCheck } from '../../db/schema';
+import { invalid } from '../../http/errors';
+import { metadataProblem } from '../../http/fields';
+import type { SubsystemRow } from './lookup';
+import type { SubsystemWrite } from './model';
+
+const MAX_GRACE_SECONDS = 86400;
+const CHECK_DEFAULTS = { intervalSeconds: 30, timeoutSeconds: 5 };
+export const WRITABLE = [
+  'externalId',
+  'displayName',
+  'description',
+  'type',
+  'healthEnabled',
+  'healthGracePeriod',
+  'healthCheck',
+  'directMediaPlayback',
+  'metadata',
+] as const;
+
+/** `healthGracePeriod`: a positive integer of seconds (digits as text too), or null for the setting default. */
+function gracePeriodOf(value: unknown): number | null {
+  if (value === null) return null;
+  const n = typeof value === 'string' && /^[0-9]{1,9}$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0) {
+    throw invalid('/healthGracePeriod', 'must be greater than 0');
+  }
+  if (n > MAX_GRACE_SECONDS) throw invalid('/healthGracePeriod', `must be at most ${MAX_GRACE_SECONDS}`);
+  return n;
+}
+
+function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const { protocol } = new URL(text);
+  return protocol === 'http:' || protocol === 'https:';
+}
+
+/** Keeps only the keys the mode uses, with the interval and timeout defaults filled in for polling modes. */
+function healthCheckOf(check: HealthCheck): HealthCheck {
+  if (check.mode === 'heartbeat') return { mode: 'heartbeat' };
+  const timing = {
+    intervalSeconds: check.intervalSeconds ?? CHECK_DEFAULTS.intervalSeconds,
+    timeoutSeconds: check.timeoutSeconds ?? CHECK_DEFAULTS.timeoutSeconds,
+  };
+  if (check.mode === 'http') {
+    if (check.url === undefined) throw invalid('/healthCheck/url', 'is required when mode is http');
+    if (!isHttpUrl(check.url)) throw invalid('/healthCheck/url', 'must be an absolute http or https URL');
+    return { mode: 'http', url: check.url, ...timing };
+  }
+  if (check.host === undefined) throw invalid('/healthCheck/host', 'is required when mode is tcp');
+  if (check.port === undefined) throw invalid('/healthCheck/port', 'is required when mode is tcp');
+  return { mode: 'tcp', host: check.host, port: check.port, ...timing };
+}
+
+function badKeyPath(value: unknown, path: string): string | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.length < 1 || key.length > 64) return path;
+    const deeper = badKeyPath(inner, `${path}/${key}`);
+    if (deeper) return deeper;
+  }
+  return null;
+}
+
+/** Merges a metadata patch key by key (null removes a key) and checks the §0.2 and §3 rules on the result. */
+function mergeMetadata(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const badKey = badKeyPath(patch, '/metadata');
+  if (badKey) throw invalid(badKey, 'has a key that is not 1 to 64 characters long');
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  const problem = metadataProblem(merged);
+  if (problem) throw invalid('/metadata', problem);
+  const ip = merged.ip_address;
+  if (ip !== undefined && (typeof ip !== 'string' || (ip !== '' && isIP(ip) === 0))) {
+    throw invalid('/metadata/ip_address', 'must be an IPv4 or IPv6 address');
+  }
+  return merged;
+}
+
+function cleanName(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
+  return trimmed;
+}
+
+/** The row values a body sets, checked; absent fields are left out (they keep their value). */
+export function valuesOf(body: SubsystemWrite, current: SubsystemRow | undefined): Partial<SubsystemRow> {
+  const values: Partial<SubsystemRow> = {};
+  if (body.externalId !== undefined) values.externalId = body.externalId;
+  if (body.displayName !== undefined) values.displayName = cleanName(body.displayName);
+  if (body.description !== undefined) values.description = body.description;
+  if (body.type !== undefined) values.type = body.type;
+  if (body.healthEnabled !== undefined) values.healthEnabled = body.healthEnabled;
+  if (body.healthGracePeriod !== undefined) values.healthGracePeriod = gracePeriodOf(body.healthGracePeriod);
+  if (body.healthCheck !== undefined) values.healthCheck = healthCheckOf(body.healthCheck);
+  if (body.directMediaPlayback !== undefined) values.directMediaPlayback = body.directMediaPlayback;
+  if (body.metadata !== undefined) values.metadata = mergeMetadata(current?.metadata ?? {}, body.metadata);
+  return values;
+}
