@@ -13,6 +13,7 @@ import { authRoutes } from './modules/auth/routes';
 import { controlPanelsRoutes } from './modules/control-panels/routes';
 import { docsRoutes } from './modules/docs/routes';
 import { logsRoutes } from './modules/logs/routes';
+import { playablesRoutes } from './modules/playables/routes';
 import { rolesRoutes } from './modules/roles/routes';
 import { subsystemsRoutes } from './modules/subsystems/routes';
 import { systemRoutes } from './modules/system/routes';
@@ -29,6 +30,7 @@ export function apiRoutes(deps: Deps) {
     .use(subsystemsRoutes(deps))
     .use(controlPanelsRoutes(deps))
     .use(logsRoutes(deps))
+    .use(playablesRoutes(deps))
     .use(usersRoutes(deps))
     .use(userTemplatesRoutes(deps));
 }

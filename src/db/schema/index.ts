@@ -2,6 +2,7 @@ export * from './control-panels';
 export * from './events';
 export * from './log-extras';
 export * from './logs';
+export * from './playables';
 export * from './roles';
 export * from './sessions';
 export * from './settings';

@@ -1,0 +1,74 @@
+import type { playables } from '../../db/schema';
+import { entityMeta } from '../../http/entity';
+import { selfLink } from '../../http/links';
+import type { InstantPlayable, PlayableDto } from './model';
+
+export type PlayableRow = typeof playables.$inferSelect;
+
+/**
+ * The only row → wire mapping of a playable. cms-media objects, copying to players and the schedule
+ * are not part of this build, so a playable names no objects (`objectsDetails` is empty and
+ * `mediaReady` vacuously true), its copy status is idle and nothing of it is upcoming.
+ */
+export function toPlayableDto(row: PlayableRow, subsystemExternalId: string): PlayableDto {
+  return {
+    ...entityMeta(row, 'playables', { subsystem: selfLink('subsystems', row.subsystemId) }),
+    subsystemId: row.subsystemId,
+    subsystemExternalId,
+    externalRef: row.externalRef,
+    displayName: row.displayName,
+    description: row.description,
+    command: row.command,
+    group: row.groupName,
+    duration: row.duration,
+    durationType: row.durationType,
+    type: row.type,
+    objects: row.objects,
+    objectsDetails: [],
+    mediaReady: row.objects.length === 0,
+    thumbId: row.thumbId,
+    templatePath: row.templatePath,
+    compositionId: row.compositionId,
+    active: row.active,
+    availableInSubsystem: row.availableInSubsystem,
+    forceCached: row.forceCached,
+    isCached: row.isCached,
+    copyToPlayer: row.copyToPlayer,
+    autoSync: row.autoSync,
+    copyToPlayerStatus: {
+      playableId: row.id,
+      state: 'idle',
+      targets: 0,
+      complete: 0,
+      pending: 0,
+      failed: 0,
+      bytesTotal: 0,
+      bytesDone: 0,
+      updatedAt: null,
+      players: [],
+    },
+    isUpcomingSchedule: false,
+    metadata: row.metadata,
+  };
+}
+
+/** The instant-playable form of a stored playable (§14), as `forcePlay` payloads carry it. */
+export function toInstantPlayable(dto: PlayableDto): InstantPlayable {
+  return {
+    _id: dto._id,
+    type: dto.type,
+    displayName: dto.displayName,
+    externalRef: dto.externalRef,
+    command: dto.command,
+    duration: dto.duration,
+    durationType: dto.durationType,
+    objects: dto.objects,
+    objectsDetails: dto.objectsDetails,
+    thumbId: dto.thumbId,
+    active: dto.active,
+    autoSync: dto.autoSync,
+    isCached: dto.isCached,
+    metadata: dto.metadata,
+    group_name: dto.group,
+  };
+}
