@@ -12,6 +12,7 @@ import type { RouteLike } from './http/openapi';
 import { authRoutes } from './modules/auth/routes';
 import { controlPanelsRoutes } from './modules/control-panels/routes';
 import { docsRoutes } from './modules/docs/routes';
+import { eventRefRoutes, eventsRoutes } from './modules/events/routes';
 import { logsRoutes } from './modules/logs/routes';
 import { playablesRoutes } from './modules/playables/routes';
 import { rolesRoutes } from './modules/roles/routes';
@@ -30,6 +31,8 @@ export function apiRoutes(deps: Deps) {
     .use(subsystemsRoutes(deps))
     .use(controlPanelsRoutes(deps))
     .use(logsRoutes(deps))
+    .use(eventsRoutes(deps))
+    .use(eventRefRoutes(deps))
     .use(playablesRoutes(deps))
     .use(usersRoutes(deps))
     .use(userTemplatesRoutes(deps));

@@ -1,0 +1,115 @@
+import { Elysia } from 'elysia';
+import type { Deps } from '../../deps';
+import { type AuthRule, authPlugin } from '../../http/auth';
+import { IdParam } from '../../http/fields';
+import { pageOf, sendList } from '../../http/lists';
+import { noContent, upserted } from '../../http/responses';
+import { EventModel, RefParams } from './model';
+import { getEvent, getEventByRef, listEvents } from './service';
+import { triggerEvent } from './trigger';
+import { deleteEvent, deleteEventByRef, updateEventById, upsertEvent, upsertEventByRef } from './write';
+
+/** Writes: `events:write` or the integration role, limited to its own subsystems by the service. */
+const WRITE = { permission: 'events:write', integration: true } as const satisfies AuthRule;
+
+/**
+ * Events (§5). Reads need `events:read`. Triggering needs `events:write` itself: §0.3 lets the
+ * integration role create, update and delete its own events, not fire them.
+ */
+export function eventsRoutes(deps: Deps) {
+  return new Elysia({ prefix: '/events' })
+    .use(authPlugin(deps))
+    .get(
+      '/',
+      (ctx) => {
+        const page = pageOf(ctx.query);
+        return sendList(ctx, listEvents(deps, ctx.query, page), page);
+      },
+      { auth: 'events:read', query: EventModel.listQuery, response: EventModel.list },
+    )
+    .post('/', ({ principal, body, set }) => upserted(set, upsertEvent(deps, principal, body)), {
+      auth: WRITE,
+      body: EventModel.write,
+      response: { 200: EventModel.dto, 201: EventModel.dto },
+      detail: { summary: 'Create or update an event (upsert by _id or subsystem + externalRef)' },
+    })
+    .put('/', ({ principal, body, set }) => upserted(set, upsertEvent(deps, principal, body)), {
+      auth: WRITE,
+      body: EventModel.write,
+      response: { 200: EventModel.dto, 201: EventModel.dto },
+      detail: { summary: 'Create or update an event (upsert by _id or subsystem + externalRef)' },
+    })
+    .get('/:id', ({ params }) => getEvent(deps, params.id), {
+      auth: 'events:read',
+      params: IdParam,
+      response: EventModel.dto,
+    })
+    .put('/:id', ({ principal, params, body }) => updateEventById(deps, principal, params.id, body), {
+      auth: WRITE,
+      params: IdParam,
+      body: EventModel.write,
+      response: EventModel.dto,
+    })
+    .patch('/:id', ({ principal, params, body }) => updateEventById(deps, principal, params.id, body), {
+      auth: WRITE,
+      params: IdParam,
+      body: EventModel.write,
+      response: EventModel.dto,
+    })
+    .delete(
+      '/:id',
+      ({ principal, params, set }) => {
+        deleteEvent(deps, principal, params.id);
+        return noContent(set);
+      },
+      { auth: WRITE, params: IdParam },
+    )
+    .post('/:id/trigger', ({ principal, params, body }) => triggerEvent(deps, principal, params.id, body.zoneId), {
+      auth: 'events:write',
+      params: IdParam,
+      body: EventModel.trigger,
+      response: EventModel.triggered,
+      detail: { summary: 'Fire the event now (schedule.item.start to subscribed push connections)' },
+    })
+    .get('/:id/:ref', ({ params }) => getEventByRef(deps, params.id, params.ref), {
+      auth: 'events:read',
+      params: RefParams,
+      response: EventModel.dto,
+      detail: { summary: 'Read an event by subsystem (_id or externalId) and externalRef' },
+    })
+    .delete(
+      '/:id/:ref',
+      ({ principal, params, set }) => {
+        deleteEventByRef(deps, principal, params.id, params.ref);
+        return noContent(set);
+      },
+      { auth: WRITE, params: RefParams, detail: { summary: 'Delete an event by subsystem and externalRef' } },
+    );
+}
+
+/** `/subsystem/{id}/events/{ref}` and `/subsystems/{id}/events/{ref}`: upsert and read by reference. */
+function byRef(deps: Deps, prefix: string) {
+  return new Elysia({ prefix })
+    .use(authPlugin(deps))
+    .put(
+      '/:id/events/:ref',
+      ({ principal, params, body, set }) =>
+        upserted(set, upsertEventByRef(deps, principal, params.id, params.ref, body)),
+      {
+        auth: WRITE,
+        params: RefParams,
+        body: EventModel.write,
+        response: { 200: EventModel.dto, 201: EventModel.dto },
+        detail: { summary: 'Create or update the event of a subsystem by externalRef' },
+      },
+    )
+    .get('/:id/events/:ref', ({ params }) => getEventByRef(deps, params.id, params.ref), {
+      auth: 'events:read',
+      params: RefParams,
+      response: EventModel.dto,
+    });
+}
+
+export function eventRefRoutes(deps: Deps) {
+  return new Elysia().use(byRef(deps, '/subsystem')).use(byRef(deps, '/subsystems'));
+}

@@ -1,0 +1,115 @@
+/** Events (§5), the read side and the look-ups the writes share. */
+import { and, asc, count, eq, like, or, type SQL, sql } from 'drizzle-orm';
+import { events, subsystems } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { notFound } from '../../http/errors';
+import { numericId } from '../../http/fields';
+import type { ListResult, Page } from '../../http/lists';
+import { emit } from '../../realtime/emit';
+import type { Principal } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
+import { requireSubsystem } from '../subsystems/lookup';
+import { type EventRow, toEventDto } from './mapper';
+import type { EventDto, EventListQuery } from './model';
+
+const joined = { event: events, externalId: subsystems.externalId, displayName: subsystems.displayName };
+
+function select(deps: Deps, where: SQL | undefined) {
+  return deps.db.select(joined).from(events).innerJoin(subsystems, eq(events.subsystemId, subsystems.id)).where(where);
+}
+
+/** The wire form of one stored event. */
+export function eventDto(deps: Deps, id: number): EventDto {
+  const row = select(deps, eq(events.id, id)).get();
+  if (!row) throw notFound('event', id);
+  return toEventDto(row.event, row);
+}
+
+/** The event an `{id}` names (digits only), or 404. */
+export function eventRow(deps: Deps, id: string | number): EventRow {
+  const n = typeof id === 'number' ? id : numericId(id);
+  const row = n === null ? undefined : deps.db.select().from(events).where(eq(events.id, n)).get();
+  if (!row) throw notFound('event', id);
+  return row;
+}
+
+export function findEventByRef(deps: Deps, subsystemId: number, externalRef: string): EventRow | undefined {
+  return deps.db
+    .select()
+    .from(events)
+    .where(and(eq(events.subsystemId, subsystemId), eq(events.externalRef, externalRef)))
+    .get();
+}
+
+/** The event of a subsystem (`_id` or externalId) and externalRef, or 404. */
+export function eventRowByRef(deps: Deps, subsystemKey: string, externalRef: string): EventRow {
+  const subsystem = requireSubsystem(deps, subsystemKey);
+  const row = findEventByRef(deps, subsystem.id, externalRef);
+  if (!row) throw notFound('event', `${subsystem.externalId}/${externalRef}`);
+  return row;
+}
+
+export function getEvent(deps: Deps, id: string): EventDto {
+  return eventDto(deps, eventRow(deps, id).id);
+}
+
+export function getEventByRef(deps: Deps, subsystemKey: string, externalRef: string): EventDto {
+  return eventDto(deps, eventRowByRef(deps, subsystemKey, externalRef).id);
+}
+
+/** `%`, `_` and `\` escaped for `LIKE … ESCAPE '\'`. */
+const likeText = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Events in `_id` order, filtered in SQL; `subsystemId` accepts the `_id` or the externalId. */
+export function listEvents(deps: Deps, query: EventListQuery, page: Page): ListResult<EventDto> {
+  const where: SQL[] = [];
+  if (query.subsystemExternalId !== undefined) where.push(eq(subsystems.externalId, query.subsystemExternalId));
+  if (query.subsystemId !== undefined) {
+    const n = numericId(query.subsystemId);
+    const bySubsystem = n === null ? eq(subsystems.externalId, query.subsystemId) : eq(events.subsystemId, n);
+    where.push(bySubsystem);
+  }
+  if (query.externalRef !== undefined) where.push(eq(events.externalRef, query.externalRef));
+  if (query.active !== undefined) where.push(eq(events.active, query.active === 'true'));
+  if (query.fuzzy) {
+    const pattern = likeText(query.fuzzy);
+    const fuzzy = or(
+      sql`${events.displayName} like ${pattern} escape '\\'`,
+      sql`${events.externalRef} like ${pattern} escape '\\'`,
+      sql`${events.description} like ${pattern} escape '\\'`,
+    );
+    if (fuzzy) where.push(fuzzy);
+  }
+  const condition = and(...where);
+  const total =
+    deps.db
+      .select({ n: count() })
+      .from(events)
+      .innerJoin(subsystems, eq(events.subsystemId, subsystems.id))
+      .where(condition)
+      .get()?.n ?? 0;
+  const rows = select(deps, condition).orderBy(asc(events.id)).limit(page.limit).offset(page.offset).all();
+  return { items: rows.map((r) => toEventDto(r.event, r)), total };
+}
+
+/** `event.<created|updated|deleted>` with the §0.4 data, and the audit entry of a person or token. */
+export function announce(
+  deps: Deps,
+  principal: Principal,
+  change: 'created' | 'updated' | 'deleted',
+  event: { _id: number; externalRef: string; subsystemId: number; subsystemExternalId: string },
+  changed: readonly string[],
+): void {
+  emit(deps, `event.${change}`, {
+    _id: event._id,
+    externalRef: event.externalRef,
+    subsystemExternalId: event.subsystemExternalId,
+    changed: [...changed],
+  });
+  writeAuditLog(deps, principal, {
+    key: `event.${change}`,
+    value: `event ${event._id} (${event.subsystemExternalId}/${event.externalRef}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+    subsystemId: event.subsystemId,
+    subsystemExternalId: event.subsystemExternalId,
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Firing an event by hand (§5 `POST /events/{id}/trigger`, rule 1): `schedule.item.start` to every
+ * push connection subscribed to the subsystem, with start = end = now and no end message.
+ */
+import { eq } from 'drizzle-orm';
+import { iso } from '../../clock';
+import { events } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { conflict } from '../../http/errors';
+import { emit } from '../../realtime/emit';
+import { type Principal, requireOwnWrite } from '../auth/principal';
+import { writeAuditLog, writePlatformLog } from '../logs/write';
+import { eventDto, eventRow } from './service';
+
+export interface Triggered {
+  eventId: number;
+  firedAt: string;
+  deliveredTo: string[];
+}
+
+export function triggerEvent(deps: Deps, principal: Principal, id: string, zoneId = 1): Triggered {
+  const row = eventRow(deps, id);
+  requireOwnWrite(principal, 'events:write', row.subsystemId);
+  if (!row.active) throw conflict('the event is inactive and cannot be triggered');
+  const event = eventDto(deps, row.id);
+  const now = deps.clock.now();
+  const firedAt = iso(now);
+  const deliveredTo = deps.push.publish([event.subsystemExternalId], 'schedule.item.start', {
+    itemType: 'EVENT',
+    command: event.command,
+    subsystemExternalId: event.subsystemExternalId,
+    externalRef: event.externalRef,
+    itemId: event._id,
+    zoneId,
+    startTime: firedAt,
+    endTime: firedAt,
+  });
+  deps.db.update(events).set({ lastTriggeredAt: now }).where(eq(events.id, row.id)).run();
+  emit(deps, 'event.triggered', {
+    _id: event._id,
+    externalRef: event.externalRef,
+    subsystemExternalId: event.subsystemExternalId,
+    source: 'manual',
+    deliveredTo,
+  });
+  const where = { subsystemId: row.subsystemId, subsystemExternalId: event.subsystemExternalId };
+  if (deliveredTo.length === 0) {
+    writePlatformLog(deps, {
+      category: 'system',
+      severity: 'warning',
+      key: 'event.undelivered',
+      value: `event ${event._id} (${event.subsystemExternalId}/${event.externalRef}) fired by hand but no push connection is subscribed to ${event.subsystemExternalId}`,
+      ...where,
+    });
+  }
+  writeAuditLog(deps, principal, {
+    key: 'event.triggered',
+    value: `event ${event._id} (${event.subsystemExternalId}/${event.externalRef}) triggered in zone ${zoneId}`,
+    ...where,
+  });
+  return { eventId: event._id, firedAt, deliveredTo };
+}

@@ -1,0 +1,189 @@
+/**
+ * Creating, updating and deleting events (§5): the collection upsert keyed by `_id` or
+ * (subsystem, externalRef), updates by `{id}`, the by-reference upsert and deletes. Integration
+ * credentials only touch events of their own subsystems (§0.3).
+ */
+import { eq } from 'drizzle-orm';
+import { events } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { invalid } from '../../http/errors';
+import { ExternalRef, metadataProblem } from '../../http/fields';
+import { type Principal, requireOwnWrite } from '../auth/principal';
+import { requireSubsystem, type SubsystemRow } from '../subsystems/lookup';
+import type { EventRow } from './mapper';
+import type { EventDto, EventWrite } from './model';
+import { announce, eventDto, eventRow, eventRowByRef, findEventByRef } from './service';
+
+const CREATED = [
+  'externalRef',
+  'command',
+  'displayName',
+  'description',
+  'active',
+  'availableInSubsystem',
+  'eventPlayer',
+  'metadata',
+];
+/** The §0.2 externalRef rule, for refs that do not come through the body schema (a command, a path segment). */
+const REF_PATTERN = new RegExp(ExternalRef.pattern ?? '');
+const isRef = (text: string) => text.length >= 1 && text.length <= 256 && REF_PATTERN.test(text);
+
+type Upserted = { entity: EventDto; created: boolean };
+
+function cleanName(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
+  return trimmed;
+}
+
+function badKeyPath(value: unknown, path: string): string | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.length < 1 || key.length > 64) return path;
+    const deeper = badKeyPath(inner, `${path}/${key}`);
+    if (deeper) return deeper;
+  }
+  return null;
+}
+
+/** Merges a metadata patch key by key (null removes a key) and checks the §0.2 rules on the result. */
+function mergeMetadata(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const badKey = badKeyPath(patch, '/metadata');
+  if (badKey) throw invalid(badKey, 'has a key that is not 1 to 64 characters long');
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  const problem = metadataProblem(merged);
+  if (problem) throw invalid('/metadata', problem);
+  return merged;
+}
+
+/** The writable values a body sets, checked; absent fields keep their value. */
+function changesOf(body: EventWrite, current: EventRow | undefined): Partial<EventRow> {
+  const values: Partial<EventRow> = {};
+  if (body.command !== undefined) values.command = body.command;
+  if (body.displayName !== undefined) values.displayName = cleanName(body.displayName);
+  if (body.description !== undefined) values.description = body.description;
+  if (body.active !== undefined) values.active = body.active;
+  if (body.availableInSubsystem !== undefined) values.availableInSubsystem = body.availableInSubsystem;
+  if (body.eventPlayer !== undefined) values.eventPlayer = body.eventPlayer;
+  if (body.metadata !== undefined) values.metadata = mergeMetadata(current?.metadata ?? {}, body.metadata);
+  return values;
+}
+
+/** The subsystem a body names by `subsystemId` or `subsystemExternalId` (404 when unknown). */
+function subsystemOf(deps: Deps, body: EventWrite): SubsystemRow {
+  if (body.subsystemId === undefined && body.subsystemExternalId === undefined) {
+    throw invalid('/subsystemId', 'or subsystemExternalId is required');
+  }
+  const row = requireSubsystem(deps, body.subsystemId ?? body.subsystemExternalId ?? '');
+  if (body.subsystemExternalId !== undefined && row.externalId !== body.subsystemExternalId) {
+    throw invalid('/subsystemExternalId', 'does not name the subsystem of subsystemId');
+  }
+  return row;
+}
+
+/** The upsert key: `externalRef`, else the command (which must then be a valid externalRef). */
+function refOf(body: EventWrite): string {
+  if (body.externalRef !== undefined) return body.externalRef;
+  if (body.command === undefined) throw invalid('/externalRef', 'or command is required');
+  if (!isRef(body.command)) {
+    throw invalid(
+      '/externalRef',
+      'is required when command is not a valid externalRef (1–256 characters without / ? #)',
+    );
+  }
+  return body.command;
+}
+
+function update(deps: Deps, principal: Principal, row: EventRow, body: EventWrite): EventDto {
+  requireOwnWrite(principal, 'events:write', row.subsystemId);
+  const changes = changesOf(body, row);
+  const changed = Object.entries(changes)
+    .filter(([key, value]) => JSON.stringify(row[key as keyof EventRow]) !== JSON.stringify(value))
+    .map(([key]) => key);
+  if (changed.length === 0) return eventDto(deps, row.id);
+  deps.db
+    .update(events)
+    .set({ ...changes, updatedAt: deps.clock.now() })
+    .where(eq(events.id, row.id))
+    .run();
+  const event = eventDto(deps, row.id);
+  announce(deps, principal, 'updated', event, changed);
+  return event;
+}
+
+function create(deps: Deps, principal: Principal, subsystem: SubsystemRow, ref: string, body: EventWrite): EventDto {
+  const values = changesOf(body, undefined);
+  const now = deps.clock.now();
+  const row = deps.db
+    .insert(events)
+    .values({
+      subsystemId: subsystem.id,
+      externalRef: ref,
+      command: values.command ?? ref,
+      displayName: values.displayName ?? ref,
+      description: values.description ?? '',
+      active: values.active ?? true,
+      availableInSubsystem: values.availableInSubsystem ?? true,
+      eventPlayer: values.eventPlayer ?? false,
+      metadata: values.metadata ?? {},
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning({ id: events.id })
+    .get();
+  const event = eventDto(deps, row.id);
+  announce(deps, principal, 'created', event, CREATED);
+  return event;
+}
+
+/** Updates the event of (subsystem, ref) or creates it. */
+function upsertIn(deps: Deps, principal: Principal, subsystem: SubsystemRow, ref: string, body: EventWrite): Upserted {
+  requireOwnWrite(principal, 'events:write', subsystem.id);
+  const existing = findEventByRef(deps, subsystem.id, ref);
+  if (existing) return { entity: update(deps, principal, existing, body), created: false };
+  return { entity: create(deps, principal, subsystem, ref, body), created: true };
+}
+
+/** `POST`/`PUT /events` (C: Requests): by `_id` (404 when unknown), else by subsystem + externalRef. */
+export function upsertEvent(deps: Deps, principal: Principal, body: EventWrite): Upserted {
+  if (body._id !== undefined)
+    return { entity: update(deps, principal, eventRow(deps, body._id), body), created: false };
+  const subsystem = subsystemOf(deps, body);
+  return upsertIn(deps, principal, subsystem, refOf(body), body);
+}
+
+/** `PUT /subsystem(s)/{id}/events/{ref}`: the path names the subsystem and the externalRef. */
+export function upsertEventByRef(
+  deps: Deps,
+  principal: Principal,
+  subsystemKey: string,
+  ref: string,
+  body: EventWrite,
+): Upserted {
+  if (!isRef(ref)) throw invalid('/externalRef', 'must be 1 to 256 characters without control characters, / ? or #');
+  return upsertIn(deps, principal, requireSubsystem(deps, subsystemKey), ref, body);
+}
+
+/** `PUT`/`PATCH /events/{id}`. */
+export function updateEventById(deps: Deps, principal: Principal, id: string, body: EventWrite): EventDto {
+  return update(deps, principal, eventRow(deps, id), body);
+}
+
+function remove(deps: Deps, principal: Principal, row: EventRow): void {
+  requireOwnWrite(principal, 'events:write', row.subsystemId);
+  const event = eventDto(deps, row.id);
+  deps.db.delete(events).where(eq(events.id, row.id)).run();
+  announce(deps, principal, 'deleted', event, []);
+}
+
+export function deleteEvent(deps: Deps, principal: Principal, id: string): void {
+  remove(deps, principal, eventRow(deps, id));
+}
+
+export function deleteEventByRef(deps: Deps, principal: Principal, subsystemKey: string, ref: string): void {
+  remove(deps, principal, eventRowByRef(deps, subsystemKey, ref));
+}
