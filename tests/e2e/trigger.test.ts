@@ -1,0 +1,88 @@
+/**
+ * The integration core end to end, against the compiled executable: a TCP client subscribed to a
+ * subsystem receives the `schedule.item.start` that `POST /api/v1/events/{id}/trigger` sends.
+ * Runs only with PMS_E2E=1 (after `npm run build`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { existsSync } from 'node:fs';
+import { connectLines } from '../../src/rpc/test-support';
+import {
+  BUILT_BINARY,
+  type Daemon,
+  E2E_ENABLED,
+  makeSandbox,
+  removeSandbox,
+  type Sandbox,
+  startDaemon,
+} from './daemon';
+
+describe.skipIf(!E2E_ENABLED)('pmsd (compiled): event trigger over the push channel', () => {
+  let sandbox: Sandbox | undefined;
+  let daemon: Daemon | undefined;
+
+  beforeAll(async () => {
+    if (!existsSync(BUILT_BINARY)) throw new Error(`${BUILT_BINARY} is missing; run npm run build first`);
+    sandbox = makeSandbox();
+    daemon = await startDaemon(sandbox, { PMS_INITIAL_ADMIN_PASSWORD: 'e2e-admin-password', PMS_TRUSTED_NETWORKS: '' });
+  });
+
+  afterAll(async () => {
+    await daemon?.stop('SIGKILL');
+    if (sandbox) removeSandbox(sandbox);
+  });
+
+  it('delivers a manual trigger to the subscribed TCP client', async () => {
+    if (!daemon) throw new Error('not running');
+    const base = `${daemon.baseUrl}/api/v1`;
+    const login = await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      body: JSON.stringify({ username: 'admin', password: 'e2e-admin-password' }),
+    });
+    const { session } = (await login.json()) as { session: string };
+    const headers = { authorization: `Bearer ${session}`, 'content-type': 'application/json' };
+    const sub = await fetch(`${base}/subsystems`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ externalId: 'show-1' }),
+    });
+    expect(sub.status).toBe(201);
+    const event = await fetch(`${base}/events`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ subsystemExternalId: 'show-1', externalRef: 'cue-7', command: 'GO 7' }),
+    });
+    expect(event.status).toBe(201);
+    const { _id: eventId } = (await event.json()) as { _id: number };
+
+    const client = await connectLines(daemon.rpcPort);
+    try {
+      client.call({ jsonrpc: '2.0', method: 'auth', params: [session], id: 1 });
+      expect(await client.next()).toEqual({ jsonrpc: '2.0', result: true, id: 1 });
+      client.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['show-1'], id: 2 });
+      expect(await client.next()).toEqual({ jsonrpc: '2.0', result: true, id: 2 });
+
+      const fired = await fetch(`${base}/events/${eventId}/trigger`, { method: 'POST', headers, body: '{}' });
+      expect(fired.status).toBe(200);
+      const answer = (await fired.json()) as { eventId: number; firedAt: string; deliveredTo: string[] };
+      expect(answer).toMatchObject({ eventId, deliveredTo: ['show-1'] });
+
+      const notification = (await client.next(3000)) as { method: string; params: Record<string, unknown> };
+      expect(notification).toEqual({
+        jsonrpc: '2.0',
+        method: 'schedule.item.start',
+        params: expect.objectContaining({
+          itemType: 'EVENT',
+          command: 'GO 7',
+          subsystemExternalId: 'show-1',
+          externalRef: 'cue-7',
+          itemId: eventId,
+          zoneId: 1,
+          startTime: answer.firedAt,
+          endTime: answer.firedAt,
+        }),
+      });
+    } finally {
+      client.close();
+    }
+  });
+});
