@@ -11,6 +11,8 @@ import { type PlayableRow, toInstantPlayable, toPlayableDto } from './mapper';
 import type { InstantPlayable, PlayableDto } from './model';
 
 export type { PlayableRow };
+/** The instant form (§14) of a playable already read, for heartbeat message payloads. */
+export { toInstantPlayable };
 
 export function playableRowById(deps: Deps, id: string | number): PlayableRow | undefined {
   const n = typeof id === 'number' ? id : numericId(id);

@@ -8,8 +8,12 @@ const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
 describe('PUT /subsystems/:id/action', () => {
   it.each([
     [{}, '/type', 'is required'],
-    [{ type: 'dance' }, '/type', 'must be one of: identify, forceStop, previewStop'],
-    [{ type: 'forcePlay', playableId: 1 }, '/type', 'must be one of: identify, forceStop, previewStop'],
+    [{ type: 'dance' }, '/type', 'must be one of: forcePlay, forceStop, previewPlay, previewStop, identify'],
+    [{ type: 'forcePlay' }, '/playableId', 'is required'],
+    [{ type: 'forcePlay', playableId: 999 }, '/playableId', 'is not a playable of this subsystem'],
+    [{ type: 'forcePlay', objectId: 5 }, '/objectId', 'names an object that does not exist'],
+    [{ type: 'forcePlay', playableId: 1, playType: 'twice' }, '/playType', 'must be one of: once, infinite'],
+    [{ type: 'previewPlay' }, '/playableId', 'is required'],
     [{ type: 'forceStop', zoneId: 0 }, '/zoneId', 'must be an integer from 1 to 65535'],
     [{ type: 'identify', topic: 'x'.repeat(257) }, '/topic', 'must be a string of at most 256 characters'],
   ])('refuses %j and queues nothing', async (body, path, message) => {
@@ -42,6 +46,79 @@ describe('PUT /subsystems/:id/action', () => {
       (await t.call('PUT', '/subsystems/other/action', { token: limited, body: { type: 'identify' } })).status,
     ).toBe(202);
     expect((await t.call('GET', '/subsystems/media/actions', { as: 'admin' })).body).toEqual([]);
+  });
+});
+
+describe('forcePlay and previewPlay', () => {
+  async function withPlayable() {
+    const t = setup();
+    await t.create({ externalId: 'media' });
+    await t.create({ externalId: 'other' });
+    const make = async (subsystem: string, body: Record<string, unknown> = {}) =>
+      (
+        await t.call('POST', '/playables', {
+          as: 'admin',
+          body: { subsystemExternalId: subsystem, externalRef: 'show', command: 'PLAY show', duration: 5000, ...body },
+        })
+      ).body;
+    return { t, make };
+  }
+
+  it('queues forcePlay with the instant playable, the zone and the play type, delivered by the heartbeat', async () => {
+    const { t, make } = await withPlayable();
+    const playable = await make('media');
+    const res = await t.call('PUT', '/subsystems/media/action', {
+      as: 'operator',
+      body: { type: 'forcePlay', playableId: playable._id, zoneId: 2, playType: 'infinite' },
+    });
+    expect(res.status).toBe(202);
+    const beat = await t.beat('media');
+    expect(beat.body.messages).toEqual([
+      {
+        uuid: res.body.uuid,
+        type: 'forcePlay',
+        createdAt: res.body.createdAt,
+        zone: 'Zone 2',
+        zoneId: 2,
+        playType: 'infinite',
+        payload: {
+          playable: expect.objectContaining({
+            _id: playable._id,
+            externalRef: 'show',
+            command: 'PLAY show',
+            duration: 5000,
+          }),
+        },
+      },
+    ]);
+  });
+
+  it("queues previewPlay with the control panel, and refuses another subsystem's or an inactive playable", async () => {
+    const { t, make } = await withPlayable();
+    const mine = await make('media', { active: false });
+    const theirs = await make('other');
+    const preview = await t.call('PUT', '/subsystems/media/action', {
+      as: 'admin',
+      body: { type: 'previewPlay', playableId: mine._id, controlPanelId: 7 },
+    });
+    expect(preview.status).toBe(202);
+    expect((await t.beat('media')).body.messages[0].payload).toEqual({
+      playable: expect.objectContaining({ _id: mine._id }),
+      controlPanelId: 7,
+    });
+    const inactive = await t.call('PUT', '/subsystems/media/action', {
+      as: 'admin',
+      body: { type: 'forcePlay', playableId: mine._id },
+    });
+    expect(inactive.body).toEqual(
+      errorBody(inactive, 409, 'conflict', `playable ${mine._id} is inactive or unavailable in its subsystem`),
+    );
+    const foreign = await t.call('PUT', '/subsystems/media/action', {
+      as: 'admin',
+      body: { type: 'forcePlay', playableId: theirs._id },
+    });
+    expect(foreign.body).toEqual(validation(foreign, '/playableId', 'is not a playable of this subsystem'));
+    expect((await t.beat('media')).body.messages).toEqual([]);
   });
 });
 

@@ -7,8 +7,10 @@
 import { and, asc, desc, eq, gte, inArray, lt, lte, ne } from 'drizzle-orm';
 import { subsystemMessages, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { conflict, invalid } from '../../http/errors';
 import { emit } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
+import { findPlayable, toInstantPlayable } from '../playables/lookup';
 import { getSettingGroup } from '../settings/service';
 import { requireSubsystem, type SubsystemRow } from './lookup';
 import { type MessageRow, toActionMessage, toDeliveredMessage, toQueuedAction } from './mapper';
@@ -184,8 +186,42 @@ export function listActions(deps: Deps, id: string): ActionMessageDto[] {
     .map((m) => toActionMessage(m, now));
 }
 
-function inputOf(body: ActionRequest): QueueInput {
+/**
+ * The playable a `forcePlay`/`previewPlay` names, in its instant form. It must belong to the
+ * subsystem (players and their containers come with §13). `objectId` names a cms-media object, and
+ * this build has none yet, so it is always unknown.
+ */
+function instantPlayableFor(deps: Deps, subsystem: SubsystemRow, body: ActionRequest, mustBePlayable: boolean) {
+  if (body.objectId !== undefined) throw invalid('/objectId', 'names an object that does not exist');
+  if (body.playableId === undefined) throw invalid('/playableId', 'is required');
+  const playable = findPlayable(deps, body.playableId);
+  if (!playable || playable.subsystemId !== subsystem.id) {
+    throw invalid('/playableId', 'is not a playable of this subsystem');
+  }
+  if (mustBePlayable && (!playable.active || !playable.availableInSubsystem)) {
+    throw conflict(`playable ${playable._id} is inactive or unavailable in its subsystem`);
+  }
+  return toInstantPlayable(playable);
+}
+
+function inputOf(deps: Deps, subsystem: SubsystemRow, body: ActionRequest): QueueInput {
   switch (body.type) {
+    case 'forcePlay': {
+      const zoneId = body.zoneId ?? 1;
+      const playable = instantPlayableFor(deps, subsystem, body, true);
+      return {
+        type: body.type,
+        zone: zoneName(zoneId),
+        zoneId,
+        playType: body.playType ?? 'once',
+        payload: { playable },
+      };
+    }
+    case 'previewPlay': {
+      const playable = instantPlayableFor(deps, subsystem, body, false);
+      const panel = body.controlPanelId === undefined ? {} : { controlPanelId: body.controlPanelId };
+      return { type: body.type, payload: { playable, ...panel } };
+    }
     case 'identify':
       return { type: body.type, payload: { topic: body.topic ?? '' } };
     case 'forceStop': {
@@ -201,6 +237,6 @@ function inputOf(body: ActionRequest): QueueInput {
 export function requestAction(deps: Deps, principal: Principal, id: string, body: ActionRequest): QueuedActionDto {
   const subsystem = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', subsystem.id);
-  const row = queueMessage(deps, subsystem.id, inputOf(body));
+  const row = queueMessage(deps, subsystem.id, inputOf(deps, subsystem, body));
   return toQueuedAction(row, deps.health.live(subsystem).status);
 }

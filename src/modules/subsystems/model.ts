@@ -80,7 +80,7 @@ export type SubsystemListQuery = typeof SubsystemModel.listQuery.static;
  * Action types this build accepts. `forcePlay` and `previewPlay` need playables and media objects,
  * which arrive with §12/§14; they join this list then.
  */
-export const ACTION_TYPES = ['identify', 'forceStop', 'previewStop'] as const;
+export const ACTION_TYPES = ['forcePlay', 'forceStop', 'previewPlay', 'previewStop', 'identify'] as const;
 
 const MessageFields = {
   uuid: t.String(),
@@ -96,11 +96,15 @@ const MessageFields = {
 const DeliveredMessage = t.Object(MessageFields);
 
 export const ActionModel = {
-  /** `PUT /subsystems/{id}/action`; unknown fields (playableId, objectId, controlPanelId for now) are ignored. */
+  /** `PUT /subsystems/{id}/action` (§3 "Action request"). */
   request: t.Object({
     type: t.Union(ACTION_TYPES.map((type) => t.Literal(type))),
+    playableId: t.Optional(t.Integer({ minimum: 1 })),
+    objectId: t.Optional(t.Integer({ minimum: 1 })),
     zoneId: t.Optional(t.Integer({ minimum: 1, maximum: 65535 })),
+    playType: t.Optional(t.Union([t.Literal('once'), t.Literal('infinite')])),
     topic: t.Optional(t.String({ maxLength: 256 })),
+    controlPanelId: t.Optional(t.Integer({ minimum: 1 })),
   }),
   queued: t.Object({
     uuid: t.String(),
