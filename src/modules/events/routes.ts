@@ -1,9 +1,10 @@
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { type AuthRule, authPlugin } from '../../http/auth';
 import { IdParam } from '../../http/fields';
 import { pageOf, sendList } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
+import { setAvailableEvents } from './available';
 import { EventModel, RefParams } from './model';
 import { getEvent, getEventByRef, listEvents } from './service';
 import { triggerEvent } from './trigger';
@@ -110,6 +111,30 @@ function byRef(deps: Deps, prefix: string) {
     });
 }
 
+/** The legacy bulk availability call, under the plural form only (§3). */
+function available(deps: Deps) {
+  return new Elysia({ prefix: '/subsystems' })
+    .use(authPlugin(deps))
+    .put(
+      '/:id/events/_available',
+      ({ principal, params, body }) => setAvailableEvents(deps, principal, params.id, body),
+      {
+        auth: WRITE,
+        params: IdParam,
+        body: t.Object({
+          commands: t.Optional(t.Array(t.String({ maxLength: 4096 }), { maxItems: 10000 })),
+          ids: t.Optional(
+            t.Array(t.Union([t.Integer({ minimum: 1 }), t.String({ maxLength: 256 })]), { maxItems: 10000 }),
+          ),
+        }),
+        response: EventModel.list,
+        detail: {
+          summary: 'Legacy: mark the listed events available and every other event of the subsystem unavailable',
+        },
+      },
+    );
+}
+
 export function eventRefRoutes(deps: Deps) {
-  return new Elysia().use(byRef(deps, '/subsystem')).use(byRef(deps, '/subsystems'));
+  return new Elysia().use(available(deps)).use(byRef(deps, '/subsystem')).use(byRef(deps, '/subsystems'));
 }

@@ -1,0 +1,62 @@
+/**
+ * The legacy bulk call `PUT /subsystems/{externalId}/events/_available` (§3): the subsystem lists
+ * the events it offers now — by `commands`, by `ids` (an event `_id`, or an externalRef when sent
+ * as text), or both — and every other event of it is marked unavailable. One transaction; an
+ * `event.updated` for each event whose flag changed.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { events } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { invalid } from '../../http/errors';
+import { type Principal, requireOwnWrite } from '../auth/principal';
+import { requireSubsystem } from '../subsystems/lookup';
+import type { EventDto } from './model';
+import { announce, eventDto } from './service';
+
+export interface AvailableEventsBody {
+  commands?: string[];
+  ids?: Array<number | string>;
+}
+
+export function setAvailableEvents(
+  deps: Deps,
+  principal: Principal,
+  subsystemKey: string,
+  body: AvailableEventsBody,
+): EventDto[] {
+  const subsystem = requireSubsystem(deps, subsystemKey);
+  requireOwnWrite(principal, 'events:write', subsystem.id);
+  if (body.commands === undefined && body.ids === undefined) throw invalid('/commands', 'or ids is required');
+  const commands = new Set(body.commands ?? []);
+  const ids = new Set((body.ids ?? []).filter((v): v is number => typeof v === 'number'));
+  const refs = new Set((body.ids ?? []).filter((v): v is string => typeof v === 'string'));
+  const rows = deps.db.select().from(events).where(eq(events.subsystemId, subsystem.id)).orderBy(events.id).all();
+  const wanted = (r: (typeof rows)[number]) => commands.has(r.command) || ids.has(r.id) || refs.has(r.externalRef);
+  const flips = rows.filter((r) => wanted(r) !== r.availableInSubsystem);
+  const now = deps.clock.now();
+  deps.db.transaction((tx) => {
+    for (const value of [true, false]) {
+      const changed = flips.filter((r) => wanted(r) === value).map((r) => r.id);
+      if (changed.length === 0) continue;
+      tx.update(events)
+        .set({ availableInSubsystem: value, updatedAt: now })
+        .where(and(eq(events.subsystemId, subsystem.id), inArray(events.id, changed)))
+        .run();
+    }
+  });
+  for (const row of flips) {
+    announce(
+      deps,
+      principal,
+      'updated',
+      {
+        _id: row.id,
+        externalRef: row.externalRef,
+        subsystemId: subsystem.id,
+        subsystemExternalId: subsystem.externalId,
+      },
+      ['availableInSubsystem'],
+    );
+  }
+  return rows.map((r) => eventDto(deps, r.id));
+}
