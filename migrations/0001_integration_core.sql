@@ -59,6 +59,30 @@ CREATE TABLE `log_scenarios` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `log_scenarios_origin_action` ON `log_scenarios` (`origin`,`action`);--> statement-breakpoint
+CREATE TABLE `parameters` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`subsystem_id` integer NOT NULL,
+	`external_ref` text NOT NULL,
+	`display_name` text NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`type` text DEFAULT 'string' NOT NULL,
+	`value` text,
+	`default_value` text,
+	`min` real,
+	`max` real,
+	`step` real,
+	`options` text NOT NULL,
+	`unit` text,
+	`playable_id` integer,
+	`value_updated_at` integer,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`subsystem_id`) REFERENCES `subsystems`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`playable_id`) REFERENCES `playables`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `parameters_subsystem_ref` ON `parameters` (`subsystem_id`,`external_ref`);--> statement-breakpoint
+CREATE INDEX `parameters_playable` ON `parameters` (`playable_id`);--> statement-breakpoint
 CREATE TABLE `playables` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`subsystem_id` integer NOT NULL,
@@ -88,6 +112,30 @@ CREATE TABLE `playables` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `playables_subsystem_ref` ON `playables` (`subsystem_id`,`external_ref`) WHERE "playables"."external_ref" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `playables_composition` ON `playables` (`composition_id`);--> statement-breakpoint
+CREATE TABLE `preset_entries` (
+	`preset_id` integer NOT NULL,
+	`position` integer NOT NULL,
+	`parameter_id` integer NOT NULL,
+	`value` text NOT NULL,
+	PRIMARY KEY(`preset_id`, `position`),
+	FOREIGN KEY (`preset_id`) REFERENCES `presets`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`parameter_id`) REFERENCES `parameters`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `preset_entries_parameter` ON `preset_entries` (`parameter_id`);--> statement-breakpoint
+CREATE TABLE `presets` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`subsystem_id` integer NOT NULL,
+	`external_ref` text,
+	`display_name` text NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`last_applied_at` integer,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`subsystem_id`) REFERENCES `subsystems`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `presets_subsystem_ref` ON `presets` (`subsystem_id`,`external_ref`) WHERE "presets"."external_ref" IS NOT NULL;--> statement-breakpoint
 CREATE TABLE `subsystem_messages` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`uuid` text NOT NULL,

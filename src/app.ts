@@ -14,7 +14,9 @@ import { controlPanelsRoutes } from './modules/control-panels/routes';
 import { docsRoutes } from './modules/docs/routes';
 import { eventRefRoutes, eventsRoutes } from './modules/events/routes';
 import { logsRoutes } from './modules/logs/routes';
+import { parametersRoutes } from './modules/parameters/routes';
 import { playablesRoutes } from './modules/playables/routes';
+import { presetsRoutes } from './modules/presets/routes';
 import { rolesRoutes } from './modules/roles/routes';
 import { subsystemsRoutes } from './modules/subsystems/routes';
 import { systemRoutes } from './modules/system/routes';
@@ -34,6 +36,8 @@ export function apiRoutes(deps: Deps) {
     .use(eventsRoutes(deps))
     .use(eventRefRoutes(deps))
     .use(playablesRoutes(deps))
+    .use(parametersRoutes(deps))
+    .use(presetsRoutes(deps))
     .use(usersRoutes(deps))
     .use(userTemplatesRoutes(deps));
 }

@@ -1,0 +1,133 @@
+/** Parameters (§6), the read side and the look-ups the writes and presets share. */
+import { and, asc, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { parameters, subsystems } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { invalid, notFound } from '../../http/errors';
+import { numericId } from '../../http/fields';
+import type { ListResult, Page } from '../../http/lists';
+import { emit } from '../../realtime/emit';
+import type { Principal } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
+import { type ParameterRow, toParameterDto } from './mapper';
+import type { ParameterDto, ParameterListQuery } from './model';
+
+export { misfit, type ValueShape } from './rules';
+export type { ParameterRow };
+
+const joined = { parameter: parameters, externalId: subsystems.externalId };
+
+function select(deps: Deps, where: SQL | undefined) {
+  return deps.db
+    .select(joined)
+    .from(parameters)
+    .innerJoin(subsystems, eq(parameters.subsystemId, subsystems.id))
+    .where(where);
+}
+
+/** The wire form of one stored parameter. */
+export function parameterDto(deps: Deps, id: number): ParameterDto {
+  const row = select(deps, eq(parameters.id, id)).get();
+  if (!row) throw notFound('parameter', id);
+  return toParameterDto(row.parameter, row.externalId);
+}
+
+/** The parameter an `{id}` names (digits only), or 404. */
+export function parameterRow(deps: Deps, id: string | number): ParameterRow {
+  const n = typeof id === 'number' ? id : numericId(id);
+  const row = n === null ? undefined : deps.db.select().from(parameters).where(eq(parameters.id, n)).get();
+  if (!row) throw notFound('parameter', id);
+  return row;
+}
+
+export function findParameterByRef(deps: Deps, subsystemId: number, externalRef: string): ParameterRow | undefined {
+  return deps.db
+    .select()
+    .from(parameters)
+    .where(and(eq(parameters.subsystemId, subsystemId), eq(parameters.externalRef, externalRef)))
+    .get();
+}
+
+/** Rows by `_id`, in no particular order; unknown ids are left out. */
+export function parameterRows(deps: Deps, ids: readonly number[]): ParameterRow[] {
+  if (ids.length === 0) return [];
+  return deps.db
+    .select()
+    .from(parameters)
+    .where(inArray(parameters.id, [...ids]))
+    .all();
+}
+
+/**
+ * The parameter a preset entry names within a subsystem: an integer or digit string is the `_id`
+ * first, otherwise the externalRef (C: Identity). 400 at `path` when it names none of that
+ * subsystem's parameters.
+ */
+export function resolveParameter(deps: Deps, subsystemId: number, key: string | number, path: string): ParameterRow {
+  const id = typeof key === 'number' ? key : numericId(key);
+  const byId = id === null ? undefined : deps.db.select().from(parameters).where(eq(parameters.id, id)).get();
+  if (byId?.subsystemId === subsystemId) return byId;
+  const byRef = typeof key === 'string' ? findParameterByRef(deps, subsystemId, key) : undefined;
+  if (byRef) return byRef;
+  throw invalid(path, byId ? 'names a parameter of another subsystem' : 'names no parameter of this subsystem');
+}
+
+export function getParameter(deps: Deps, id: string): ParameterDto {
+  return parameterDto(deps, parameterRow(deps, id).id);
+}
+
+/** `%`, `_` and `\` escaped for `LIKE … ESCAPE '\'`. */
+const likeText = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Parameters in `_id` order, filtered in SQL; `subsystemId` accepts the `_id` or the externalId. */
+export function listParameters(deps: Deps, query: ParameterListQuery, page: Page): ListResult<ParameterDto> {
+  const where: SQL[] = [];
+  if (query.subsystemExternalId !== undefined) where.push(eq(subsystems.externalId, query.subsystemExternalId));
+  if (query.subsystemId !== undefined) {
+    const n = numericId(query.subsystemId);
+    where.push(n === null ? eq(subsystems.externalId, query.subsystemId) : eq(parameters.subsystemId, n));
+  }
+  if (query.externalRef !== undefined) where.push(eq(parameters.externalRef, query.externalRef));
+  if (query.playableId !== undefined) where.push(eq(parameters.playableId, Number(query.playableId)));
+  if (query.type !== undefined) where.push(sql`${parameters.type} = ${query.type}`);
+  if (query.fuzzy) {
+    const pattern = likeText(query.fuzzy);
+    const fuzzy = or(
+      sql`${parameters.displayName} like ${pattern} escape '\\'`,
+      sql`${parameters.externalRef} like ${pattern} escape '\\'`,
+      sql`${parameters.description} like ${pattern} escape '\\'`,
+    );
+    if (fuzzy) where.push(fuzzy);
+  }
+  const condition = and(...where);
+  const total =
+    deps.db
+      .select({ n: count() })
+      .from(parameters)
+      .innerJoin(subsystems, eq(parameters.subsystemId, subsystems.id))
+      .where(condition)
+      .get()?.n ?? 0;
+  const rows = select(deps, condition).orderBy(asc(parameters.id)).limit(page.limit).offset(page.offset).all();
+  return { items: rows.map((r) => toParameterDto(r.parameter, r.externalId)), total };
+}
+
+/** `parameter.<created|updated|deleted>` with the §0.4 data, and the audit entry of a person or token. */
+export function announce(
+  deps: Deps,
+  principal: Principal,
+  change: 'created' | 'updated' | 'deleted',
+  parameter: { _id: number; externalRef: string; subsystemId: number; subsystemExternalId: string },
+  changed: readonly string[],
+): void {
+  emit(deps, `parameter.${change}`, {
+    _id: parameter._id,
+    externalRef: parameter.externalRef,
+    subsystemExternalId: parameter.subsystemExternalId,
+    changed: [...changed],
+  });
+  writeAuditLog(deps, principal, {
+    key: `parameter.${change}`,
+    value: `parameter ${parameter._id} (${parameter.subsystemExternalId}/${parameter.externalRef}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+    subsystemId: parameter.subsystemId,
+    subsystemExternalId: parameter.subsystemExternalId,
+  });
+}

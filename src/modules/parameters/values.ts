@@ -1,0 +1,123 @@
+/**
+ * Parameter values (§6 rules 1, 3): storing them, `parameter.changed` per changed parameter and the
+ * one `setParameters` heartbeat message per request for the owning subsystem.
+ */
+import { eq } from 'drizzle-orm';
+import { parameters } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { invalid } from '../../http/errors';
+import { emit } from '../../realtime/emit';
+import { type Principal, requireOwnWrite } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
+import { queueMessage } from '../subsystems/actions';
+import { requireSubsystem } from '../subsystems/lookup';
+import type { ParameterRow } from './mapper';
+import type { ParameterDto } from './model';
+import { requireFit, valueText } from './rules';
+import { parameterDto, parameterRow } from './service';
+
+/** Who set a value: an integration caller is its subsystem reporting; a preset apply names itself. */
+export type ValueSource = 'subsystem' | 'user' | 'token' | 'preset';
+
+export function sourceOf(principal: Principal): ValueSource {
+  if (principal.integration) return 'subsystem';
+  return principal.via === 'session' ? 'user' : 'token';
+}
+
+export interface ValueWrite {
+  row: ParameterRow;
+  value: string;
+}
+
+/**
+ * The text a body's `value` stores: as sent (numbers and booleans as their text); `null` resets to
+ * the parameter's `default`. Where a value must result (an explicit set, a preset entry) a null
+ * without a default is refused. Not checked against the type here.
+ */
+export function valueInput(value: unknown, defaultValue: string | null, path: string): string;
+export function valueInput(value: unknown, defaultValue: string | null, path: string, unset: 'allow'): string | null;
+export function valueInput(value: unknown, defaultValue: string | null, path: string, unset?: 'allow'): string | null {
+  const text = valueText(value, path);
+  if (text !== null) return text;
+  if (defaultValue === null && unset !== 'allow') {
+    throw invalid(path, 'must not be null when the parameter has no default');
+  }
+  return defaultValue;
+}
+
+/**
+ * Stores the values that differ from the stored ones, stamping `valueUpdatedAt`; synchronous, so a
+ * caller may run it inside its transaction. Returns the rows whose value changed, as stored.
+ */
+export function storeValues(deps: Deps, writes: readonly ValueWrite[], now: number): ParameterRow[] {
+  const changed: ParameterRow[] = [];
+  for (const { row, value } of writes) {
+    if (row.value === value) continue;
+    const updated = deps.db
+      .update(parameters)
+      .set({ value, valueUpdatedAt: now, updatedAt: now })
+      .where(eq(parameters.id, row.id))
+      .returning()
+      .get();
+    if (updated) changed.push(updated);
+  }
+  return changed;
+}
+
+/** `parameter.changed` for each changed parameter, after the commit. */
+export function announceValues(
+  deps: Deps,
+  subsystemExternalId: string,
+  changed: readonly ParameterRow[],
+  source: ValueSource,
+): void {
+  for (const row of changed) {
+    emit(deps, 'parameter.changed', {
+      _id: row.id,
+      externalRef: row.externalRef,
+      subsystemExternalId,
+      value: row.value,
+      source,
+    });
+  }
+}
+
+/** Queues the one `setParameters` message (§3 heartbeat answer) carrying the values; returns its uuid. */
+export function queueSetParameters(
+  deps: Deps,
+  subsystemId: number,
+  values: ReadonlyArray<{ externalRef: string; value: string }>,
+): string {
+  const payload = { parameters: values.map((v) => ({ externalRef: v.externalRef, value: v.value })) };
+  return queueMessage(deps, subsystemId, { type: 'setParameters', payload }).uuid;
+}
+
+/**
+ * `PUT /parameters/{id}/value`: an explicit set. The value is stored (an unchanged one is not
+ * announced). A person's or script's set is always sent to the subsystem in a `setParameters`
+ * message, so it also resends a value the subsystem may have lost; an integration caller is the
+ * subsystem reporting its own value and gets nothing back (rule 3).
+ */
+export function setParameterValue(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  body: { value?: unknown },
+): ParameterDto {
+  const row = parameterRow(deps, id);
+  requireOwnWrite(principal, 'parameters:write', row.subsystemId);
+  if (body.value === undefined) throw invalid('/value', 'is required');
+  const value = valueInput(body.value, row.defaultValue, '/value');
+  requireFit(row, value, '/value');
+  const subsystem = requireSubsystem(deps, row.subsystemId);
+  const changed = storeValues(deps, [{ row, value }], deps.clock.now());
+  announceValues(deps, subsystem.externalId, changed, sourceOf(principal));
+  if (!principal.integration) queueSetParameters(deps, row.subsystemId, [{ externalRef: row.externalRef, value }]);
+  writeAuditLog(deps, principal, {
+    key: 'parameter.value_set',
+    value: `parameter ${row.id} (${subsystem.externalId}/${row.externalRef}) value set`,
+    subsystemId: row.subsystemId,
+    subsystemExternalId: subsystem.externalId,
+  });
+  return parameterDto(deps, row.id);
+}

@@ -1,0 +1,215 @@
+/**
+ * Creating, updating and deleting parameters (§6): the collection upsert keyed by `_id` or
+ * (subsystem, externalRef) and updates by `{id}`. Integration credentials only touch parameters of
+ * their own subsystems (§0.3). A value a person changes is sent to the subsystem (rule 1); a value an
+ * integration caller reports is its subsystem's own and is not sent back (rule 3).
+ */
+import { eq } from 'drizzle-orm';
+import { parameters } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { conflict, invalid } from '../../http/errors';
+import { type Principal, requireOwnWrite } from '../auth/principal';
+import { findPlayable } from '../playables/lookup';
+import { presetsUsing, removeParameterFromPresets } from '../presets/service';
+import { requireSubsystem, type SubsystemRow } from '../subsystems/lookup';
+import type { ParameterRow } from './mapper';
+import type { ParameterDto, ParameterWrite } from './model';
+import { checkShape, requireFit, valueText } from './rules';
+import { announce, findParameterByRef, parameterDto, parameterRow } from './service';
+import { announceValues, queueSetParameters, sourceOf, valueInput } from './values';
+
+type Upserted = { entity: ParameterDto; created: boolean };
+type Definition = Omit<
+  ParameterRow,
+  'id' | 'subsystemId' | 'externalRef' | 'createdAt' | 'updatedAt' | 'valueUpdatedAt'
+>;
+
+const FIELDS: ReadonlyArray<[keyof Definition, string]> = [
+  ['displayName', 'displayName'],
+  ['description', 'description'],
+  ['type', 'type'],
+  ['value', 'value'],
+  ['defaultValue', 'default'],
+  ['min', 'min'],
+  ['max', 'max'],
+  ['step', 'step'],
+  ['options', 'options'],
+  ['unit', 'unit'],
+  ['playableId', 'playableId'],
+];
+
+function cleanName(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
+  return trimmed;
+}
+
+/** `playableId`: a template playable of the same subsystem, or null. */
+function checkPlayable(deps: Deps, subsystemId: number, playableId: number | null): number | null {
+  if (playableId === null) return null;
+  const playable = findPlayable(deps, playableId);
+  if (!playable || playable.subsystemId !== subsystemId || playable.type !== 'template') {
+    throw invalid('/playableId', 'must be a template playable of the same subsystem');
+  }
+  return playableId;
+}
+
+/**
+ * The definition after the write, checked as a whole: min ≤ max, min/max/step only for numbers,
+ * options for enums, and `default` and `value` fitting the (possibly new) type. `valueSent` says
+ * whether the body carried a value.
+ */
+function definitionOf(
+  deps: Deps,
+  subsystemId: number,
+  body: ParameterWrite,
+  current: Definition,
+): { next: Definition; valueSent: boolean } {
+  const next: Definition = { ...current };
+  if (body.displayName !== undefined) next.displayName = cleanName(body.displayName);
+  if (body.description !== undefined) next.description = body.description;
+  if (body.type !== undefined) next.type = body.type;
+  if (body.default !== undefined) next.defaultValue = valueText(body.default, '/default');
+  if (body.min !== undefined) next.min = body.min;
+  if (body.max !== undefined) next.max = body.max;
+  if (body.step !== undefined) next.step = body.step;
+  if (body.options !== undefined) next.options = body.options;
+  if (body.unit !== undefined) next.unit = body.unit;
+  if (body.playableId !== undefined) next.playableId = checkPlayable(deps, subsystemId, body.playableId);
+  const valueSent = body.value !== undefined;
+  if (valueSent) next.value = valueInput(body.value, next.defaultValue, '/value', 'allow');
+  checkShape(next);
+  if (next.defaultValue !== null) requireFit(next, next.defaultValue, '/default');
+  if (next.value !== null) requireFit(next, next.value, '/value');
+  return { next, valueSent };
+}
+
+/** After a write that set a value: `parameter.changed`, and the message unless the subsystem reported it. */
+function afterValue(deps: Deps, principal: Principal, subsystem: SubsystemRow, row: ParameterRow): void {
+  announceValues(deps, subsystem.externalId, [row], sourceOf(principal));
+  if (!principal.integration && row.value !== null) {
+    queueSetParameters(deps, subsystem.id, [{ externalRef: row.externalRef, value: row.value }]);
+  }
+}
+
+function update(deps: Deps, principal: Principal, row: ParameterRow, body: ParameterWrite): ParameterDto {
+  requireOwnWrite(principal, 'parameters:write', row.subsystemId);
+  const { next } = definitionOf(deps, row.subsystemId, body, row);
+  const changed = FIELDS.filter(([key]) => JSON.stringify(row[key]) !== JSON.stringify(next[key]));
+  if (changed.length === 0) return parameterDto(deps, row.id);
+  const now = deps.clock.now();
+  const valueChanged = next.value !== row.value;
+  const updated =
+    deps.db
+      .update(parameters)
+      .set({ ...next, updatedAt: now, ...(valueChanged ? { valueUpdatedAt: now } : {}) })
+      .where(eq(parameters.id, row.id))
+      .returning()
+      .get() ?? row;
+  const dto = parameterDto(deps, row.id);
+  announce(
+    deps,
+    principal,
+    'updated',
+    dto,
+    changed.map(([, name]) => name),
+  );
+  if (valueChanged) afterValue(deps, principal, requireSubsystem(deps, row.subsystemId), updated);
+  return dto;
+}
+
+function create(
+  deps: Deps,
+  principal: Principal,
+  subsystem: SubsystemRow,
+  ref: string,
+  body: ParameterWrite,
+): ParameterDto {
+  const blank: Definition = {
+    displayName: ref,
+    description: '',
+    type: 'string',
+    value: null,
+    defaultValue: null,
+    min: null,
+    max: null,
+    step: null,
+    options: [],
+    unit: null,
+    playableId: null,
+  };
+  const { next, valueSent } = definitionOf(deps, subsystem.id, body, blank);
+  const now = deps.clock.now();
+  const row = deps.db
+    .insert(parameters)
+    .values({
+      ...next,
+      value: valueSent ? next.value : next.defaultValue,
+      subsystemId: subsystem.id,
+      externalRef: ref,
+      valueUpdatedAt: valueSent ? now : null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get();
+  const dto = parameterDto(deps, row.id);
+  announce(
+    deps,
+    principal,
+    'created',
+    dto,
+    FIELDS.map(([, name]) => name),
+  );
+  if (valueSent) afterValue(deps, principal, subsystem, row);
+  return dto;
+}
+
+/** The subsystem a body names by `subsystemId` or `subsystemExternalId` (404 when unknown). */
+function subsystemOf(deps: Deps, body: ParameterWrite): SubsystemRow {
+  if (body.subsystemId === undefined && body.subsystemExternalId === undefined) {
+    throw invalid('/subsystemId', 'or subsystemExternalId is required');
+  }
+  const row = requireSubsystem(deps, body.subsystemId ?? body.subsystemExternalId ?? '');
+  if (body.subsystemExternalId !== undefined && row.externalId !== body.subsystemExternalId) {
+    throw invalid('/subsystemExternalId', 'does not name the subsystem of subsystemId');
+  }
+  return row;
+}
+
+/** `POST`/`PUT /parameters` (C: Requests): by `_id` (404 when unknown), else by subsystem + externalRef. */
+export function upsertParameter(deps: Deps, principal: Principal, body: ParameterWrite): Upserted {
+  if (body._id !== undefined) {
+    return { entity: update(deps, principal, parameterRow(deps, body._id), body), created: false };
+  }
+  const subsystem = subsystemOf(deps, body);
+  if (body.externalRef === undefined) throw invalid('/externalRef', 'is required');
+  requireOwnWrite(principal, 'parameters:write', subsystem.id);
+  const existing = findParameterByRef(deps, subsystem.id, body.externalRef);
+  if (existing) return { entity: update(deps, principal, existing, body), created: false };
+  return { entity: create(deps, principal, subsystem, body.externalRef, body), created: true };
+}
+
+/** `PUT`/`PATCH /parameters/{id}`. */
+export function updateParameterById(deps: Deps, principal: Principal, id: string, body: ParameterWrite): ParameterDto {
+  return update(deps, principal, parameterRow(deps, id), body);
+}
+
+/**
+ * `DELETE /parameters/{id}`: 409 while presets use it, unless `force`, which removes it from them
+ * (their entries cascade with the row; each preset announces the change).
+ */
+export function deleteParameter(deps: Deps, principal: Principal, id: string, force: boolean): void {
+  const row = parameterRow(deps, id);
+  requireOwnWrite(principal, 'parameters:write', row.subsystemId);
+  const using = presetsUsing(deps, row.id);
+  if (using.length > 0 && !force) {
+    throw conflict(
+      `parameter ${row.id} is used by ${using.length} preset(s); delete with force=true to remove it from them`,
+    );
+  }
+  const dto = parameterDto(deps, row.id);
+  deps.db.delete(parameters).where(eq(parameters.id, row.id)).run();
+  announce(deps, principal, 'deleted', dto, []);
+  removeParameterFromPresets(deps, principal, using);
+}

@@ -1,0 +1,58 @@
+/**
+ * `POST /presets/{id}/apply` (§6 rules 1, 2): every value is checked against its parameter as it is
+ * now before anything is stored, so a preset applies whole or not at all. Then the values are stored
+ * in one transaction, `parameter.changed` goes out for each that changed, and one `setParameters`
+ * message carries every value of the preset (a recall resends values the subsystem may have lost).
+ */
+import { eq } from 'drizzle-orm';
+import { iso } from '../../clock';
+import { presets } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { invalid } from '../../http/errors';
+import { emit } from '../../realtime/emit';
+import { type Principal, requireOwnWrite } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
+import { misfit, parameterRows } from '../parameters/service';
+import { announceValues, queueSetParameters, storeValues, type ValueWrite } from '../parameters/values';
+import { requireSubsystem } from '../subsystems/lookup';
+import type { AppliedPresetDto } from './model';
+import { entriesOf, presetRow } from './service';
+
+/** Applies every value of the preset, or none (400 at the first entry that no longer fits). */
+export function applyPreset(deps: Deps, principal: Principal, id: string): AppliedPresetDto {
+  const preset = presetRow(deps, id);
+  requireOwnWrite(principal, 'parameters:write', preset.subsystemId);
+  const entries = entriesOf(deps, [preset.id]).get(preset.id) ?? [];
+  if (entries.length === 0) throw invalid('/parameters', 'must have at least 1 entry');
+  const rows = new Map(
+    parameterRows(
+      deps,
+      entries.map((e) => e.parameterId),
+    ).map((p) => [p.id, p]),
+  );
+  const writes: ValueWrite[] = entries.map((entry, n) => {
+    const row = rows.get(entry.parameterId);
+    if (!row) throw invalid(`/parameters/${n}/parameter`, 'names no parameter of this subsystem');
+    const problem = misfit(row, entry.value);
+    if (problem) throw invalid(`/parameters/${n}/value`, problem);
+    return { row, value: entry.value };
+  });
+  const subsystem = requireSubsystem(deps, preset.subsystemId);
+  const now = deps.clock.now();
+  const changed = deps.db.transaction(() => {
+    const stored = storeValues(deps, writes, now);
+    deps.db.update(presets).set({ lastAppliedAt: now }).where(eq(presets.id, preset.id)).run();
+    return stored;
+  });
+  const applied = writes.map((w) => ({ parameter: w.row.id, externalRef: w.row.externalRef, value: w.value }));
+  announceValues(deps, subsystem.externalId, changed, 'preset');
+  const messageUuid = queueSetParameters(deps, subsystem.id, applied);
+  emit(deps, 'preset.applied', { _id: preset.id, parameters: applied });
+  writeAuditLog(deps, principal, {
+    key: 'preset.applied',
+    value: `preset ${preset.id} (${subsystem.externalId}/${preset.externalRef ?? '-'}) applied`,
+    subsystemId: subsystem.id,
+    subsystemExternalId: subsystem.externalId,
+  });
+  return { presetId: preset.id, appliedAt: iso(now), parameters: applied, messageUuid };
+}

@@ -1,0 +1,170 @@
+/** Presets (§6), the read side and the look-ups the writes, apply and parameter deletes share. */
+import { and, asc, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { presetEntries, presets, subsystems } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { notFound } from '../../http/errors';
+import { numericId } from '../../http/fields';
+import type { ListResult, Page } from '../../http/lists';
+import { emit } from '../../realtime/emit';
+import type { Principal } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
+import { parameterRows } from '../parameters/service';
+import { type PresetRow, toPresetDto } from './mapper';
+import type { PresetDto, PresetEntryDto, PresetListQuery } from './model';
+
+export type { PresetRow };
+
+export interface StoredEntry {
+  presetId: number;
+  parameterId: number;
+  value: string;
+}
+
+/** The stored entries of the presets, in order, grouped by preset. */
+export function entriesOf(deps: Deps, presetIds: readonly number[]): Map<number, StoredEntry[]> {
+  const grouped = new Map<number, StoredEntry[]>();
+  if (presetIds.length === 0) return grouped;
+  const rows = deps.db
+    .select({ presetId: presetEntries.presetId, parameterId: presetEntries.parameterId, value: presetEntries.value })
+    .from(presetEntries)
+    .where(inArray(presetEntries.presetId, [...presetIds]))
+    .orderBy(asc(presetEntries.presetId), asc(presetEntries.position))
+    .all();
+  for (const row of rows) {
+    const list = grouped.get(row.presetId) ?? [];
+    list.push(row);
+    grouped.set(row.presetId, list);
+  }
+  return grouped;
+}
+
+function toDtos(deps: Deps, rows: ReadonlyArray<{ preset: PresetRow; externalId: string }>): PresetDto[] {
+  const entries = entriesOf(
+    deps,
+    rows.map((r) => r.preset.id),
+  );
+  const ids = new Set([...entries.values()].flatMap((list) => list.map((e) => e.parameterId)));
+  const refs = new Map(parameterRows(deps, [...ids]).map((p) => [p.id, p.externalRef]));
+  return rows.map((r) => {
+    const wire: PresetEntryDto[] = (entries.get(r.preset.id) ?? []).map((e) => ({
+      parameter: e.parameterId,
+      externalRef: refs.get(e.parameterId) ?? '',
+      value: e.value,
+    }));
+    return toPresetDto(r.preset, r.externalId, wire);
+  });
+}
+
+function select(deps: Deps, where: SQL | undefined) {
+  return deps.db
+    .select({ preset: presets, externalId: subsystems.externalId })
+    .from(presets)
+    .innerJoin(subsystems, eq(presets.subsystemId, subsystems.id))
+    .where(where);
+}
+
+/** The wire form of one stored preset. */
+export function presetDto(deps: Deps, id: number): PresetDto {
+  const row = select(deps, eq(presets.id, id)).get();
+  const [dto] = row ? toDtos(deps, [row]) : [];
+  if (!dto) throw notFound('preset', id);
+  return dto;
+}
+
+/** The preset an `{id}` names (digits only), or 404. */
+export function presetRow(deps: Deps, id: string | number): PresetRow {
+  const n = typeof id === 'number' ? id : numericId(id);
+  const row = n === null ? undefined : deps.db.select().from(presets).where(eq(presets.id, n)).get();
+  if (!row) throw notFound('preset', id);
+  return row;
+}
+
+export function findPresetByRef(deps: Deps, subsystemId: number, externalRef: string): PresetRow | undefined {
+  return deps.db
+    .select()
+    .from(presets)
+    .where(and(eq(presets.subsystemId, subsystemId), eq(presets.externalRef, externalRef)))
+    .get();
+}
+
+export function getPreset(deps: Deps, id: string): PresetDto {
+  return presetDto(deps, presetRow(deps, id).id);
+}
+
+const likeText = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Presets in `_id` order, filtered in SQL; `subsystemId` accepts the `_id` or the externalId. */
+export function listPresets(deps: Deps, query: PresetListQuery, page: Page): ListResult<PresetDto> {
+  const where: SQL[] = [];
+  if (query.subsystemExternalId !== undefined) where.push(eq(subsystems.externalId, query.subsystemExternalId));
+  if (query.subsystemId !== undefined) {
+    const n = numericId(query.subsystemId);
+    where.push(n === null ? eq(subsystems.externalId, query.subsystemId) : eq(presets.subsystemId, n));
+  }
+  if (query.externalRef !== undefined) where.push(eq(presets.externalRef, query.externalRef));
+  if (query.fuzzy) {
+    const pattern = likeText(query.fuzzy);
+    const fuzzy = or(
+      sql`${presets.displayName} like ${pattern} escape '\\'`,
+      sql`${presets.externalRef} like ${pattern} escape '\\'`,
+      sql`${presets.description} like ${pattern} escape '\\'`,
+    );
+    if (fuzzy) where.push(fuzzy);
+  }
+  const condition = and(...where);
+  const total =
+    deps.db
+      .select({ n: count() })
+      .from(presets)
+      .innerJoin(subsystems, eq(presets.subsystemId, subsystems.id))
+      .where(condition)
+      .get()?.n ?? 0;
+  const rows = select(deps, condition).orderBy(asc(presets.id)).limit(page.limit).offset(page.offset).all();
+  return { items: toDtos(deps, rows), total };
+}
+
+/** `preset.<created|updated|deleted>` with the §0.4 data, and the audit entry of a person or token. */
+export function announcePreset(
+  deps: Deps,
+  principal: Principal,
+  change: 'created' | 'updated' | 'deleted',
+  preset: { _id: number; externalRef: string | null; subsystemId: number; subsystemExternalId: string },
+  changed: readonly string[],
+): void {
+  emit(deps, `preset.${change}`, {
+    _id: preset._id,
+    externalRef: preset.externalRef,
+    subsystemExternalId: preset.subsystemExternalId,
+    changed: [...changed],
+  });
+  writeAuditLog(deps, principal, {
+    key: `preset.${change}`,
+    value: `preset ${preset._id} (${preset.subsystemExternalId}/${preset.externalRef ?? '-'}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+    subsystemId: preset.subsystemId,
+    subsystemExternalId: preset.subsystemExternalId,
+  });
+}
+
+/** The ids of the presets with an entry for the parameter. */
+export function presetsUsing(deps: Deps, parameterId: number): number[] {
+  return deps.db
+    .selectDistinct({ id: presetEntries.presetId })
+    .from(presetEntries)
+    .where(eq(presetEntries.parameterId, parameterId))
+    .all()
+    .map((r) => r.id);
+}
+
+/**
+ * After a forced parameter delete (whose entries went with it): the presets that held it are
+ * updated and announce `parameters` as changed.
+ */
+export function removeParameterFromPresets(deps: Deps, principal: Principal, presetIds: readonly number[]): void {
+  if (presetIds.length === 0) return;
+  deps.db
+    .update(presets)
+    .set({ updatedAt: deps.clock.now() })
+    .where(inArray(presets.id, [...presetIds]))
+    .run();
+  for (const id of presetIds) announcePreset(deps, principal, 'updated', presetDto(deps, id), ['parameters']);
+}
