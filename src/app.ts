@@ -23,6 +23,9 @@ import { systemRoutes } from './modules/system/routes';
 import { tokensRoutes } from './modules/tokens/routes';
 import { userTemplatesRoutes } from './modules/user-templates/routes';
 import { usersRoutes } from './modules/users/routes';
+import { variableRefRoutes } from './modules/variables/ref-routes';
+import { variableIngest } from './modules/variables/ingest';
+import { variablesRoutes } from './modules/variables/routes';
 
 export function apiRoutes(deps: Deps) {
   return new Elysia({ prefix: API_PREFIX })
@@ -39,7 +42,9 @@ export function apiRoutes(deps: Deps) {
     .use(parametersRoutes(deps))
     .use(presetsRoutes(deps))
     .use(usersRoutes(deps))
-    .use(userTemplatesRoutes(deps));
+    .use(userTemplatesRoutes(deps))
+    .use(variablesRoutes(deps))
+    .use(variableRefRoutes(deps));
 }
 
 export function createApp(deps: Deps) {
@@ -50,6 +55,7 @@ export function createApp(deps: Deps) {
       meta.log = deps.log.child({ requestId: meta.id });
       set.headers['x-request-id'] = meta.id;
     })
+    .onRequest(variableIngest(deps))
     .use(errorPlugin(deps, () => routeTable.list))
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       const meta = requestMeta(request);

@@ -74,6 +74,14 @@ function gate(deps: Deps, request: Request, rule: AuthMeta): Principal {
   throw forbidden(missingPermissionMessage(rule));
 }
 
+/**
+ * The same decision outside the macro, for a front door that answers before routing (the ingest fast
+ * path): the caller when `rule` lets it through, else the 401/403 AppError.
+ */
+export function authorize(deps: Deps, request: Request, rule: AuthMeta): Principal {
+  return gate(deps, request, rule);
+}
+
 const SECURITY = [{ bearer: [] }, { isaacToken: [] }, { sessionCookie: [] }];
 
 export function authPlugin(deps: Deps) {

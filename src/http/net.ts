@@ -67,9 +67,23 @@ export function parseCidr(text: string): Cidr | null {
   return { bytes, prefix: isV4 ? prefix + 96 : prefix };
 }
 
+/** Parsed peer addresses: the same few clients call again and again (ingest), so parse each once. */
+const parsedAddresses = new Map<string, Uint8Array | null>();
+const MAX_PARSED = 4096;
+
+function cachedAddressBytes(address: string): Uint8Array | null {
+  let bytes = parsedAddresses.get(address);
+  if (bytes === undefined) {
+    if (parsedAddresses.size >= MAX_PARSED) parsedAddresses.clear();
+    bytes = addressBytes(address);
+    parsedAddresses.set(address, bytes);
+  }
+  return bytes;
+}
+
 /** True when the address lies inside the network. */
 export function cidrContains(cidr: Cidr, address: string): boolean {
-  const bytes = addressBytes(address);
+  const bytes = cachedAddressBytes(address);
   if (!bytes) return false;
   let bits = cidr.prefix;
   for (let i = 0; i < 16 && bits > 0; i++, bits -= 8) {

@@ -14,3 +14,5 @@ export * from './subsystems';
 export * from './tokens';
 export * from './user-templates';
 export * from './users';
+export * from './variable-history';
+export * from './variables';

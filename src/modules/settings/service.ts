@@ -11,6 +11,7 @@ import { type Cidr, parseCidr } from '../../http/net';
 export interface SettingGroups {
   auth: { trustedNetworks: string[]; sessionIdleMinutes: number; sessionMaxDays: number };
   health: { defaultGracePeriodSeconds: number };
+  variables: { historyRetentionDays: number; maxHistoryPointsPerVariable: number };
   logs: { retentionDays: number; maxEntries: number; auditRetentionDays: number };
   subsystems: { actionMessageTtlSeconds: number };
 }
@@ -18,6 +19,7 @@ export interface SettingGroups {
 export const SETTING_DEFAULTS: SettingGroups = {
   auth: { trustedNetworks: ['127.0.0.0/8', '::1/128'], sessionIdleMinutes: 720, sessionMaxDays: 7 },
   health: { defaultGracePeriodSeconds: 30 },
+  variables: { historyRetentionDays: 30, maxHistoryPointsPerVariable: 100000 },
   logs: { retentionDays: 90, maxEntries: 200000, auditRetentionDays: 365 },
   subsystems: { actionMessageTtlSeconds: 60 },
 };

@@ -1,0 +1,147 @@
+/**
+ * Ingest benchmark (the issue's speed bar): `POST /api/v1/variables/{id}/value` on pmsd against the
+ * floor server (shared/bench/baseline.ts), measured in the same run with wrk, alternating
+ * floor, product, floor, product, … Prints each run's requests/s and the ratio of the medians.
+ *
+ *   bun bench/ingest.ts                 (RUNS=3 DURATION=10s CONNECTIONS=64 THREADS=2)
+ *
+ * Both servers start on free ports with fresh data directories and are stopped afterwards. The
+ * product runs from source with its defaults (info logging included); wrk sends no credential, so
+ * it acts through the trusted-network rule (loopback) as the integration role.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dir, '..');
+const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
+const RUNS = Number(process.env.RUNS ?? 3);
+const DURATION = process.env.DURATION ?? '10s';
+const CONNECTIONS = process.env.CONNECTIONS ?? '64';
+const THREADS = process.env.THREADS ?? '2';
+const VARIABLES = 1000;
+const ADMIN_PASSWORD = 'bench-admin-password-1';
+
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
+  const port = probe.port ?? 0;
+  probe.stop(true);
+  return port;
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function api(base: string, method: string, path: string, body: unknown, session?: string) {
+  const res = await fetch(`${base}/api/v1${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(session ? { authorization: `Bearer ${session}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** One subsystem and 1000 variables; returns the ID_OFFSET wrk needs (first variable _id - 1). */
+async function seed(base: string): Promise<number> {
+  const login = await api(base, 'POST', '/auth/login', { username: 'admin', password: ADMIN_PASSWORD });
+  const session = String(login.session);
+  await api(base, 'POST', '/subsystems', { externalId: 'bench' }, session);
+  let first = 0;
+  for (let i = 1; i <= VARIABLES; i++) {
+    const v = await api(base, 'PUT', '/variables', { subsystemExternalId: 'bench', externalRef: `var${i}` }, session);
+    if (i === 1) first = Number(v._id);
+    else if (Number(v._id) !== first + i - 1) throw new Error('variable ids are not consecutive');
+  }
+  return first - 1;
+}
+
+function wrk(port: number, offset: number): { rps: number; non2xx: number } {
+  const out = Bun.spawnSync(
+    [
+      'wrk',
+      `-t${THREADS}`,
+      `-c${CONNECTIONS}`,
+      `-d${DURATION}`,
+      '-s',
+      join(SHARED, 'post-value.lua'),
+      `http://127.0.0.1:${port}`,
+    ],
+    { env: { ...process.env, ID_OFFSET: String(offset) } },
+  );
+  const text = out.stdout.toString();
+  const rps = Number(/Requests\/sec:\s+([0-9.]+)/.exec(text)?.[1] ?? Number.NaN);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+([0-9]+)/.exec(text)?.[1] ?? 0);
+  if (!Number.isFinite(rps)) throw new Error(`wrk failed: ${text}${out.stderr.toString()}`);
+  return { rps, non2xx };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+};
+
+const floorDir = mkdtempSync(join(tmpdir(), 'bench-floor-'));
+const productDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-'));
+const floorPort = freePort();
+const productPort = freePort();
+const bun = process.execPath;
+const floor = Bun.spawn([bun, join(SHARED, 'baseline.ts')], {
+  env: { ...process.env, PORT: String(floorPort), DB: join(floorDir, 'b.db') },
+  stdout: 'ignore',
+  stderr: 'inherit',
+});
+const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+const product = Bun.spawn([bun, ...profile, join(ROOT, 'src/main.ts'), 'serve'], {
+  env: {
+    ...process.env,
+    PMS_HTTP_PORT: String(productPort),
+    PMS_HTTP_HOST: '127.0.0.1',
+    PMS_RPC_PORT: String(freePort()),
+    PMS_DATA_DIR: productDir,
+    PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+  },
+  stdout: 'ignore',
+  stderr: 'ignore',
+});
+
+try {
+  await waitFor(`http://127.0.0.1:${floorPort}/`);
+  await waitFor(`http://127.0.0.1:${productPort}/api/v1/health`);
+  const offset = await seed(`http://127.0.0.1:${productPort}`);
+  console.log(
+    `floor on ${floorPort}, pmsd on ${productPort} (ID_OFFSET=${offset}); wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}`,
+  );
+  const floorRuns: number[] = [];
+  const productRuns: number[] = [];
+  for (let i = 1; i <= RUNS; i++) {
+    const f = wrk(floorPort, 0);
+    floorRuns.push(f.rps);
+    console.log(`run ${i} floor   ${f.rps.toFixed(0).padStart(7)} req/s${f.non2xx ? ` (${f.non2xx} non-2xx)` : ''}`);
+    const p = wrk(productPort, offset);
+    if (p.non2xx > 0) throw new Error(`pmsd answered ${p.non2xx} non-2xx responses`);
+    productRuns.push(p.rps);
+    console.log(`run ${i} product ${p.rps.toFixed(0).padStart(7)} req/s`);
+  }
+  const ratio = median(productRuns) / median(floorRuns);
+  console.log(
+    `median floor ${median(floorRuns).toFixed(0)} req/s, median product ${median(productRuns).toFixed(0)} req/s, ratio ${ratio.toFixed(2)}x`,
+  );
+} finally {
+  floor.kill('SIGTERM');
+  product.kill('SIGTERM');
+  await Promise.all([floor.exited, product.exited]);
+  rmSync(floorDir, { recursive: true, force: true });
+  rmSync(productDir, { recursive: true, force: true });
+}

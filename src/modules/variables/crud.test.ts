@@ -1,0 +1,288 @@
+import { describe, expect, it } from 'bun:test';
+import { errorBody, variableApp as setup, validation } from './test-support';
+
+describe('POST /variables (upsert)', () => {
+  it('creates with defaults, 201 + Location, derived fields and variable.created', async () => {
+    const t = setup();
+    const res = await t.call('POST', '/variables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'media', externalRef: 'temp', _links: { self: 'x' }, healthState: 2, whatever: 1 },
+    });
+    expect(res.status).toBe(201);
+    const id = res.body._id;
+    expect(res.headers.get('location')).toBe(`/api/v1/variables/${id}`);
+    expect(res.body).toEqual({
+      _id: id,
+      _createdAt: '2026-01-15T12:00:00.000Z',
+      _updatedAt: '2026-01-15T12:00:00.000Z',
+      _links: { self: `/api/v1/variables/${id}`, history: `/api/v1/variables/${id}/history` },
+      externalRef: 'temp',
+      subsystemId: t.media._id,
+      subsystemExternalId: 'media',
+      displayName: 'temp',
+      userDefinedDisplayName: false,
+      description: '',
+      type: 'string',
+      lastValue: '',
+      lastValueUpdatedAt: null,
+      unit: null,
+      valueMapping: {},
+      tags: [],
+      log: false,
+      storeHistory: true,
+      availableInSubsystem: true,
+      healthEnabled: false,
+      healthGracePeriod: 30,
+      healthRules: [],
+      healthState: -1,
+      healthGracePeriodRemaining: null,
+      healthRulesText: '',
+      alert: false,
+      composite: false,
+      compositeDefinition: [],
+      compositeDefinitionText: '',
+      compositeMetrics: [],
+      assetId: null,
+      metricType: null,
+      metricKey1: null,
+      metricKey2: null,
+      portNumber: null,
+      ifDesc: null,
+      subsystemDisplayName: 'Media Server',
+      subsystemType: 'generic',
+      assetDisplayName: null,
+      assetType: null,
+      sourceDisplayName: 'Media Server',
+      platformManaged: false,
+    });
+    expect(t.types()).toEqual(['variable.created']);
+  });
+
+  it('stores every writable field and accepts string booleans, a tag string and store_history', async () => {
+    const t = setup();
+    const body = await t.make({
+      subsystemId: t.media._id,
+      displayName: '  Room temp  ',
+      description: 'd',
+      type: 'number',
+      unit: '°C',
+      valueMapping: { '1': 'on' },
+      tags: 'a, b,a',
+      log: 'true',
+      store_history: 'false',
+      availableInSubsystem: false,
+      healthEnabled: true,
+      healthGracePeriod: '45',
+      healthRules: [['warning', '>', 50]],
+      alert: true,
+      assetId: 3,
+      metricType: 'cpu',
+      portNumber: 2,
+      ifDesc: 'eth0',
+    });
+    expect(body).toMatchObject({
+      displayName: 'Room temp',
+      userDefinedDisplayName: true,
+      type: 'number',
+      unit: '°C',
+      valueMapping: { '1': 'on' },
+      tags: ['a', 'b'],
+      log: true,
+      storeHistory: false,
+      availableInSubsystem: false,
+      healthEnabled: true,
+      healthGracePeriod: 45,
+      healthRules: [['warning', '>', 50]],
+      healthRulesText: 'warning when value > 50',
+      alert: true,
+      assetId: 3,
+      metricType: 'cpu',
+      portNumber: 2,
+      ifDesc: 'eth0',
+    });
+  });
+
+  it('updates by subsystem + externalRef with 200 and by _id, emitting the changed fields', async () => {
+    const t = setup();
+    const first = await t.make({ description: 'a' });
+    t.clock.advance(1000);
+    const res = await t.call('PUT', '/variables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'media', externalRef: 'temp', description: 'b', unit: 'V' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.body).toMatchObject({
+      _id: first._id,
+      description: 'b',
+      unit: 'V',
+      _updatedAt: '2026-01-15T12:00:01.000Z',
+    });
+    const byId = await t.call('POST', '/variables', { as: 'admin', body: { _id: first._id, type: 'json' } });
+    expect(byId.status).toBe(200);
+    expect(byId.body.type).toBe('json');
+    expect(t.events.filter((e) => e.type === 'variable.updated').map((e) => e.data.changed)).toEqual([
+      ['description', 'unit'],
+      ['type'],
+    ]);
+  });
+
+  it('lastValue in an upsert is a value write', async () => {
+    const t = setup();
+    const v = await t.make({ lastValue: 12 });
+    expect(v.lastValue).toBe('12');
+    expect(v.lastValueUpdatedAt).toBe('2026-01-15T12:00:00.000Z');
+    const h = await t.call('GET', `/variables/${v._id}/history`, { as: 'viewer' });
+    expect(h.body).toEqual([{ at: '2026-01-15T12:00:00.000Z', value: '12', source: 'token', by: expect.any(String) }]);
+    expect(t.types()).toEqual(['variable.created', 'variable.changed']);
+  });
+
+  it('a person’s displayName wins over later integration upserts', async () => {
+    const t = setup();
+    await t.call('PUT', '/subsystems/media/variables/temp', {
+      from: '127.0.0.1',
+      body: { displayName: 'From device' },
+    });
+    const person = await t.call('PUT', '/variables', {
+      as: 'operator',
+      body: { subsystemExternalId: 'media', externalRef: 'temp', displayName: 'Chosen' },
+    });
+    expect(person.body).toMatchObject({ displayName: 'Chosen', userDefinedDisplayName: true });
+    const again = await t.call('PUT', '/subsystems/media/variables/temp', {
+      from: '127.0.0.1',
+      body: { displayName: 'From device again', description: 'x' },
+    });
+    expect(again.body).toMatchObject({ displayName: 'Chosen', description: 'x', userDefinedDisplayName: true });
+  });
+
+  it.each([
+    [{ externalRef: 'x' }, '/subsystemId', 'is required (or subsystemExternalId)'],
+    [{ subsystemExternalId: 'media' }, '/externalRef', 'is required'],
+    [
+      { subsystemExternalId: 'media', externalRef: 'is_alive' },
+      '/externalRef',
+      'is reserved for the platform-managed variables',
+    ],
+    [
+      { subsystemExternalId: 'media', externalRef: 'a', healthGracePeriod: 0 },
+      '/healthGracePeriod',
+      'must be greater than 0',
+    ],
+    [
+      { subsystemExternalId: 'media', externalRef: 'a', healthGracePeriod: -1, healthEnabled: false },
+      '/healthGracePeriod',
+      'must be greater than 0',
+    ],
+    [{ subsystemExternalId: 'media', externalRef: 'a', displayName: '  ' }, '/displayName', 'must not be blank'],
+    [
+      { subsystemExternalId: 'media', externalRef: 'a', lastValue: 'x'.repeat(16385) },
+      '/lastValue',
+      'must be at most 16384 characters',
+    ],
+    [
+      { subsystemExternalId: 'media', externalRef: 'a', composite: true },
+      '/compositeDefinition',
+      'is required for a composite variable',
+    ],
+    [
+      { subsystemId: 1, subsystemExternalId: 'light', externalRef: 'a' },
+      '/subsystemExternalId',
+      'does not name the subsystem subsystemId names',
+    ],
+  ])('refuses %j and stores nothing', async (body, path, message) => {
+    const t = setup();
+    const res = await t.call('POST', '/variables', { as: 'admin', body });
+    expect(res.body).toEqual(validation(res, path, message));
+    expect((await t.call('GET', '/variables', { as: 'admin' })).body).toEqual([]);
+    expect(t.events).toEqual([]);
+  });
+
+  it('treats healthGracePeriod 0 with healthEnabled false as absent', async () => {
+    const t = setup();
+    const v = await t.make({ healthGracePeriod: 0, healthEnabled: false });
+    expect(v.healthGracePeriod).toBe(30);
+  });
+
+  it('answers 404 for an unknown subsystem or _id', async () => {
+    const t = setup();
+    const res = await t.call('POST', '/variables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'nope', externalRef: 'a' },
+    });
+    expect(res.body).toEqual(errorBody(res, 404, 'not_found', 'subsystem nope not found'));
+    const id = await t.call('PUT', '/variables', { as: 'admin', body: { _id: 99, description: 'x' } });
+    expect(id.body).toEqual(errorBody(id, 404, 'not_found', 'variable 99 not found'));
+  });
+});
+
+describe('GET, PUT, PATCH, DELETE /variables/:id', () => {
+  it('reads, updates present fields only, and deletes with its history', async () => {
+    const t = setup();
+    const v = await t.make({ description: 'keep', lastValue: '1' });
+    expect((await t.call('GET', `/variables/${v._id}`, { as: 'viewer' })).body).toEqual(v);
+    const put = await t.call('PUT', `/variables/${v._id}`, {
+      as: 'operator',
+      body: { ...v, unit: 'A', externalRef: 'ignored' },
+    });
+    expect(put.body).toMatchObject({ description: 'keep', unit: 'A', externalRef: 'temp', lastValue: '1' });
+    const patch = await t.call('PATCH', `/variables/${v._id}`, { as: 'operator', body: { tags: ['x'] } });
+    expect(patch.body).toMatchObject({ unit: 'A', tags: ['x'] });
+    const del = await t.call('DELETE', `/variables/${v._id}`, { as: 'operator' });
+    expect(del.status).toBe(204);
+    expect(del.text).toBe('');
+    const gone = await t.call('GET', `/variables/${v._id}`, { as: 'viewer' });
+    expect(gone.body).toEqual(errorBody(gone, 404, 'not_found', `variable ${v._id} not found`));
+    const count = t.deps.sqlite.query('SELECT count(*) AS n FROM variable_history').get() as { n: number };
+    expect(count.n).toBe(0);
+    expect(t.types()).toEqual([
+      'variable.created',
+      'variable.changed',
+      'variable.updated',
+      'variable.updated',
+      'variable.deleted',
+    ]);
+  });
+
+  it('answers 404 on every single-variable route for an unknown id', async () => {
+    const t = setup();
+    for (const [method, path] of [
+      ['GET', '/variables/9'],
+      ['PUT', '/variables/9'],
+      ['PATCH', '/variables/abc'],
+      ['DELETE', '/variables/9'],
+      ['POST', '/variables/9/value'],
+      ['GET', '/variables/9/history'],
+    ] as const) {
+      const res = await t.call(method, path, { as: 'admin', body: method === 'POST' ? { value: 1 } : {} });
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('not_found');
+    }
+  });
+});
+
+describe('own-subsystem limits', () => {
+  it('a token limited to one subsystem writes only that subsystem’s variables', async () => {
+    const t = setup();
+    const token = t.tokenWith(['variables:read', 'variables:write'], [t.light._id]);
+    const res = await t.call('POST', '/variables', { token, body: { subsystemExternalId: 'media', externalRef: 'a' } });
+    expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'this credential does not act for that subsystem'));
+    expect(
+      (await t.call('POST', '/variables', { token, body: { subsystemExternalId: 'light', externalRef: 'a' } })).status,
+    ).toBe(201);
+    const media = await t.make();
+    const write = await t.call('POST', `/variables/${media._id}/value`, { token, body: { value: 1 } });
+    expect(write.status).toBe(403);
+    const del = await t.call('DELETE', `/variables/${media._id}`, { token });
+    expect(del.status).toBe(403);
+    expect((await t.call('GET', `/variables/${media._id}`, { as: 'admin' })).body.lastValue).toBe('');
+  });
+
+  it('an integration token may write its own variables; a viewer may not write', async () => {
+    const t = setup();
+    const v = await t.make();
+    const ok = await t.call('POST', `/variables/${v._id}/value`, { as: 'integration', body: { value: 'x' } });
+    expect(ok.status).toBe(200);
+    const viewer = await t.call('POST', `/variables/${v._id}/value`, { as: 'viewer', body: { value: 'y' } });
+    expect(viewer.body).toEqual(errorBody(viewer, 403, 'forbidden', 'this needs the variables:write permission'));
+  });
+});

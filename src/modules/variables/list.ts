@@ -1,0 +1,79 @@
+/** `GET /variables` and the filter half of bulk delete: every filter is SQL, so large lists stay cheap. */
+import { and, asc, count, eq, type SQL, sql } from 'drizzle-orm';
+import { subsystems, variables } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { badRequest } from '../../http/errors';
+import { numericId } from '../../http/fields';
+import type { ListResult, Page } from '../../http/lists';
+import { toVariableDto } from './mapper';
+import type { VariableDto, VariableFilters } from './model';
+import { loadedColumns } from './repo';
+
+const lower = (text: string) => text.toLowerCase();
+
+/** The WHERE clause of the filters (C: Responses): exact matches, names ignoring case, `fuzzy` containment. */
+export function filterWhere(query: VariableFilters): SQL | undefined {
+  const where: SQL[] = [];
+  if (query.subsystemExternalId !== undefined) where.push(eq(subsystems.externalId, query.subsystemExternalId));
+  if (query.subsystemId !== undefined) {
+    const id = numericId(query.subsystemId);
+    // An externalId is never all digits, so digits can only be the `_id`.
+    where.push(id === null ? eq(subsystems.externalId, query.subsystemId) : eq(variables.subsystemId, id));
+  }
+  if (query.externalRef !== undefined) where.push(eq(variables.externalRef, query.externalRef));
+  if (query.displayName !== undefined) where.push(sql`${variables.displayName} = ${query.displayName} collate nocase`);
+  if (query.sourceDisplayName !== undefined)
+    where.push(sql`${subsystems.displayName} = ${query.sourceDisplayName} collate nocase`);
+  if (query.assetId !== undefined) where.push(eq(variables.assetId, Number(query.assetId)));
+  if (query.healthState !== undefined) where.push(eq(variables.healthState, Number(query.healthState)));
+  if (query.availableInSubsystem !== undefined)
+    where.push(eq(variables.availableInSubsystem, query.availableInSubsystem === 'true'));
+  if (query.tags !== undefined) {
+    const tags = query.tags
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (tags.length > 50)
+      throw badRequest('tags must name at most 50 tags', [{ path: '/tags', message: 'must name at most 50 tags' }]);
+    for (const tag of tags)
+      where.push(sql`exists (select 1 from json_each(${variables.tags}) where json_each.value = ${tag})`);
+  }
+  if (query.fuzzy) {
+    const needle = lower(query.fuzzy);
+    where.push(
+      sql`(instr(lower(${variables.displayName}), ${needle}) > 0 or instr(lower(${variables.externalRef}), ${needle}) > 0 or instr(lower(${variables.description}), ${needle}) > 0)`,
+    );
+  }
+  return where.length > 0 ? and(...where) : undefined;
+}
+
+/** Variables in `_id` order, filtered and paged; several tags must all be present. */
+export function listVariables(deps: Deps, query: VariableFilters, page: Page): ListResult<VariableDto> {
+  const where = filterWhere(query);
+  const joined = eq(subsystems.id, variables.subsystemId);
+  const rows = deps.db
+    .select(loadedColumns)
+    .from(variables)
+    .innerJoin(subsystems, joined)
+    .where(where)
+    .orderBy(asc(variables.id))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all();
+  const total = deps.db.select({ n: count() }).from(variables).innerJoin(subsystems, joined).where(where).get()?.n ?? 0;
+  const now = deps.clock.now();
+  return { items: rows.map((r) => toVariableDto(r, now)), total };
+}
+
+/** Ids, subsystems and platform flags of the variables the filters select (bulk delete). */
+export function selectForDelete(
+  deps: Deps,
+  query: VariableFilters,
+): Array<{ id: number; subsystemId: number; platformManaged: boolean }> {
+  return deps.db
+    .select({ id: variables.id, subsystemId: variables.subsystemId, platformManaged: variables.platformManaged })
+    .from(variables)
+    .innerJoin(subsystems, eq(subsystems.id, variables.subsystemId))
+    .where(filterWhere(query))
+    .all();
+}

@@ -1,0 +1,69 @@
+import { Elysia } from 'elysia';
+import type { Deps } from '../../deps';
+import { authPlugin } from '../../http/auth';
+import { upserted } from '../../http/responses';
+import { RefParams, VariableModel } from './model';
+import { getVariableByRef, upsertVariable } from './service';
+import { getLastValue, putLastValue, putLastValueByName } from './value-service';
+
+const WRITE = { permission: 'variables:write', integration: true } as const;
+
+/** §4.2 under one prefix (`/subsystem` or `/subsystems`): variables addressed by subsystem and externalRef. */
+function byRef(deps: Deps, prefix: string) {
+  return new Elysia({ prefix })
+    .use(authPlugin(deps))
+    .put(
+      '/:id/variables/:ref',
+      async ({ params, body, set, principal }) =>
+        upserted(
+          set,
+          await upsertVariable(deps, principal, { ...body, externalRef: params.ref, _id: undefined }, params.id),
+        ),
+      {
+        auth: WRITE,
+        params: RefParams,
+        body: VariableModel.write,
+        response: { 200: VariableModel.dto, 201: VariableModel.dto },
+      },
+    )
+    .get('/:id/variables/:ref', ({ params }) => getVariableByRef(deps, params.id, params.ref), {
+      auth: 'variables:read',
+      params: RefParams,
+      response: VariableModel.dto,
+    })
+    .get('/:id/variables/:ref/lastValue', ({ params }) => getLastValue(deps, params.id, params.ref), {
+      auth: 'variables:read',
+      params: RefParams,
+      response: VariableModel.lastValue,
+    })
+    .put(
+      '/:id/variables/:ref/lastValue',
+      async ({ params, body, set, principal }) =>
+        upserted(set, await putLastValue(deps, principal, params.id, params.ref, body)),
+      {
+        auth: WRITE,
+        params: RefParams,
+        body: VariableModel.value,
+        response: { 200: VariableModel.dto, 201: VariableModel.dto },
+      },
+    );
+}
+
+/** §4.2 routes under both `/subsystem` and `/subsystems`, and `PUT /variable/lastValue/{systemId}/{variableName}`. */
+export function variableRefRoutes(deps: Deps) {
+  return new Elysia()
+    .use(byRef(deps, '/subsystem'))
+    .use(byRef(deps, '/subsystems'))
+    .use(authPlugin(deps))
+    .put(
+      '/variable/lastValue/:id/:ref',
+      async ({ params, body, set, principal }) =>
+        upserted(set, await putLastValueByName(deps, principal, params.id, params.ref, body)),
+      {
+        auth: WRITE,
+        params: RefParams,
+        body: VariableModel.value,
+        response: { 200: VariableModel.dto, 201: VariableModel.dto },
+      },
+    );
+}

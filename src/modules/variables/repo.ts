@@ -1,0 +1,146 @@
+/**
+ * Row access for variables: the variable joined with the subsystem fields its wire form carries,
+ * through statements prepared once per database. Only this module touches the variables tables.
+ */
+import type { Statement } from 'bun:sqlite';
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { variables } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { notFound } from '../../http/errors';
+
+export type VariableRow = typeof variables.$inferSelect;
+
+/** A variable with its subsystem's externalId, displayName and type. */
+export type LoadedVariable = VariableRow & {
+  subsystemExternalId: string;
+  subsystemDisplayName: string;
+  subsystemType: string;
+};
+
+/**
+ * The subsystem fields come from correlated sub-selects: SQLite runs them as PK look-ups, several
+ * times faster than the equivalent join for one row.
+ */
+export const loadedColumns = {
+  ...getTableColumns(variables),
+  subsystemExternalId: sql<string>`(select external_id from subsystems where id = ${variables.subsystemId})`.as(
+    'subsystem_external_id',
+  ),
+  subsystemDisplayName: sql<string>`(select display_name from subsystems where id = ${variables.subsystemId})`.as(
+    'subsystem_display_name',
+  ),
+  subsystemType: sql<string>`(select type from subsystems where id = ${variables.subsystemId})`.as('subsystem_type'),
+};
+
+function prepare(deps: Deps) {
+  const base = () => deps.db.select(loadedColumns).from(variables);
+  return {
+    byId: base()
+      .where(eq(variables.id, sql.placeholder('id')))
+      .prepare(),
+    byRef: base()
+      .where(
+        and(
+          eq(variables.subsystemId, sql.placeholder('subsystemId')),
+          eq(variables.externalRef, sql.placeholder('ref')),
+        ),
+      )
+      .prepare(),
+    /** The value write of the hot path: value, its time and the health it leads to, in one statement. */
+    setValue: deps.sqlite.prepare(
+      'UPDATE variables SET last_value = ?1, last_value_updated_at = ?2, updated_at = ?3, health_state = ?4, health_pending_state = ?5, health_pending_since = ?6 WHERE id = ?7',
+    ) as Statement,
+    /** The same without the health columns (their index is left alone when health did not move). */
+    setValueOnly: deps.sqlite.prepare(
+      'UPDATE variables SET last_value = ?1, last_value_updated_at = ?2, updated_at = ?3 WHERE id = ?4',
+    ) as Statement,
+    subsystemFields: deps.sqlite.prepare(
+      'SELECT external_id, display_name, type FROM subsystems WHERE id = ?1',
+    ) as Statement,
+    appendHistory: deps.sqlite.prepare(
+      'INSERT INTO variable_history (variable_id, at, value, source, by) VALUES (?1, ?2, ?3, ?4, ?5)',
+    ) as Statement,
+  };
+}
+
+const prepared = new WeakMap<Deps, ReturnType<typeof prepare>>();
+
+export function statements(deps: Deps): ReturnType<typeof prepare> {
+  let s = prepared.get(deps);
+  if (!s) {
+    s = prepare(deps);
+    prepared.set(deps, s);
+  }
+  return s;
+}
+
+export function findVariable(deps: Deps, id: number): LoadedVariable | undefined {
+  return statements(deps).byId.get({ id });
+}
+
+export function findVariableByRef(deps: Deps, subsystemId: number, ref: string): LoadedVariable | undefined {
+  return statements(deps).byRef.get({ subsystemId, ref });
+}
+
+/**
+ * Rows the value path has loaded, kept in memory so a value write costs no SELECT of the variable.
+ * Every write of this module other than a value write forgets the row; a value write stores the row
+ * it wrote and forgets it again if its job is rolled back. The subsystem fields are read fresh
+ * each time (the subsystems module may rename one), and a row deleted behind our back (subsystem
+ * cascade) shows as an UPDATE that changed nothing.
+ */
+const rowCaches = new WeakMap<Deps, Map<number, LoadedVariable>>();
+
+function rowCache(deps: Deps): Map<number, LoadedVariable> {
+  let cache = rowCaches.get(deps);
+  if (!cache) {
+    cache = new Map();
+    rowCaches.set(deps, cache);
+  }
+  return cache;
+}
+
+/** The row a value write starts from. */
+export function loadForWrite(deps: Deps, id: number): LoadedVariable | undefined {
+  const cache = rowCache(deps);
+  const row = cache.get(id);
+  if (!row) {
+    const loaded = findVariable(deps, id);
+    if (loaded) cache.set(id, loaded);
+    return loaded;
+  }
+  const sub = statements(deps).subsystemFields.values(row.subsystemId)[0];
+  if (!sub) {
+    cache.delete(id);
+    return undefined;
+  }
+  row.subsystemExternalId = String(sub[0]);
+  row.subsystemDisplayName = String(sub[1]);
+  row.subsystemType = String(sub[2]);
+  return row;
+}
+
+export function rememberVariable(deps: Deps, row: LoadedVariable): void {
+  rowCache(deps).set(row.id, row);
+}
+
+export function forgetVariable(deps: Deps, id: number): void {
+  rowCache(deps).delete(id);
+}
+
+/** Variables of a subsystem whose displayName is `name`, ignoring case. */
+export function findVariablesByName(deps: Deps, subsystemId: number, name: string): LoadedVariable[] {
+  return deps.db
+    .select(loadedColumns)
+    .from(variables)
+    .where(and(eq(variables.subsystemId, subsystemId), sql`${variables.displayName} = ${name} collate nocase`))
+    .limit(2)
+    .all();
+}
+
+/** The variable or 404; `key` is the path segment as sent. */
+export function requireVariable(deps: Deps, id: number | null, key: string | number = id ?? ''): LoadedVariable {
+  const row = id === null ? undefined : findVariable(deps, id);
+  if (!row) throw notFound('variable', key);
+  return row;
+}

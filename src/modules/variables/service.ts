@@ -1,0 +1,171 @@
+/**
+ * Variables (§4): upsert by `_id` or (subsystem, externalRef), read, update, delete. Every change runs
+ * as a writer job, so it is ordered with value writes and answered after its commit.
+ */
+import { eq } from 'drizzle-orm';
+import { variables } from '../../db/schema';
+import { type WriteScope, writerFor } from '../../db/writer';
+import type { Deps } from '../../deps';
+import { conflict, invalid, notFound } from '../../http/errors';
+import { numericId } from '../../http/fields';
+import { emit } from '../../realtime/emit';
+import { type Principal, requireOwnWrite } from '../auth/principal';
+import { requireSubsystem, type SubsystemRow } from '../subsystems/lookup';
+import { dropCompositeCache } from './composite';
+import { changedFields, PLATFORM_REFS, valuesOf, WRITABLE_FIELDS } from './fields';
+import { toVariableDto } from './mapper';
+import type { VariableDto, VariableWrite } from './model';
+import { findVariable, findVariableByRef, forgetVariable, type LoadedVariable, requireVariable } from './repo';
+import { applyValue, originOf, recomputeComposite, reevaluateHealth, type WriteContext } from './values';
+
+export interface Upserted {
+  entity: VariableDto;
+  created: boolean;
+}
+
+const HEALTH_FIELDS = ['healthEnabled', 'healthRules', 'healthGracePeriod', 'availableInSubsystem'];
+
+function eventData(row: LoadedVariable, changed: string[]): Record<string, unknown> {
+  return { _id: row.id, externalRef: row.externalRef, subsystemExternalId: row.subsystemExternalId, changed };
+}
+
+function context(deps: Deps, scope: WriteScope): WriteContext {
+  return { deps, scope, now: deps.clock.now() };
+}
+
+/** The subsystem a create body names by `subsystemId` or `subsystemExternalId` (404 when unknown). */
+function subsystemOfBody(deps: Deps, body: VariableWrite): SubsystemRow {
+  if (body.subsystemId !== undefined) {
+    const row = requireSubsystem(deps, body.subsystemId);
+    if (body.subsystemExternalId !== undefined && body.subsystemExternalId !== row.externalId)
+      throw invalid('/subsystemExternalId', 'does not name the subsystem subsystemId names');
+    return row;
+  }
+  if (body.subsystemExternalId !== undefined) return requireSubsystem(deps, body.subsystemExternalId);
+  throw invalid('/subsystemId', 'is required (or subsystemExternalId)');
+}
+
+function create(ctx: WriteContext, principal: Principal, subsystem: SubsystemRow, body: VariableWrite): LoadedVariable {
+  const { deps, now } = ctx;
+  requireOwnWrite(principal, 'variables:write', subsystem.id);
+  const ref = body.externalRef;
+  if (ref === undefined) throw invalid('/externalRef', 'is required');
+  if ((PLATFORM_REFS as readonly string[]).includes(ref))
+    throw invalid('/externalRef', 'is reserved for the platform-managed variables');
+  const { values, lastValue } = valuesOf(deps, body, undefined, principal);
+  if (values.composite && lastValue !== undefined)
+    throw conflict('the value of a composite variable is computed from its inputs');
+  const { id } = deps.db
+    .insert(variables)
+    .values({
+      subsystemId: subsystem.id,
+      externalRef: ref,
+      displayName: values.displayName ?? ref,
+      valueMapping: {},
+      tags: [],
+      healthRules: [],
+      compositeDefinition: [],
+      ...values,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning({ id: variables.id })
+    .get();
+  if (values.composite) dropCompositeCache(deps);
+  let row = requireVariable(deps, id);
+  const data = eventData(row, [...WRITABLE_FIELDS]);
+  ctx.scope.afterCommit(() => emit(deps, 'variable.created', data));
+  if (lastValue !== undefined) row = applyValue(ctx, row, lastValue, originOf(principal));
+  else if (row.composite) row = recomputeComposite(ctx, row.id, originOf(principal).by ?? 'system') ?? row;
+  return row;
+}
+
+function update(ctx: WriteContext, principal: Principal, row: LoadedVariable, body: VariableWrite): LoadedVariable {
+  const { deps } = ctx;
+  requireOwnWrite(principal, 'variables:write', row.subsystemId);
+  const { values, lastValue } = valuesOf(deps, body, row, principal);
+  const changed = changedFields(values, row);
+  const flag =
+    values.userDefinedDisplayName !== undefined && values.userDefinedDisplayName !== row.userDefinedDisplayName;
+  if (lastValue !== undefined && (values.composite ?? row.composite))
+    throw conflict('the value of a composite variable is computed from its inputs');
+  let current = row;
+  if (changed.length > 0 || flag) {
+    deps.db
+      .update(variables)
+      .set({ ...values, updatedAt: ctx.now })
+      .where(eq(variables.id, row.id))
+      .run();
+    forgetVariable(deps, row.id);
+    if (changed.includes('composite') || changed.includes('compositeDefinition')) dropCompositeCache(deps);
+    current = requireVariable(deps, row.id);
+    if (changed.length > 0) {
+      const data = eventData(current, changed);
+      ctx.scope.afterCommit(() => emit(deps, 'variable.updated', data));
+    }
+    if (changed.some((c) => HEALTH_FIELDS.includes(c)) && reevaluateHealth(ctx, row.id))
+      current = requireVariable(deps, row.id);
+    if (current.composite && (changed.includes('composite') || changed.includes('compositeDefinition')))
+      current = recomputeComposite(ctx, row.id, originOf(principal).by ?? 'system') ?? current;
+  }
+  if (lastValue !== undefined) current = applyValue(ctx, current, lastValue, originOf(principal));
+  return current;
+}
+
+/** The row an upsert body names: `_id` (404 when unknown), else (subsystem, externalRef), else none. */
+function upsertTarget(deps: Deps, body: VariableWrite, subsystem: () => SubsystemRow): LoadedVariable | undefined {
+  if (body._id !== undefined) {
+    const row = findVariable(deps, body._id);
+    if (!row) throw notFound('variable', body._id);
+    return row;
+  }
+  if (body.externalRef === undefined) return undefined;
+  return findVariableByRef(deps, subsystem().id, body.externalRef);
+}
+
+/** Creates or updates the variable a body names (C: Requests; §4 rule 3). `pathSubsystem` comes from §4.2 paths. */
+export function upsertVariable(
+  deps: Deps,
+  principal: Principal,
+  body: VariableWrite,
+  pathSubsystem?: string,
+): Promise<Upserted> {
+  return writerFor(deps).submit((scope) => {
+    const ctx = context(deps, scope);
+    let sub: SubsystemRow | undefined;
+    const subsystem = () => {
+      sub ??= pathSubsystem === undefined ? subsystemOfBody(deps, body) : requireSubsystem(deps, pathSubsystem);
+      return sub;
+    };
+    const existing = upsertTarget(deps, body, subsystem);
+    if (existing) return { entity: toVariableDto(update(ctx, principal, existing, body), ctx.now), created: false };
+    return { entity: toVariableDto(create(ctx, principal, subsystem(), body), ctx.now), created: true };
+  });
+}
+
+/** `PUT/PATCH /variables/{id}`: the fields present change, the others keep their value. */
+export function updateVariable(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  body: VariableWrite,
+): Promise<VariableDto> {
+  return writerFor(deps).submit((scope) => {
+    const ctx = context(deps, scope);
+    const row = requireVariable(deps, numericId(id), id);
+    return toVariableDto(update(ctx, principal, row, body), ctx.now);
+  });
+}
+
+/** One variable by `_id`. */
+export function getVariable(deps: Deps, id: string): VariableDto {
+  return toVariableDto(requireVariable(deps, numericId(id), id), deps.clock.now());
+}
+
+/** One variable by subsystem (`_id` or externalId) and externalRef. */
+export function getVariableByRef(deps: Deps, subsystemKey: string, ref: string): VariableDto {
+  const subsystem = requireSubsystem(deps, subsystemKey);
+  const row = findVariableByRef(deps, subsystem.id, ref);
+  if (!row) throw notFound('variable', ref);
+  return toVariableDto(row, deps.clock.now());
+}

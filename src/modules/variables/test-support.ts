@@ -1,0 +1,31 @@
+/** Shared set-up for the variable tests: an app with two subsystems and an event recorder. */
+import { makeTestApp } from '../../../tests/helpers/app';
+
+export { errorBody, validationBody as validation } from '../../../tests/helpers/errors';
+
+import type { BusEvent } from '../../realtime/bus';
+import { upsertSubsystem } from '../subsystems/service';
+
+export function variableApp() {
+  const t = makeTestApp();
+  const media = upsertSubsystem(t.deps, { externalId: 'media', displayName: 'Media Server' }).entity;
+  const light = upsertSubsystem(t.deps, { externalId: 'light' }).entity;
+  const events: BusEvent[] = [];
+  t.deps.bus.subscribe((e) => {
+    if (e.type.startsWith('variable.') || e.type === 'log.created') events.push(e);
+  });
+  /** Creates a variable of `media` as admin; extra fields override. */
+  const make = async (body: Record<string, unknown> = {}) => {
+    const res = await t.call('POST', '/variables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'media', externalRef: 'temp', ...body },
+    });
+    if (res.status !== 201 && res.status !== 200) throw new Error(`create failed: ${res.text}`);
+    return res.body;
+  };
+  /** Writes a value from the trusted network (the integration role). */
+  const write = (id: number, value: unknown) =>
+    t.call('POST', `/variables/${id}/value`, { from: '127.0.0.1', body: { value } });
+  const types = (prefix = 'variable.') => events.filter((e) => e.type.startsWith(prefix)).map((e) => e.type);
+  return { ...t, media, light, events, make, write, types };
+}

@@ -1,0 +1,130 @@
+/**
+ * The value-write routes (§4.1 `POST /variables/{id}/value`, §4.2 `…/lastValue`): the ingest hot
+ * path. Checks that need no database run before the job; the job loads the row, applies the value
+ * and builds the answer from what it already has.
+ */
+import { writerFor } from '../../db/writer';
+import type { Deps } from '../../deps';
+import { conflict, invalid, notFound } from '../../http/errors';
+import { numericId } from '../../http/fields';
+import { type Principal, requireOwnWrite } from '../auth/principal';
+import { requireSubsystem } from '../subsystems/lookup';
+import { PLATFORM_REFS } from './fields';
+import { toVariableDto } from './mapper';
+import type { VariableDto } from './model';
+import { findVariableByRef, findVariablesByName, type LoadedVariable, loadForWrite } from './repo';
+import { type Upserted, upsertVariable } from './service';
+import { applyValue, originOf, valueText, type WriteContext } from './values';
+
+/** §0.2: an externalRef holds no control characters and none of `/ ? #`. */
+function badRef(ref: string): boolean {
+  for (const ch of ref) {
+    const code = ch.charCodeAt(0);
+    if (code < 0x20 || code === 0x7f || ch === '/' || ch === '?' || ch === '#') return true;
+  }
+  return false;
+}
+
+interface ValueBody {
+  value?: unknown;
+  lastValue?: unknown;
+}
+
+/** `{value}` or `{lastValue}`; 400 when neither is present. */
+function bodyValue(body: ValueBody): string {
+  if ('value' in body) return valueText(body.value, '/value');
+  if ('lastValue' in body) return valueText(body.lastValue, '/lastValue');
+  throw invalid('/value', 'is required');
+}
+
+function refuseClientWrite(row: LoadedVariable): void {
+  if (row.platformManaged) throw conflict('the value of a platform-managed variable is set by the platform');
+  if (row.composite) throw conflict('the value of a composite variable is computed from its inputs');
+}
+
+function write(ctx: WriteContext, principal: Principal, row: LoadedVariable, value: string): VariableDto {
+  requireOwnWrite(principal, 'variables:write', row.subsystemId);
+  refuseClientWrite(row);
+  return toVariableDto(applyValue(ctx, row, value, originOf(principal)), ctx.now);
+}
+
+/** `POST /variables/{id}/value`. */
+export function setVariableValue(deps: Deps, principal: Principal, id: string, body: ValueBody): Promise<VariableDto> {
+  const value = bodyValue(body);
+  const variableId = numericId(id);
+  return writerFor(deps).submit((scope) => {
+    const row = variableId === null ? undefined : loadForWrite(deps, variableId);
+    if (!row) throw notFound('variable', id);
+    return write({ deps, scope, now: deps.clock.now() }, principal, row, value);
+  });
+}
+
+/** A value write that creates the variable (externalRef = ref) when it is missing: 201 then. */
+function writeOrCreate(
+  deps: Deps,
+  principal: Principal,
+  subsystemKey: string,
+  value: string,
+  find: (subsystemId: number) => LoadedVariable | undefined,
+  ref: string,
+): Promise<Upserted> {
+  return writerFor(deps)
+    .submit((scope) => {
+      const subsystem = requireSubsystem(deps, subsystemKey);
+      const row = find(subsystem.id);
+      if (!row) return null;
+      return { entity: write({ deps, scope, now: deps.clock.now() }, principal, row, value), created: false };
+    })
+    .then((done) => done ?? createWithValue(deps, principal, subsystemKey, ref, value));
+}
+
+function createWithValue(deps: Deps, principal: Principal, subsystemKey: string, ref: string, value: string) {
+  if ((PLATFORM_REFS as readonly string[]).includes(ref))
+    throw invalid('/externalRef', 'is reserved for the platform-managed variables');
+  if (ref.length > 256 || badRef(ref))
+    throw invalid('/externalRef', 'must be a string of 1 to 256 characters without control characters or / ? #');
+  return upsertVariable(deps, principal, { externalRef: ref, lastValue: value }, subsystemKey);
+}
+
+/** `PUT /subsystems/{id}/variables/{ref}/lastValue`. */
+export function putLastValue(
+  deps: Deps,
+  principal: Principal,
+  subsystemKey: string,
+  ref: string,
+  body: ValueBody,
+): Promise<Upserted> {
+  const value = bodyValue(body);
+  return writeOrCreate(deps, principal, subsystemKey, value, (sid) => findVariableByRef(deps, sid, ref), ref);
+}
+
+/** `PUT /variable/lastValue/{systemId}/{variableName}`: externalRef first, then a unique displayName. */
+export function putLastValueByName(
+  deps: Deps,
+  principal: Principal,
+  subsystemKey: string,
+  name: string,
+  body: ValueBody,
+): Promise<Upserted> {
+  const value = bodyValue(body);
+  const find = (sid: number) => {
+    const byRef = findVariableByRef(deps, sid, name);
+    if (byRef) return byRef;
+    const named = findVariablesByName(deps, sid, name);
+    if (named.length > 1) throw conflict('several variables of that subsystem share this displayName');
+    return named[0];
+  };
+  return writeOrCreate(deps, principal, subsystemKey, value, find, name);
+}
+
+/** `GET /subsystems/{id}/variables/{ref}/lastValue`. */
+export function getLastValue(deps: Deps, subsystemKey: string, ref: string) {
+  const subsystem = requireSubsystem(deps, subsystemKey);
+  const row = findVariableByRef(deps, subsystem.id, ref);
+  if (!row) throw notFound('variable', ref);
+  return {
+    externalRef: row.externalRef,
+    lastValue: row.lastValue,
+    lastValueUpdatedAt: row.lastValueUpdatedAt === null ? null : new Date(row.lastValueUpdatedAt).toISOString(),
+  };
+}

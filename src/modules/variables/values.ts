@@ -1,0 +1,161 @@
+/**
+ * Value writes (§4 rules 1, 2, 5, 6): run inside a writer job. A changed value updates the row and its
+ * health in one statement, appends a history point, writes an activity entry when `log`, recomputes
+ * the composites reading it and queues its events for after the commit. An unchanged value only moves
+ * `lastValueUpdatedAt`.
+ */
+import { iso } from '../../clock';
+import { logs } from '../../db/schema';
+import type { WriteScope } from '../../db/writer';
+import type { Deps } from '../../deps';
+import { invalid, notFound } from '../../http/errors';
+import { emit } from '../../realtime/emit';
+import type { Principal } from '../auth/principal';
+import { compositeDependents, compositeValue } from './composite';
+import { evaluateHealth, type HealthFields, sameHealth } from './health';
+import { MAX_VALUE_LENGTH } from './model';
+import { findVariable, forgetVariable, type LoadedVariable, rememberVariable, statements } from './repo';
+
+export type ValueSource = 'subsystem' | 'user' | 'token' | 'composite' | 'preset' | 'system';
+
+export interface Origin {
+  source: ValueSource;
+  by: string | null;
+}
+
+export interface WriteContext {
+  deps: Deps;
+  scope: WriteScope;
+  now: number;
+}
+
+/** Values travel as strings: non-strings as their JSON text, null as "" (C: Requests). */
+export function valueText(value: unknown, path: string): string {
+  const text = typeof value === 'string' ? value : value === null || value === undefined ? '' : JSON.stringify(value);
+  if (text.length > MAX_VALUE_LENGTH) throw invalid(path, `must be at most ${MAX_VALUE_LENGTH} characters`);
+  return text;
+}
+
+/** Who wrote a value: an integration caller is its subsystem, else the signed-in user or the token. */
+export function originOf(principal: Principal): Origin {
+  if (principal.via === 'system') return { source: 'system', by: 'system' };
+  if (principal.integration) return { source: 'subsystem', by: principal.label };
+  if (principal.via === 'session') return { source: 'user', by: principal.username };
+  return { source: 'token', by: principal.label };
+}
+
+function writeActivityLog(ctx: WriteContext, row: LoadedVariable, value: string, origin: Origin): void {
+  const entry = ctx.deps.db
+    .insert(logs)
+    .values({
+      time: ctx.now,
+      key: `variable.${row.externalRef}`,
+      value: `${row.displayName} changed to ${value}`.slice(0, MAX_VALUE_LENGTH),
+      severity: 'info',
+      category: 'activity',
+      createdBy: origin.by ?? origin.source,
+      createdByType: origin.source === 'user' ? 'user' : origin.source === 'subsystem' ? 'subsystem' : 'system',
+      tags: [],
+      subsystemId: row.subsystemId,
+      subsystemExternalId: row.subsystemExternalId,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    })
+    .returning({ id: logs.id })
+    .get();
+  ctx.scope.afterCommit(() =>
+    emit(ctx.deps, 'log.created', { _id: entry.id, key: `variable.${row.externalRef}`, category: 'activity' }),
+  );
+}
+
+function healthEvent(ctx: WriteContext, row: LoadedVariable, before: number): void {
+  const { deps } = ctx;
+  const data = { _id: row.id, healthState: row.healthState, previousHealthState: before };
+  ctx.scope.afterCommit(() => emit(deps, 'variable.health_changed', data));
+}
+
+/** Recomputes the composites reading `input` (after its value or health changed). */
+function recomputeDependents(ctx: WriteContext, input: number): void {
+  const dependents = compositeDependents(ctx.deps).get(input);
+  if (!dependents) return;
+  for (const id of dependents) recomputeComposite(ctx, id, `variable:${input}`);
+}
+
+/** Writes a composite's computed value when it differs from the stored one. */
+export function recomputeComposite(ctx: WriteContext, id: number, by: string): LoadedVariable | undefined {
+  const row = findVariable(ctx.deps, id);
+  if (!row?.composite) return row;
+  const value = compositeValue(ctx.deps, row.compositeDefinition);
+  if (value === row.lastValue && row.lastValueUpdatedAt !== null) return row;
+  return applyValue(ctx, row, value, { source: 'composite', by });
+}
+
+/** Applies one value write to a loaded row; returns the row as it now stands. */
+export function applyValue(ctx: WriteContext, row: LoadedVariable, value: string, origin: Origin): LoadedVariable {
+  const { deps, now } = ctx;
+  const changed = value !== row.lastValue;
+  const next: LoadedVariable = { ...row, lastValue: value, lastValueUpdatedAt: now };
+  if (changed) next.updatedAt = now;
+  const health: HealthFields = evaluateHealth(next, now);
+  Object.assign(next, health);
+  const s = statements(deps);
+  const result = sameHealth(health, row)
+    ? s.setValueOnly.run(value, now, next.updatedAt, row.id)
+    : s.setValue.run(
+        value,
+        now,
+        next.updatedAt,
+        health.healthState,
+        health.healthPendingState,
+        health.healthPendingSince,
+        row.id,
+      );
+  if (result.changes === 0) {
+    forgetVariable(deps, row.id);
+    throw notFound('variable', row.id);
+  }
+  rememberVariable(deps, next);
+  ctx.scope.onUndo(() => forgetVariable(deps, row.id));
+  if (health.healthState !== row.healthState) healthEvent(ctx, next, row.healthState);
+  if (!changed) {
+    if (health.healthState !== row.healthState) recomputeDependents(ctx, row.id);
+    return next;
+  }
+  if (row.storeHistory) s.appendHistory.run(row.id, now, value, origin.source, origin.by);
+  if (row.log) writeActivityLog(ctx, row, value, origin);
+  const data = {
+    _id: row.id,
+    subsystemExternalId: row.subsystemExternalId,
+    externalRef: row.externalRef,
+    lastValue: value,
+    previousValue: row.lastValue,
+    lastValueUpdatedAt: iso(now),
+    source: origin.source,
+  };
+  ctx.scope.afterCommit(() => emit(deps, 'variable.changed', data));
+  recomputeDependents(ctx, row.id);
+  return next;
+}
+
+/** Re-evaluates a variable's health without a value write (grace period passed, rules changed). */
+export function reevaluateHealth(ctx: WriteContext, id: number): boolean {
+  const row = findVariable(ctx.deps, id);
+  if (!row) return false;
+  const health = evaluateHealth(row, ctx.now);
+  if (sameHealth(health, row)) return false;
+  const s = statements(ctx.deps);
+  forgetVariable(ctx.deps, row.id);
+  s.setValue.run(
+    row.lastValue,
+    row.lastValueUpdatedAt,
+    row.updatedAt,
+    health.healthState,
+    health.healthPendingState,
+    health.healthPendingSince,
+    row.id,
+  );
+  if (health.healthState === row.healthState) return false;
+  healthEvent(ctx, { ...row, ...health }, row.healthState);
+  recomputeDependents(ctx, row.id);
+  return true;
+}
