@@ -12,6 +12,7 @@ import { createApp } from './app';
 import { ensureInitialAdmin, openDeps } from './boot';
 import { systemClock } from './clock';
 import { type Config, ConfigError, loadConfig } from './config';
+import { writerFor } from './db/writer';
 import type { Deps } from './deps';
 import { openApiDocument } from './http/openapi';
 import { scheduleHousekeeping } from './jobs/housekeeping';
@@ -20,6 +21,7 @@ import { scheduleLogRetention } from './modules/logs/jobs';
 import { writePlatformLog } from './modules/logs/write';
 import { startSubsystemJobs } from './modules/subsystems/jobs';
 import { createAdminAccount } from './modules/users/accounts';
+import { scheduleVariableJobs } from './modules/variables/jobs';
 import { type RpcServer, startRpcServer } from './rpc/server';
 import { versionInfo } from './version';
 
@@ -95,6 +97,7 @@ async function serve(config: Config): Promise<void> {
   }
   deps.scheduler.add('rpc.idle-sweep', '*/5 * * * * *', () => void rpc.sweepIdle());
   scheduleHousekeeping(deps, deps.scheduler);
+  scheduleVariableJobs(deps);
   const stopSubsystemJobs = startSubsystemJobs(deps);
   scheduleLogRetention(deps, deps.scheduler);
   writePlatformLog(deps, { category: 'system', key: 'system.start', value: `pmsd ${versionInfo.version} started` });
@@ -128,6 +131,7 @@ async function serve(config: Config): Promise<void> {
       rpc.stop();
       deps.scheduler.stopAll();
       stopSubsystemJobs();
+      writerFor(deps).drain();
       writePlatformLog(deps, { category: 'system', key: 'system.stop', value: `pmsd stopped (${signal})` });
       deps.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
       deps.sqlite.close();

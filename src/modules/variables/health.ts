@@ -72,7 +72,7 @@ function duePending(deps: Deps, now: number): number[] {
 
 /**
  * Applies pending states whose grace period has passed (through the writer, so it orders with value
- * writes). Resolves with the number of variables whose state changed.
+ * writes). Resolves with the number of variables whose health fields changed.
  */
 export async function tickVariableHealth(deps: Deps): Promise<number> {
   const now = deps.clock.now();

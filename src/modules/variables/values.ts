@@ -137,7 +137,7 @@ export function applyValue(ctx: WriteContext, row: LoadedVariable, value: string
   return next;
 }
 
-/** Re-evaluates a variable's health without a value write (grace period passed, rules changed). */
+/** Re-evaluates a variable's health without a value write (grace period passed, rules changed); true when the row changed. */
 export function reevaluateHealth(ctx: WriteContext, id: number): boolean {
   const row = findVariable(ctx.deps, id);
   if (!row) return false;
@@ -154,8 +154,9 @@ export function reevaluateHealth(ctx: WriteContext, id: number): boolean {
     health.healthPendingSince,
     row.id,
   );
-  if (health.healthState === row.healthState) return false;
-  healthEvent(ctx, { ...row, ...health }, row.healthState);
-  recomputeDependents(ctx, row.id);
+  if (health.healthState !== row.healthState) {
+    healthEvent(ctx, { ...row, ...health }, row.healthState);
+    recomputeDependents(ctx, row.id);
+  }
   return true;
 }

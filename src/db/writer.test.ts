@@ -1,0 +1,62 @@
+import { Database } from 'bun:sqlite';
+import { describe, expect, it } from 'bun:test';
+import { Writer } from './writer';
+
+function db() {
+  const sqlite = new Database(':memory:');
+  sqlite.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+  return sqlite;
+}
+
+describe('Writer', () => {
+  it('commits jobs queued together in one transaction, in order, and resolves after the commit', async () => {
+    const sqlite = db();
+    const writer = new Writer(sqlite);
+    const seen: string[] = [];
+    const jobs = ['a', 'b', 'c'].map((v) =>
+      writer.submit((scope) => {
+        sqlite.run('INSERT INTO t (v) VALUES (?)', [v]);
+        scope.afterCommit(() => seen.push(`${v}:${sqlite.inTransaction}`));
+        return v;
+      }),
+    );
+    expect(await Promise.all(jobs)).toEqual(['a', 'b', 'c']);
+    expect(seen).toEqual(['a:false', 'b:false', 'c:false']);
+    expect(sqlite.query('SELECT v FROM t ORDER BY id').values()).toEqual([['a'], ['b'], ['c']]);
+  });
+
+  it('a failing job is undone alone; its effects are dropped and its undo runs', async () => {
+    const sqlite = db();
+    const writer = new Writer(sqlite);
+    const effects: string[] = [];
+    const ok = writer.submit((scope) => {
+      sqlite.run("INSERT INTO t (v) VALUES ('kept')");
+      scope.afterCommit(() => effects.push('kept'));
+    });
+    const bad = writer.submit((scope) => {
+      sqlite.run("INSERT INTO t (v) VALUES ('lost')");
+      scope.afterCommit(() => effects.push('lost'));
+      scope.onUndo(() => effects.push('undone'));
+      throw new Error('boom');
+    });
+    await ok;
+    await expect(bad).rejects.toThrow('boom');
+    expect(sqlite.query('SELECT v FROM t').values()).toEqual([['kept']]);
+    expect(effects).toEqual(['undone', 'kept']);
+  });
+
+  it('splits a long queue into batches of maxBatch', async () => {
+    const sqlite = db();
+    const writer = new Writer(sqlite, { maxBatch: 2 });
+    const trace: string[] = [];
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        writer.submit((scope) => {
+          trace.push(`run${i}`);
+          scope.afterCommit(() => trace.push(`done${i}`));
+        }),
+      ),
+    );
+    expect(trace).toEqual(['run0', 'run1', 'done0', 'done1', 'run2', 'run3', 'done2', 'done3', 'run4', 'done4']);
+  });
+});

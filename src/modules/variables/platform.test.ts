@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'bun:test';
+import { putSettingGroup } from '../settings/service';
+import { purgeVariableHistory } from './history';
+import { ensurePlatformVariables, setPlatformValue } from './platform';
+import { errorBody, variableApp as setup } from './test-support';
+
+describe('platform-managed variables', () => {
+  it('are created idempotently, set by the platform, and refuse client deletes and value writes', async () => {
+    const t = setup();
+    ensurePlatformVariables(t.deps, t.media._id);
+    ensurePlatformVariables(t.deps, t.media._id);
+    const list = await t.call('GET', '/variables', { as: 'viewer', query: { subsystemExternalId: 'media' } });
+    expect(
+      list.body.map((v: { externalRef: string; lastValue: string; platformManaged: boolean }) => [
+        v.externalRef,
+        v.lastValue,
+        v.platformManaged,
+      ]),
+    ).toEqual([
+      ['is_alive', 'false', true],
+      ['last_contacted_at', '', true],
+    ]);
+    setPlatformValue(t.deps, t.media._id, 'is_alive', 'true');
+    setPlatformValue(t.deps, t.media._id, 'last_contacted_at', '2026-01-15T12:00:00.000Z');
+    const [alive, contacted] = list.body;
+    expect((await t.call('GET', `/variables/${alive._id}/history`, { as: 'viewer' })).body).toEqual([
+      { at: '2026-01-15T12:00:00.000Z', value: 'true', source: 'system', by: 'system' },
+    ]);
+    expect((await t.call('GET', `/variables/${contacted._id}/history`, { as: 'viewer' })).body).toEqual([]);
+    const write = await t.write(alive._id, 'false');
+    expect(write.body).toEqual(
+      errorBody(write, 409, 'conflict', 'the value of a platform-managed variable is set by the platform'),
+    );
+    const put = await t.call('PUT', '/subsystems/media/variables/is_alive/lastValue', {
+      from: '127.0.0.1',
+      body: { value: 'x' },
+    });
+    expect(put.status).toBe(409);
+    const del = await t.call('DELETE', `/variables/${alive._id}`, { as: 'admin' });
+    expect(del.body).toEqual(errorBody(del, 409, 'conflict', 'platform-managed variables cannot be deleted'));
+    const bulk = await t.call('DELETE', '/variables', { as: 'admin', body: { ids: [alive._id] } });
+    expect(bulk.status).toBe(409);
+    expect((await t.call('GET', `/variables/${alive._id}`, { as: 'viewer' })).body.lastValue).toBe('true');
+  });
+
+  it('an upsert naming them changes only displayName, tags, log and alert', async () => {
+    const t = setup();
+    ensurePlatformVariables(t.deps, t.media._id);
+    const res = await t.call('PUT', '/variables', {
+      as: 'admin',
+      body: {
+        subsystemExternalId: 'media',
+        externalRef: 'is_alive',
+        displayName: 'Alive',
+        tags: ['x'],
+        log: true,
+        alert: true,
+        description: 'no',
+        lastValue: 'x',
+        healthEnabled: true,
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      displayName: 'Alive',
+      tags: ['x'],
+      log: true,
+      alert: true,
+      description: '',
+      lastValue: 'false',
+      healthEnabled: false,
+    });
+  });
+});
+
+describe('GET /variables filters', () => {
+  async function seeded() {
+    const t = setup();
+    await t.make({ externalRef: 'temp', displayName: 'Room Temp', tags: ['hvac', 'room'], description: 'celsius' });
+    await t.make({
+      externalRef: 'hum',
+      tags: ['hvac'],
+      availableInSubsystem: false,
+      healthEnabled: true,
+      lastValue: '1',
+    });
+    await t.call('POST', '/variables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'light', externalRef: 'dim', assetId: 7 },
+    });
+    return t;
+  }
+  it.each([
+    [{}, ['temp', 'hum', 'dim']],
+    [{ subsystemExternalId: 'light' }, ['dim']],
+    [{ subsystemId: '1' }, ['temp', 'hum']],
+    [{ subsystemId: 'light' }, ['dim']],
+    [{ externalRef: 'hum' }, ['hum']],
+    [{ displayName: 'room temp' }, ['temp']],
+    [{ sourceDisplayName: 'MEDIA SERVER' }, ['temp', 'hum']],
+    [{ assetId: '7' }, ['dim']],
+    [{ tags: 'hvac,room' }, ['temp']],
+    [{ tags: 'hvac' }, ['temp', 'hum']],
+    [{ availableInSubsystem: 'false' }, ['hum']],
+    [{ healthState: '-1' }, ['temp', 'hum', 'dim']],
+    [{ fuzzy: 'CELS' }, ['temp']],
+    [{ fuzzy: 'zzz' }, []],
+  ])('%j', async (query, expected) => {
+    const t = await seeded();
+    const res = await t.call('GET', '/variables', { as: 'viewer', query });
+    expect(res.body.map((v: { externalRef: string }) => v.externalRef)).toEqual(expected);
+    expect(res.headers.get('x-total-count')).toBe(String(expected.length));
+  });
+
+  it('pages with limit/offset and Link', async () => {
+    const t = await seeded();
+    const res = await t.call('GET', '/variables', { as: 'viewer', query: { limit: 1, offset: 1 } });
+    expect(res.body.map((v: { externalRef: string }) => v.externalRef)).toEqual(['hum']);
+    expect(res.headers.get('x-total-count')).toBe('3');
+    expect(res.headers.get('link')).toBe('</api/v1/variables?limit=1&offset=2>; rel="next"');
+  });
+});
+
+describe('DELETE /variables (bulk)', () => {
+  it('deletes by ids or by subsystem filter (skipping the platform pair); 400 with neither', async () => {
+    const t = setup();
+    ensurePlatformVariables(t.deps, t.media._id);
+    const a = await t.make({ externalRef: 'a' });
+    await t.make({ externalRef: 'b' });
+    await t.call('POST', '/variables', { as: 'admin', body: { subsystemExternalId: 'light', externalRef: 'c' } });
+    const byIds = await t.call('DELETE', '/variables', { as: 'admin', body: { ids: [a._id, 999] } });
+    expect(byIds.status).toBe(204);
+    expect(byIds.headers.get('x-deleted-count')).toBe('1');
+    const byFilter = await t.call('DELETE', '/variables', { as: 'admin', query: { subsystemExternalId: 'media' } });
+    expect(byFilter.headers.get('x-deleted-count')).toBe('1');
+    const left = await t.call('GET', '/variables', { as: 'viewer' });
+    expect(left.body.map((v: { externalRef: string }) => v.externalRef)).toEqual([
+      'is_alive',
+      'last_contacted_at',
+      'c',
+    ]);
+    const neither = await t.call('DELETE', '/variables', { as: 'admin', query: { externalRef: 'c' } });
+    expect(neither.body).toEqual(
+      errorBody(
+        neither,
+        400,
+        'bad_request',
+        'name the variables to delete: a body {ids} or the subsystemExternalId or subsystemId filter',
+      ),
+    );
+  });
+});
+
+describe('history', () => {
+  it('defaults to the last 24 h, pages, orders, and refuses a span over 31 days', async () => {
+    const t = setup();
+    const v = await t.make();
+    await t.write(v._id, 'old');
+    t.clock.advance(25 * 3600_000);
+    await t.write(v._id, 'a');
+    t.clock.advance(1000);
+    await t.write(v._id, 'b');
+    const path = `/variables/${v._id}/history`;
+    const recent = await t.call('GET', path, { as: 'viewer' });
+    expect(recent.body.map((p: { value: string }) => p.value)).toEqual(['b', 'a']);
+    const all = await t.call('GET', path, {
+      as: 'viewer',
+      query: { from: '2026-01-15T00:00:00Z', order: 'asc', limit: 2 },
+    });
+    expect(all.body.map((p: { value: string }) => p.value)).toEqual(['old', 'a']);
+    expect(all.headers.get('x-total-count')).toBe('3');
+    const span = await t.call('GET', path, {
+      as: 'viewer',
+      query: { from: '2025-01-01T00:00:00Z', to: '2026-01-01T00:00:00Z' },
+    });
+    expect(span.body).toEqual(
+      errorBody(span, 400, 'bad_request', 'the span from from to to must be at most 31 days', [
+        { path: '/from', message: 'must be at most 31 days before to' },
+      ]),
+    );
+  });
+
+  it('purge drops points past retention and beyond the per-variable cap, oldest first', async () => {
+    const t = setup();
+    const v = await t.make();
+    putSettingGroup(t.deps, 'variables', { historyRetentionDays: 2, maxHistoryPointsPerVariable: 3 });
+    await t.write(v._id, 'ancient');
+    t.clock.advance(3 * 86400_000);
+    for (const value of ['1', '2', '3', '4']) {
+      t.clock.advance(1000);
+      await t.write(v._id, value);
+    }
+    expect(purgeVariableHistory(t.deps)).toBe(2);
+    const left = await t.call('GET', `/variables/${v._id}/history`, { as: 'viewer' });
+    expect(left.body.map((p: { value: string }) => p.value)).toEqual(['4', '3', '2']);
+  });
+});

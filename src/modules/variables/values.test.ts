@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'bun:test';
+import { errorBody, variableApp as setup, validation } from './test-support';
+
+describe('POST /variables/:id/value', () => {
+  it('stores strings, JSON text of non-strings and "" for null; answers the full variable', async () => {
+    const t = setup();
+    const v = await t.make();
+    for (const [sent, stored] of [
+      ['on', 'on'],
+      [42, '42'],
+      [true, 'true'],
+      [{ a: 1 }, '{"a":1}'],
+      [null, ''],
+    ] as const) {
+      t.clock.advance(1000);
+      const res = await t.write(v._id, sent);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        _id: v._id,
+        lastValue: stored,
+        lastValueUpdatedAt: new Date(t.clock.now()).toISOString(),
+      });
+      expect((await t.call('GET', `/variables/${v._id}`, { as: 'viewer' })).body).toEqual(res.body);
+    }
+  });
+
+  it('a changed value adds history and emits variable.changed; an unchanged one only moves the time', async () => {
+    const t = setup();
+    const v = await t.make();
+    await t.write(v._id, '5');
+    t.clock.advance(2000);
+    const same = await t.write(v._id, '5');
+    expect(same.body.lastValueUpdatedAt).toBe('2026-01-15T12:00:02.000Z');
+    expect(same.body._updatedAt).toBe('2026-01-15T12:00:00.000Z');
+    const changed = t.events.filter((e) => e.type === 'variable.changed');
+    expect(changed.map((e) => e.data)).toEqual([
+      {
+        _id: v._id,
+        subsystemExternalId: 'media',
+        externalRef: 'temp',
+        lastValue: '5',
+        previousValue: '',
+        lastValueUpdatedAt: '2026-01-15T12:00:00.000Z',
+        source: 'subsystem',
+      },
+    ]);
+    const h = await t.call('GET', `/variables/${v._id}/history`, { as: 'viewer' });
+    expect(h.body).toEqual([
+      { at: '2026-01-15T12:00:00.000Z', value: '5', source: 'subsystem', by: 'trusted:127.0.0.1' },
+    ]);
+  });
+
+  it('names the source: user for a session, token for a plain token, subsystem for integration', async () => {
+    const t = setup();
+    const v = await t.make();
+    await t.call('POST', `/variables/${v._id}/value`, { as: 'operator', body: { value: 1 } });
+    await t.call('POST', `/variables/${v._id}/value`, { as: 'integration', body: { value: 2 } });
+    const h = await t.call('GET', `/variables/${v._id}/history`, { as: 'viewer', query: { order: 'asc' } });
+    expect(h.body.map((p: { source: string }) => p.source)).toEqual(['token', 'subsystem']);
+  });
+
+  it('storeHistory false keeps no points; log true writes an activity entry', async () => {
+    const t = setup();
+    const v = await t.make({ storeHistory: false, log: true });
+    await t.write(v._id, 'x');
+    expect((await t.call('GET', `/variables/${v._id}/history`, { as: 'viewer' })).body).toEqual([]);
+    const entry = t.deps.sqlite
+      .query("SELECT key, value, category, subsystem_external_id AS s FROM logs WHERE category = 'activity'")
+      .all();
+    expect(entry).toEqual([{ key: 'variable.temp', value: 'temp changed to x', category: 'activity', s: 'media' }]);
+    expect(t.types('log.')).toEqual(['log.created']);
+  });
+
+  it('refuses a value over 16384 characters and a missing value, changing nothing', async () => {
+    const t = setup();
+    const v = await t.make();
+    const long = await t.write(v._id, 'x'.repeat(16385));
+    expect(long.body).toEqual(validation(long, '/value', 'must be at most 16384 characters'));
+    expect((await t.write(v._id, 'x'.repeat(16384))).status).toBe(200);
+    const none = await t.call('POST', `/variables/${v._id}/value`, { from: '127.0.0.1', body: {} });
+    expect(none.body).toEqual(validation(none, '/value', 'is required'));
+    const notObject = await t.call('POST', `/variables/${v._id}/value`, { from: '127.0.0.1', body: [1] });
+    expect(notObject.body).toEqual(
+      errorBody(notObject, 400, 'validation', 'body must be an object', [{ path: '/', message: 'must be an object' }]),
+    );
+    expect(t.types()).toEqual(['variable.created', 'variable.changed']);
+  });
+
+  it('answers 401 without a credential from an untrusted address, before anything is written', async () => {
+    const t = setup();
+    const v = await t.make();
+    const res = await t.call('POST', `/variables/${v._id}/value`, { from: '10.1.1.1', body: { value: 1 } });
+    expect(res.body).toEqual(errorBody(res, 401, 'unauthorized', 'authentication required'));
+  });
+
+  it('applies writes to one variable in arrival order', async () => {
+    const t = setup();
+    const v = await t.make();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => t.write(v._id, String(i))));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect((await t.call('GET', `/variables/${v._id}`, { as: 'viewer' })).body.lastValue).toBe('19');
+    const h = await t.call('GET', `/variables/${v._id}/history`, { as: 'viewer', query: { order: 'asc' } });
+    expect(h.body.map((p: { value: string }) => p.value)).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
+  });
+});
+
+describe('§4.2 routes', () => {
+  it('PUT /subsystem(s)/:id/variables/:ref upserts; GET reads; 404 for unknown', async () => {
+    const t = setup();
+    const created = await t.call('PUT', '/subsystem/media/variables/volume', {
+      from: '127.0.0.1',
+      body: { unit: 'dB' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ externalRef: 'volume', unit: 'dB', subsystemExternalId: 'media' });
+    const updated = await t.call('PUT', `/subsystems/${t.media._id}/variables/volume`, {
+      as: 'admin',
+      body: { unit: 'V' },
+    });
+    expect(updated.status).toBe(200);
+    expect((await t.call('GET', '/subsystems/media/variables/volume', { as: 'viewer' })).body).toEqual(updated.body);
+    const missing = await t.call('GET', '/subsystems/media/variables/nope', { as: 'viewer' });
+    expect(missing.body).toEqual(errorBody(missing, 404, 'not_found', 'variable nope not found'));
+    const noSub = await t.call('PUT', '/subsystems/nope/variables/x', { as: 'admin', body: {} });
+    expect(noSub.body).toEqual(errorBody(noSub, 404, 'not_found', 'subsystem nope not found'));
+  });
+
+  it('GET/PUT …/lastValue: PUT creates the variable when missing (201), then writes (200)', async () => {
+    const t = setup();
+    const first = await t.call('PUT', '/subsystems/media/variables/level/lastValue', {
+      from: '127.0.0.1',
+      body: { value: 3 },
+    });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ externalRef: 'level', lastValue: '3' });
+    const second = await t.call('PUT', '/subsystem/media/variables/level/lastValue', {
+      from: '127.0.0.1',
+      body: { lastValue: 'x' },
+    });
+    expect(second.status).toBe(200);
+    const read = await t.call('GET', '/subsystems/media/variables/level/lastValue', { as: 'viewer' });
+    expect(read.body).toEqual({ externalRef: 'level', lastValue: 'x', lastValueUpdatedAt: '2026-01-15T12:00:00.000Z' });
+  });
+
+  it('PUT /variable/lastValue/:systemId/:name matches externalRef, then a unique displayName; 409 when shared', async () => {
+    const t = setup();
+    const a = await t.make({ externalRef: 'a', displayName: 'Level' });
+    const byName = await t.call('PUT', '/variable/lastValue/media/level', { from: '127.0.0.1', body: { value: 1 } });
+    expect(byName.status).toBe(200);
+    expect(byName.body._id).toBe(a._id);
+    await t.make({ externalRef: 'b', displayName: 'LEVEL' });
+    const shared = await t.call('PUT', '/variable/lastValue/media/Level', { from: '127.0.0.1', body: { value: 2 } });
+    expect(shared.body).toEqual(
+      errorBody(shared, 409, 'conflict', 'several variables of that subsystem share this displayName'),
+    );
+    const byRef = await t.call('PUT', '/variable/lastValue/media/b', { from: '127.0.0.1', body: { value: 3 } });
+    expect(byRef.body.externalRef).toBe('b');
+    const fresh = await t.call('PUT', `/variable/lastValue/${t.media._id}/newone`, {
+      from: '127.0.0.1',
+      body: { value: 4 },
+    });
+    expect(fresh.status).toBe(201);
+    expect(fresh.body).toMatchObject({ externalRef: 'newone', lastValue: '4' });
+  });
+});
