@@ -23,8 +23,8 @@ import { systemRoutes } from './modules/system/routes';
 import { tokensRoutes } from './modules/tokens/routes';
 import { userTemplatesRoutes } from './modules/user-templates/routes';
 import { usersRoutes } from './modules/users/routes';
-import { variableRefRoutes } from './modules/variables/ref-routes';
 import { variableIngest } from './modules/variables/ingest';
+import { variableRefRoutes } from './modules/variables/ref-routes';
 import { variablesRoutes } from './modules/variables/routes';
 
 export function apiRoutes(deps: Deps) {
@@ -50,18 +50,20 @@ export function apiRoutes(deps: Deps) {
 export function createApp(deps: Deps) {
   const routeTable: { list: ReadonlyArray<RouteLike> } = { list: [] };
   const app = new Elysia({ name: 'pmsd' })
-    .onRequest(({ request, set }) => {
-      const meta = requestMeta(request);
-      meta.log = deps.log.child({ requestId: meta.id });
-      set.headers['x-request-id'] = meta.id;
-    })
+    // First, so its answer leaves as built (with its own x-request-id) and is not re-wrapped.
     .onRequest(variableIngest(deps))
+    .onRequest(({ request, set }) => {
+      set.headers['x-request-id'] = requestMeta(request).id;
+    })
     .use(errorPlugin(deps, () => routeTable.list))
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       const meta = requestMeta(request);
       const status = meta.status ?? Number(set.status ?? 200);
-      (meta.log ?? deps.log).info(
+      const level = meta.quiet && status < 400 ? 'debug' : 'info';
+      if (!deps.log.isLevelEnabled(level)) return;
+      deps.log[level](
         {
+          requestId: meta.id,
           method: request.method,
           path: new URL(request.url).pathname,
           status,

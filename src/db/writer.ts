@@ -1,8 +1,9 @@
 /**
  * The single writer for hot writes (STYLE.md "Storage"): jobs are queued and committed in small
  * batches (group commit). Every job queued while the previous batch ran, up to `maxBatch`, shares one
- * transaction; each runs inside its own SAVEPOINT, so a job that throws is undone alone and the others
- * still commit. A caller's promise settles only after its batch committed, and the job's after-commit
+ * transaction; a job that throws is undone alone (the batch is re-run with a savepoint per job) and
+ * the others still commit. Jobs must therefore be safe to run twice after a rollback: they read
+ * their inputs from the database inside the job. A caller's promise settles only after its batch committed, and the job's after-commit
  * effects (events) run before that, so a 2xx sent on resolution is durable (WAL + synchronous=NORMAL
  * survives a process crash). Jobs run in submission order, so writes to one row apply in arrival order.
  *
@@ -91,10 +92,7 @@ export class Writer {
   private runJob(job: Job, s: Writer['statements']): void {
     s.savepoint.run();
     try {
-      const value = job.run({
-        afterCommit: (effect) => job.effects.push(effect),
-        onUndo: (undo) => job.undos.push(undo),
-      });
+      const value = job.run(scopeOf(job));
       s.release.run();
       job.outcome = { ok: true, value };
     } catch (error) {
@@ -106,16 +104,43 @@ export class Writer {
     }
   }
 
+  /**
+   * Runs the batch in one transaction. The common case, where no job throws, pays no savepoints;
+   * when one does, the whole batch is rolled back and run again with a savepoint around each job,
+   * so the failing job is undone alone.
+   */
+  private runBatch(batch: Job[]): void {
+    const s = this.statements;
+    s.begin.run();
+    let failed = false;
+    for (const job of batch) {
+      try {
+        job.outcome = { ok: true, value: job.run(scopeOf(job)) };
+      } catch {
+        failed = true;
+        break;
+      }
+    }
+    if (failed) {
+      s.rollback.run();
+      for (const job of batch) {
+        undoAll(job);
+        job.effects = [];
+        job.outcome = undefined;
+      }
+      s.begin.run();
+      for (const job of batch) this.runJob(job, s);
+    }
+    s.commit.run();
+  }
+
   private flush(): void {
     const batch = this.queue.splice(0, this.maxBatch);
     if (batch.length === 0) return;
-    const s = this.statements;
     try {
-      s.begin.run();
-      for (const job of batch) this.runJob(job, s);
-      s.commit.run();
+      this.runBatch(batch);
     } catch (err) {
-      if (this.sqlite.inTransaction) s.rollback.run();
+      if (this.sqlite.inTransaction) this.statements.rollback.run();
       const error = storageError(err);
       for (const job of batch) {
         undoAll(job);
@@ -136,6 +161,13 @@ export class Writer {
       else job.reject(outcome?.error);
     }
   }
+}
+
+function scopeOf(job: Job): WriteScope {
+  return {
+    afterCommit: (effect) => job.effects.push(effect),
+    onUndo: (undo) => job.undos.push(undo),
+  };
 }
 
 function undoAll(job: Job): void {

@@ -5,7 +5,10 @@ import type { Principal } from '../modules/auth/principal';
 export interface RequestMeta {
   id: string;
   startedAt: number;
+  /** The request's child logger, made on first use (most requests never log more than their one line). */
   log: Logger | null;
+  /** A successful answer is logged at debug, not info: the ingest routes field clients call many times a second. */
+  quiet?: boolean;
   /** Status of an error answer, for the request log line. */
   status?: number;
   /** undefined: not decided yet; null: no credential. */
@@ -28,4 +31,11 @@ export function requestMeta(request: Request): RequestMeta {
     metas.set(request, meta);
   }
   return meta;
+}
+
+/** The request's child logger carrying its requestId. */
+export function requestLog(request: Request, root: Logger): Logger {
+  const meta = requestMeta(request);
+  meta.log ??= root.child({ requestId: meta.id });
+  return meta.log;
 }

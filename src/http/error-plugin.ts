@@ -5,7 +5,7 @@
  */
 import { Elysia, ValidationError } from 'elysia';
 import type { Deps } from '../deps';
-import { requestMeta } from './context';
+import { requestLog, requestMeta } from './context';
 import { AppError, type ErrorBody } from './errors';
 import { schemaErrorDetails } from './validation';
 
@@ -78,7 +78,7 @@ export function errorPlugin(deps: Deps, routes: () => ReadonlyArray<{ method: st
           ? new AppError('insufficient_storage', 'the disk is full; nothing was changed')
           : new AppError('internal', 'internal error'));
       if (appError.errorCode === 'internal' || appError.errorCode === 'insufficient_storage') {
-        (meta.log ?? deps.log).error({ err: error, requestId: meta.id }, 'request failed');
+        requestLog(request, deps.log).error({ err: error }, 'request failed');
       }
     }
     meta.status = appError.status;

@@ -1,5 +1,5 @@
 /** Events (§5), the read side and the look-ups the writes share. */
-import { and, asc, count, eq, like, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, or, type SQL, sql } from 'drizzle-orm';
 import { events, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';

@@ -17,6 +17,13 @@ import { BUILT_IN_ROLES, type BuiltInRoleName, isPermission, PERMISSIONS, type P
 export type RoleRow = typeof roles.$inferSelect;
 
 const caches = new WeakMap<Deps, Map<number, RoleRow>>();
+/** grantsOf answers per role-id list, dropped with the role cache; the sets are shared, never mutated. */
+const grantCaches = new WeakMap<Deps, Map<string, Grants>>();
+
+export interface Grants {
+  permissions: ReadonlySet<Permission>;
+  integration: boolean;
+}
 
 function cache(deps: Deps): Map<number, RoleRow> {
   let map = caches.get(deps);
@@ -35,6 +42,7 @@ function cache(deps: Deps): Map<number, RoleRow> {
 
 function dropCache(deps: Deps): void {
   caches.delete(deps);
+  grantCaches.delete(deps);
 }
 
 /** Creates the built-in roles that are missing and keeps their permissions current. Idempotent. */
@@ -69,10 +77,15 @@ function effectivePermissions(role: RoleRow): readonly Permission[] {
 }
 
 /** The union of the roles' permissions, and whether one of them is the built-in integration role. */
-export function grantsOf(
-  deps: Deps,
-  roleIds: readonly number[],
-): { permissions: Set<Permission>; integration: boolean } {
+export function grantsOf(deps: Deps, roleIds: readonly number[]): Grants {
+  let memo = grantCaches.get(deps);
+  if (!memo) {
+    memo = new Map();
+    grantCaches.set(deps, memo);
+  }
+  const key = roleIds.join(',');
+  const known = memo.get(key);
+  if (known) return known;
   const roleMap = cache(deps);
   const permissions = new Set<Permission>();
   let integration = false;
@@ -82,7 +95,9 @@ export function grantsOf(
     for (const p of effectivePermissions(role)) permissions.add(p);
     if (role.builtIn && role.name === 'integration') integration = true;
   }
-  return { permissions, integration };
+  const grants = { permissions, integration };
+  memo.set(key, grants);
+  return grants;
 }
 
 export function roleExists(deps: Deps, id: number): boolean {

@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
+import { requestMeta } from '../../http/context';
 import { IdParam } from '../../http/fields';
 import { pageOf, sendList } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
@@ -79,7 +80,10 @@ export function subsystemsRoutes(deps: Deps) {
     )
     .put(
       '/:id/heartbeat',
-      ({ principal, params, request }) => heartbeat(deps, principal, params.id, deps.remoteAddress(request)),
+      ({ principal, params, request }) => {
+        requestMeta(request).quiet = true;
+        return heartbeat(deps, principal, params.id, deps.remoteAddress(request));
+      },
       {
         auth: { permission: 'subsystems:write', integration: true },
         params: IdParam,

@@ -11,7 +11,7 @@ import { type AuthMeta, authMeta, authorize } from '../../http/auth';
 import { readJsonBody } from '../../http/body';
 import { requestMeta } from '../../http/context';
 import { AppError } from '../../http/errors';
-import { setVariableValue } from './value-service';
+import { setVariableValueJson } from './value-service';
 
 const VALUE_PATH = /^https?:\/\/[^/]+\/api\/v1\/variables\/([^/?#]+)\/value\/?(?:[?#].*)?$/;
 const RULE: AuthMeta = authMeta({ permission: 'variables:write', integration: true });
@@ -21,12 +21,14 @@ const notAnObject = () =>
   new AppError('validation', 'body must be an object', [{ path: '/', message: 'must be an object' }]);
 
 async function answer(deps: Deps, request: Request, id: string): Promise<Response> {
+  const meta = requestMeta(request);
+  meta.quiet = true;
   const principal = authorize(deps, request, RULE);
   const body = await readJsonBody(request, deps.config.maxBodyBytes);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
-  const dto = await setVariableValue(deps, principal, decodeURIComponent(id), body);
-  return new Response(JSON.stringify(dto), {
-    headers: { 'content-type': 'application/json', 'x-request-id': requestMeta(request).id },
+  const json = await setVariableValueJson(deps, principal, decodeURIComponent(id), body);
+  return new Response(json, {
+    headers: { 'content-type': 'application/json', 'x-request-id': meta.id },
   });
 }
 

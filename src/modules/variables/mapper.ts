@@ -10,24 +10,37 @@ export function compositeDefinitionText(definition: readonly string[]): string {
   return fn === undefined ? '' : `${fn}(${ids.map((id) => `#${id}`).join(', ')})`;
 }
 
-/** The only row → wire mapping of a variable; `now` (epoch ms) gives the remaining grace of a pending state. */
-export function toVariableDto(row: LoadedVariable, now: number): VariableDto {
-  const self = selfLink('variables', row.id);
+/** Fields that can differ between two answers about the same stored configuration. */
+function dynamicFields(row: LoadedVariable, now: number) {
   const pending = row.healthPendingState !== null && row.healthPendingSince !== null;
   return {
     _id: row.id,
-    _createdAt: iso(row.createdAt),
     _updatedAt: iso(row.updatedAt),
+    lastValue: row.lastValue,
+    lastValueUpdatedAt: isoOrNull(row.lastValueUpdatedAt),
+    healthState: row.healthState,
+    healthGracePeriodRemaining: pending
+      ? Math.max(0, Math.ceil(((row.healthPendingSince ?? now) + row.healthGracePeriod * 1000 - now) / 1000))
+      : null,
+    subsystemExternalId: row.subsystemExternalId,
+    subsystemDisplayName: row.subsystemDisplayName,
+    subsystemType: row.subsystemType,
+    sourceDisplayName: row.subsystemDisplayName,
+  };
+}
+
+/** Fields that change only with the variable's configuration (a row read fresh after every such change). */
+function staticFields(row: LoadedVariable) {
+  const self = selfLink('variables', row.id);
+  return {
+    _createdAt: iso(row.createdAt),
     _links: { self, history: `${self}/history` },
     externalRef: row.externalRef,
     subsystemId: row.subsystemId,
-    subsystemExternalId: row.subsystemExternalId,
     displayName: row.displayName,
     userDefinedDisplayName: row.userDefinedDisplayName,
     description: row.description,
     type: row.type,
-    lastValue: row.lastValue,
-    lastValueUpdatedAt: isoOrNull(row.lastValueUpdatedAt),
     unit: row.unit,
     valueMapping: row.valueMapping,
     tags: row.tags,
@@ -37,10 +50,6 @@ export function toVariableDto(row: LoadedVariable, now: number): VariableDto {
     healthEnabled: row.healthEnabled,
     healthGracePeriod: row.healthGracePeriod,
     healthRules: row.healthRules,
-    healthState: row.healthState,
-    healthGracePeriodRemaining: pending
-      ? Math.max(0, Math.ceil(((row.healthPendingSince ?? now) + row.healthGracePeriod * 1000 - now) / 1000))
-      : null,
     healthRulesText: healthRulesText(row.healthRules),
     alert: row.alert,
     composite: row.composite,
@@ -53,11 +62,30 @@ export function toVariableDto(row: LoadedVariable, now: number): VariableDto {
     metricKey2: row.metricKey2,
     portNumber: row.portNumber,
     ifDesc: row.ifDesc,
-    subsystemDisplayName: row.subsystemDisplayName,
-    subsystemType: row.subsystemType,
     assetDisplayName: null,
     assetType: null,
-    sourceDisplayName: row.subsystemDisplayName,
     platformManaged: row.platformManaged,
   };
+}
+
+/** The only row → wire mapping of a variable; `now` (epoch ms) gives the remaining grace of a pending state. */
+export function toVariableDto(row: LoadedVariable, now: number): VariableDto {
+  return { ...dynamicFields(row, now), ...staticFields(row) };
+}
+
+const STATIC_JSON = Symbol('static JSON of a variable answer');
+
+/**
+ * The same answer as JSON text, for the ingest path: the configuration part is serialised once and
+ * kept on the row object, which value writes copy forward (`{...row}`) and every configuration
+ * change replaces with a row read fresh from the database.
+ */
+export function variableJson(row: LoadedVariable, now: number): string {
+  const holder = row as LoadedVariable & { [STATIC_JSON]?: string };
+  let fixed = holder[STATIC_JSON];
+  if (fixed === undefined) {
+    fixed = JSON.stringify(staticFields(row)).slice(1, -1);
+    holder[STATIC_JSON] = fixed;
+  }
+  return `${JSON.stringify(dynamicFields(row, now)).slice(0, -1)},${fixed}}`;
 }

@@ -85,9 +85,9 @@ export function findVariableByRef(deps: Deps, subsystemId: number, ref: string):
 /**
  * Rows the value path has loaded, kept in memory so a value write costs no SELECT of the variable.
  * Every write of this module other than a value write forgets the row; a value write stores the row
- * it wrote and forgets it again if its job is rolled back. The subsystem fields are read fresh
- * each time (the subsystems module may rename one), and a row deleted behind our back (subsystem
- * cascade) shows as an UPDATE that changed nothing.
+ * it wrote and forgets it again if its job is rolled back. The owner's fields (externalId,
+ * displayName, type) are cached too and dropped when the bus says the subsystem changed or went;
+ * a row deleted behind our back (subsystem cascade) shows as an UPDATE that changed nothing.
  */
 const rowCaches = new WeakMap<Deps, Map<number, LoadedVariable>>();
 
@@ -109,15 +109,44 @@ export function loadForWrite(deps: Deps, id: number): LoadedVariable | undefined
     if (loaded) cache.set(id, loaded);
     return loaded;
   }
-  const sub = statements(deps).subsystemFields.values(row.subsystemId)[0];
-  if (!sub) {
+  const owner = ownerFields(deps, row.subsystemId);
+  if (!owner) {
     cache.delete(id);
     return undefined;
   }
-  row.subsystemExternalId = String(sub[0]);
-  row.subsystemDisplayName = String(sub[1]);
-  row.subsystemType = String(sub[2]);
+  row.subsystemExternalId = owner.externalId;
+  row.subsystemDisplayName = owner.displayName;
+  row.subsystemType = owner.type;
   return row;
+}
+
+interface OwnerFields {
+  externalId: string;
+  displayName: string;
+  type: string;
+}
+
+const ownerCaches = new WeakMap<Deps, Map<number, OwnerFields>>();
+
+/** The owning subsystem's fields a variable shows, cached until the subsystem changes. */
+function ownerFields(deps: Deps, subsystemId: number): OwnerFields | undefined {
+  let cache = ownerCaches.get(deps);
+  if (!cache) {
+    const owners = new Map<number, OwnerFields>();
+    deps.bus.subscribe((event) => {
+      if (event.type === 'subsystem.updated' || event.type === 'subsystem.deleted')
+        owners.delete(Number(event.data._id));
+    });
+    ownerCaches.set(deps, owners);
+    cache = owners;
+  }
+  const known = cache.get(subsystemId);
+  if (known) return known;
+  const sub = statements(deps).subsystemFields.values(subsystemId)[0];
+  if (!sub) return undefined;
+  const fields = { externalId: String(sub[0]), displayName: String(sub[1]), type: String(sub[2]) };
+  cache.set(subsystemId, fields);
+  return fields;
 }
 
 export function rememberVariable(deps: Deps, row: LoadedVariable): void {

@@ -10,7 +10,7 @@ import { numericId } from '../../http/fields';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { requireSubsystem } from '../subsystems/lookup';
 import { PLATFORM_REFS } from './fields';
-import { toVariableDto } from './mapper';
+import { toVariableDto, variableJson } from './mapper';
 import type { VariableDto } from './model';
 import { findVariableByRef, findVariablesByName, type LoadedVariable, loadForWrite } from './repo';
 import { type Upserted, upsertVariable } from './service';
@@ -42,21 +42,42 @@ function refuseClientWrite(row: LoadedVariable): void {
   if (row.composite) throw conflict('the value of a composite variable is computed from its inputs');
 }
 
-function write(ctx: WriteContext, principal: Principal, row: LoadedVariable, value: string): VariableDto {
+function applyClientValue(ctx: WriteContext, principal: Principal, row: LoadedVariable, value: string): LoadedVariable {
   requireOwnWrite(principal, 'variables:write', row.subsystemId);
   refuseClientWrite(row);
-  return toVariableDto(applyValue(ctx, row, value, originOf(principal)), ctx.now);
+  return applyValue(ctx, row, value, originOf(principal));
 }
 
-/** `POST /variables/{id}/value`. */
-export function setVariableValue(deps: Deps, principal: Principal, id: string, body: ValueBody): Promise<VariableDto> {
+function write(ctx: WriteContext, principal: Principal, row: LoadedVariable, value: string): VariableDto {
+  return toVariableDto(applyClientValue(ctx, principal, row, value), ctx.now);
+}
+
+/** `POST /variables/{id}/value`, answered with the variable as it now stands, serialised by `answer`. */
+function writeValue<T>(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  body: ValueBody,
+  answer: (row: LoadedVariable, now: number) => T,
+): Promise<T> {
   const value = bodyValue(body);
   const variableId = numericId(id);
   return writerFor(deps).submit((scope) => {
     const row = variableId === null ? undefined : loadForWrite(deps, variableId);
     if (!row) throw notFound('variable', id);
-    return write({ deps, scope, now: deps.clock.now() }, principal, row, value);
+    const now = deps.clock.now();
+    return answer(applyClientValue({ deps, scope, now }, principal, row, value), now);
   });
+}
+
+/** `POST /variables/{id}/value`. */
+export function setVariableValue(deps: Deps, principal: Principal, id: string, body: ValueBody): Promise<VariableDto> {
+  return writeValue(deps, principal, id, body, toVariableDto);
+}
+
+/** The same write answered as JSON text, for the ingest front door. */
+export function setVariableValueJson(deps: Deps, principal: Principal, id: string, body: ValueBody): Promise<string> {
+  return writeValue(deps, principal, id, body, variableJson);
 }
 
 /** A value write that creates the variable (externalRef = ref) when it is missing: 201 then. */
