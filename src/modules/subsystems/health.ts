@@ -4,8 +4,8 @@
  * keeps `status`, `statusChangedAt` and `lastContactedAt` (the latter at most every 10 s, and at every
  * status change, so a status change is never lost).
  *
- * Seam for the variables module (rule 3): `subsystem.online` / `subsystem.offline` on the bus are the
- * status changes `is_alive` follows; `lastContactedAt` persistence is where `last_contacted_at` goes.
+ * The platform-managed variables follow (rule 3): `is_alive` at every status change, and
+ * `last_contacted_at` wherever `lastContactedAt` is persisted (so at most every 10 s).
  */
 import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
@@ -14,6 +14,7 @@ import type { Deps } from '../../deps';
 import { emit } from '../../realtime/emit';
 import { writePlatformLog } from '../logs/write';
 import { getSettingGroup } from '../settings/service';
+import { setPlatformValue } from '../variables/platform';
 import type { SubsystemRow } from './lookup';
 
 export type HealthStatus = 'unknown' | 'online' | 'offline' | 'disabled';
@@ -103,11 +104,13 @@ export class HealthMonitor {
     e.graceFrom = mono;
     if (e.status === 'unknown' || e.status === 'offline') this.goOnline(subsystemId, e);
     else if (e.persistedAt === null || mono - e.persistedAt >= PERSIST_CONTACT_EVERY_MS) {
-      this.deps()
-        .db.update(subsystems)
+      const deps = this.deps();
+      deps.db
+        .update(subsystems)
         .set({ lastContactedAt: e.lastContactedAt })
         .where(eq(subsystems.id, subsystemId))
         .run();
+      setPlatformValue(deps, subsystemId, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
       e.persistedAt = mono;
     }
   }
@@ -200,17 +203,23 @@ export class HealthMonitor {
 
   /** Records a status change in memory and in the row; returns the updated row. */
   private setStatus(id: number, e: Entry, status: HealthStatus): SubsystemRow | undefined {
-    const { db, clock } = this.deps();
+    const deps = this.deps();
+    const { db, clock } = deps;
     e.status = status;
     e.statusChangedAt = clock.now();
     e.persistedAt = clock.monotonic();
     e.offlineSince = status === 'offline' ? clock.monotonic() : null;
-    return db
+    const row = db
       .update(subsystems)
       .set({ status, statusChangedAt: e.statusChangedAt, lastContactedAt: e.lastContactedAt })
       .where(eq(subsystems.id, id))
       .returning()
       .get();
+    if (row) {
+      setPlatformValue(deps, id, 'is_alive', status === 'online' ? 'true' : 'false');
+      setPlatformValue(deps, id, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
+    }
+    return row;
   }
 
   private goOnline(id: number, e: Entry): void {

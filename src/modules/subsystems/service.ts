@@ -11,6 +11,7 @@ import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lis
 import { emit } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { getSettingGroup } from '../settings/service';
+import { ensurePlatformVariables } from '../variables/platform';
 import { requireSubsystem, type SubsystemRow } from './lookup';
 import { toSubsystemDto } from './mapper';
 import type { SubsystemDto, SubsystemListQuery, SubsystemWrite } from './model';
@@ -47,27 +48,33 @@ function eventData(deps: Deps, row: SubsystemRow, changed: string[]): Record<str
 }
 
 function createSubsystem(deps: Deps, body: SubsystemWrite): SubsystemRow {
-  if (body.externalId === undefined) throw invalid('/externalId', 'is required');
+  const { externalId } = body;
+  if (externalId === undefined) throw invalid('/externalId', 'is required');
   const values = valuesOf(body, undefined);
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(subsystems)
-    .values({
-      externalId: body.externalId,
-      displayName: values.displayName ?? body.externalId,
-      description: values.description ?? '',
-      type: values.type ?? 'generic',
-      healthEnabled: values.healthEnabled ?? true,
-      status: values.healthEnabled === false ? 'disabled' : 'unknown',
-      healthGracePeriod: values.healthGracePeriod ?? null,
-      healthCheck: values.healthCheck ?? { mode: 'heartbeat' },
-      directMediaPlayback: values.directMediaPlayback ?? false,
-      metadata: values.metadata ?? {},
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
+  const row = deps.db.transaction((tx) => {
+    const created = tx
+      .insert(subsystems)
+      .values({
+        externalId,
+        displayName: values.displayName ?? externalId,
+        description: values.description ?? '',
+        type: values.type ?? 'generic',
+        healthEnabled: values.healthEnabled ?? true,
+        status: values.healthEnabled === false ? 'disabled' : 'unknown',
+        healthGracePeriod: values.healthGracePeriod ?? null,
+        healthCheck: values.healthCheck ?? { mode: 'heartbeat' },
+        directMediaPlayback: values.directMediaPlayback ?? false,
+        metadata: values.metadata ?? {},
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    // Every subsystem owns its `is_alive` and `last_contacted_at` from the start (§3 rule 3).
+    ensurePlatformVariables(deps, created.id);
+    return created;
+  });
   emit(deps, 'subsystem.created', eventData(deps, row, [...WRITABLE]));
   return row;
 }

@@ -159,11 +159,6 @@ describe('POST /variables (upsert)', () => {
     [{ externalRef: 'x' }, '/subsystemId', 'is required (or subsystemExternalId)'],
     [{ subsystemExternalId: 'media' }, '/externalRef', 'is required'],
     [
-      { subsystemExternalId: 'media', externalRef: 'is_alive' },
-      '/externalRef',
-      'is reserved for the platform-managed variables',
-    ],
-    [
       { subsystemExternalId: 'media', externalRef: 'a', healthGracePeriod: 0 },
       '/healthGracePeriod',
       'must be greater than 0',
@@ -193,7 +188,8 @@ describe('POST /variables (upsert)', () => {
     const t = setup();
     const res = await t.call('POST', '/variables', { as: 'admin', body });
     expect(res.body).toEqual(validation(res, path, message));
-    expect((await t.call('GET', '/variables', { as: 'admin' })).body).toEqual([]);
+    const stored = await t.call('GET', '/variables', { as: 'admin', query: { platformManaged: 'false' } });
+    expect(stored.body).toEqual([]);
     expect(t.events).toEqual([]);
   });
 

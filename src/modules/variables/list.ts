@@ -28,6 +28,7 @@ export function filterWhere(query: VariableFilters): SQL | undefined {
   if (query.healthState !== undefined) where.push(eq(variables.healthState, Number(query.healthState)));
   if (query.availableInSubsystem !== undefined)
     where.push(eq(variables.availableInSubsystem, query.availableInSubsystem === 'true'));
+  if (query.platformManaged !== undefined) where.push(eq(variables.platformManaged, query.platformManaged === 'true'));
   if (query.tags !== undefined) {
     const tags = query.tags
       .split(',')

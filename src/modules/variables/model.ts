@@ -110,6 +110,8 @@ const filters = {
   tags: t.Optional(t.String()),
   healthState: t.Optional(t.Union([t.Literal('-1'), t.Literal('0'), t.Literal('1'), t.Literal('2')])),
   availableInSubsystem: Bool,
+  /** Filters are named after fields (C: Responses): `platformManaged=false` leaves out every `is_alive`/`last_contacted_at`. */
+  platformManaged: Bool,
   fuzzy: t.Optional(t.String()),
 };
 

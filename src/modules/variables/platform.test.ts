@@ -105,19 +105,37 @@ describe('GET /variables filters', () => {
     [{ healthState: '-1' }, ['temp', 'hum', 'dim']],
     [{ fuzzy: 'CELS' }, ['temp']],
     [{ fuzzy: 'zzz' }, []],
-  ])('%j', async (query, expected) => {
+  ])('%j (platform pair left out)', async (query, expected) => {
     const t = await seeded();
-    const res = await t.call('GET', '/variables', { as: 'viewer', query });
+    const res = await t.call('GET', '/variables', { as: 'viewer', query: { ...query, platformManaged: 'false' } });
     expect(res.body.map((v: { externalRef: string }) => v.externalRef)).toEqual(expected);
     expect(res.headers.get('x-total-count')).toBe(String(expected.length));
   });
 
   it('pages with limit/offset and Link', async () => {
     const t = await seeded();
-    const res = await t.call('GET', '/variables', { as: 'viewer', query: { limit: 1, offset: 1 } });
+    const res = await t.call('GET', '/variables', {
+      as: 'viewer',
+      query: { platformManaged: 'false', limit: 1, offset: 1 },
+    });
     expect(res.body.map((v: { externalRef: string }) => v.externalRef)).toEqual(['hum']);
     expect(res.headers.get('x-total-count')).toBe('3');
-    expect(res.headers.get('link')).toBe('</api/v1/variables?limit=1&offset=2>; rel="next"');
+    expect(res.headers.get('link')).toBe('</api/v1/variables?platformManaged=false&limit=1&offset=2>; rel="next"');
+  });
+
+  it("lists every subsystem's platform pair with the rest by default", async () => {
+    const t = await seeded();
+    const res = await t.call('GET', '/variables', { as: 'viewer', query: { subsystemExternalId: 'media' } });
+    expect(
+      res.body.map((v: { externalRef: string; platformManaged: boolean }) => [v.externalRef, v.platformManaged]),
+    ).toEqual([
+      ['is_alive', true],
+      ['last_contacted_at', true],
+      ['temp', false],
+      ['hum', false],
+    ]);
+    const platform = await t.call('GET', '/variables', { as: 'viewer', query: { platformManaged: 'true' } });
+    expect(platform.headers.get('x-total-count')).toBe('4');
   });
 });
 
@@ -134,11 +152,11 @@ describe('DELETE /variables (bulk)', () => {
     const byFilter = await t.call('DELETE', '/variables', { as: 'admin', query: { subsystemExternalId: 'media' } });
     expect(byFilter.headers.get('x-deleted-count')).toBe('1');
     const left = await t.call('GET', '/variables', { as: 'viewer' });
-    expect(left.body.map((v: { externalRef: string }) => v.externalRef)).toEqual([
-      'is_alive',
-      'last_contacted_at',
-      'c',
-    ]);
+    expect(
+      left.body.map(
+        (v: { subsystemExternalId: string; externalRef: string }) => `${v.subsystemExternalId}/${v.externalRef}`,
+      ),
+    ).toEqual(['media/is_alive', 'media/last_contacted_at', 'light/is_alive', 'light/last_contacted_at', 'light/c']);
     const neither = await t.call('DELETE', '/variables', { as: 'admin', query: { externalRef: 'c' } });
     expect(neither.body).toEqual(
       errorBody(
