@@ -1,7 +1,9 @@
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
+import { IdParam } from '../../http/fields';
 import { upserted } from '../../http/responses';
+import { setAvailableVariables } from './available';
 import { RefParams, VariableModel } from './model';
 import { getVariableByRef, upsertVariable } from './service';
 import { getLastValue, putLastValue, putLastValueByName } from './value-service';
@@ -49,9 +51,27 @@ function byRef(deps: Deps, prefix: string) {
     );
 }
 
+/** The legacy bulk availability call, under the plural form only (§3). */
+function available(deps: Deps) {
+  return new Elysia({ prefix: '/subsystems' })
+    .use(authPlugin(deps))
+    .put(
+      '/:id/variables/_available',
+      ({ params, body, principal }) => setAvailableVariables(deps, principal, params.id, body.externalRefs),
+      {
+        auth: WRITE,
+        params: IdParam,
+        body: t.Object({ externalRefs: t.Array(t.String({ maxLength: 256 }), { maxItems: 10000 }) }),
+        response: t.Array(VariableModel.dto),
+        detail: { summary: "Legacy: mark the listed variables available and the subsystem's others unavailable" },
+      },
+    );
+}
+
 /** §4.2 routes under both `/subsystem` and `/subsystems`, and `PUT /variable/lastValue/{systemId}/{variableName}`. */
 export function variableRefRoutes(deps: Deps) {
   return new Elysia()
+    .use(available(deps))
     .use(byRef(deps, '/subsystem'))
     .use(byRef(deps, '/subsystems'))
     .use(authPlugin(deps))

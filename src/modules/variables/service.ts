@@ -25,7 +25,8 @@ export interface Upserted {
 
 const HEALTH_FIELDS = ['healthEnabled', 'healthRules', 'healthGracePeriod', 'availableInSubsystem'];
 
-function eventData(row: LoadedVariable, changed: string[]): Record<string, unknown> {
+/** The §0.4 data of a variable change event. */
+export function eventData(row: LoadedVariable, changed: string[]): Record<string, unknown> {
   return { _id: row.id, externalRef: row.externalRef, subsystemExternalId: row.subsystemExternalId, changed };
 }
 

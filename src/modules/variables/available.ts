@@ -1,0 +1,65 @@
+/**
+ * The legacy bulk call `PUT /subsystems/{externalId}/variables/_available` (§3): `{externalRefs}`
+ * lists the variables the subsystem offers now; they are marked `availableInSubsystem: true` and its
+ * other variables false. The platform-managed pair is the platform's and keeps its flag. One writer
+ * job; `variable.updated` for each variable whose flag changed; the answer is the subsystem's variables.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { variables } from '../../db/schema';
+import { writerFor } from '../../db/writer';
+import type { Deps } from '../../deps';
+import { emit } from '../../realtime/emit';
+import { type Principal, requireOwnWrite } from '../auth/principal';
+import { requireSubsystem } from '../subsystems/lookup';
+import { toVariableDto } from './mapper';
+import type { VariableDto } from './model';
+import { findVariable, forgetVariable, type LoadedVariable } from './repo';
+import { eventData } from './service';
+
+export function setAvailableVariables(
+  deps: Deps,
+  principal: Principal,
+  subsystemKey: string,
+  externalRefs: readonly string[],
+): Promise<VariableDto[]> {
+  return writerFor(deps).submit((scope) => {
+    const subsystem = requireSubsystem(deps, subsystemKey);
+    requireOwnWrite(principal, 'variables:write', subsystem.id);
+    const listed = new Set(externalRefs);
+    const rows = deps.db
+      .select({
+        id: variables.id,
+        externalRef: variables.externalRef,
+        available: variables.availableInSubsystem,
+        platform: variables.platformManaged,
+      })
+      .from(variables)
+      .where(eq(variables.subsystemId, subsystem.id))
+      .orderBy(variables.id)
+      .all();
+    const now = deps.clock.now();
+    const flips = rows.filter((r) => !r.platform && listed.has(r.externalRef) !== r.available);
+    for (const value of [true, false]) {
+      const ids = flips.filter((r) => listed.has(r.externalRef) === value).map((r) => r.id);
+      if (ids.length === 0) continue;
+      deps.db
+        .update(variables)
+        .set({ availableInSubsystem: value, updatedAt: now })
+        .where(and(eq(variables.subsystemId, subsystem.id), inArray(variables.id, ids)))
+        .run();
+    }
+    const current = rows
+      .map((r) => {
+        forgetVariable(deps, r.id);
+        return findVariable(deps, r.id);
+      })
+      .filter((r): r is LoadedVariable => r !== undefined);
+    const flipped = new Set(flips.map((r) => r.id));
+    for (const row of current) {
+      if (!flipped.has(row.id)) continue;
+      const data = eventData(row, ['availableInSubsystem']);
+      scope.afterCommit(() => emit(deps, 'variable.updated', data));
+    }
+    return current.map((row) => toVariableDto(row, now));
+  });
+}
