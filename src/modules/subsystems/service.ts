@@ -4,7 +4,16 @@
  */
 import { asc, count, eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
-import { controlPanels, subsystemMessages, subsystems } from '../../db/schema';
+import {
+  controlPanels,
+  events,
+  parameters,
+  playables,
+  presets,
+  subsystemMessages,
+  subsystems,
+  variables,
+} from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
@@ -170,30 +179,39 @@ export function updateSubsystemById(deps: Deps, principal: Principal, id: string
   return subsystemDto(deps, updateSubsystem(deps, row, fields));
 }
 
-/** What a delete took with it, as far as this build knows (rule 9); other owners cascade in SQL. */
-export interface DeletedCounts {
-  controlPanels: number;
-  messages: number;
-}
+/** Everything a subsystem owns, by the name its count carries in `subsystem.deleted` (rule 9). */
+const OWNED = {
+  variables,
+  events,
+  playables,
+  parameters,
+  presets,
+  controlPanels,
+  messages: subsystemMessages,
+} as const;
+
+export type DeletedCounts = Record<keyof typeof OWNED, number>;
 
 /**
- * DELETE `/subsystems/{id}` (rule 9): the row goes, and with it (FK cascade) its registered panels and
- * their available copies and its queued messages. One `subsystem.deleted` carries the counts.
+ * DELETE `/subsystems/{id}` (rule 9): the row goes, and with it, by the foreign keys' cascade, its
+ * variables (and their history), events, playables, parameters, presets, registered panels (and their
+ * available copies) and queued messages. Logs keep the subsystem's externalId as text. One
+ * `subsystem.deleted` carries the counts.
  */
 export function deleteSubsystem(deps: Deps, principal: Principal, id: string): DeletedCounts {
   const row = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', row.id);
-  const counts = deps.db.transaction((tx): DeletedCounts => {
+  const counts = deps.db.transaction((tx) => {
     // Counted here rather than through each owner's service: the cascade deletes them in the same
     // statement, and these counts are only what the event reports.
-    const panels = tx.select({ n: count() }).from(controlPanels).where(eq(controlPanels.subsystemId, row.id)).get();
-    const messages = tx
-      .select({ n: count() })
-      .from(subsystemMessages)
-      .where(eq(subsystemMessages.subsystemId, row.id))
-      .get();
+    const counted = Object.fromEntries(
+      Object.entries(OWNED).map(([name, table]) => [
+        name,
+        tx.select({ n: count() }).from(table).where(eq(table.subsystemId, row.id)).get()?.n ?? 0,
+      ]),
+    ) as DeletedCounts;
     tx.delete(subsystems).where(eq(subsystems.id, row.id)).run();
-    return { controlPanels: panels?.n ?? 0, messages: messages?.n ?? 0 };
+    return counted;
   });
   deps.health.forget(row.id);
   emit(deps, 'subsystem.deleted', { _id: row.id, externalId: row.externalId, changed: [], counts });

@@ -122,15 +122,34 @@ describe('DELETE /subsystems/:id', () => {
     return { ...t, media, keep };
   }
 
-  it('deletes it with its panels and messages (FK cascade) and emits one subsystem.deleted with the counts', async () => {
+  it('deletes it with everything it owns (FK cascade) and emits one subsystem.deleted with the counts', async () => {
     const t = await withOwnings();
+    const owned = { subsystemExternalId: 'media', externalRef: 'x' };
+    await t.call('POST', '/variables', { as: 'admin', body: owned });
+    await t.call('POST', '/events', { as: 'admin', body: owned });
+    await t.call('POST', '/playables', { as: 'admin', body: owned });
+    await t.call('POST', '/parameters', { as: 'admin', body: owned });
+    await t.call('POST', '/presets', {
+      as: 'admin',
+      body: { ...owned, displayName: 'P', parameters: [{ parameter: 'x', value: 'v' }] },
+    });
     const res = await t.call('DELETE', '/subsystems/media', { as: 'operator' });
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
     expect((await t.call('GET', `/subsystems/${t.media}`, { as: 'admin' })).status).toBe(404);
     expect(t.emitted('subsystem.deleted')).toEqual([
-      { _id: t.media, externalId: 'media', changed: [], counts: { controlPanels: 2, messages: 1 } },
+      {
+        _id: t.media,
+        externalId: 'media',
+        changed: [],
+        counts: { variables: 3, events: 1, playables: 1, parameters: 1, presets: 1, controlPanels: 2, messages: 1 },
+      },
     ]);
+    const left = await t.call('GET', '/variables', { as: 'admin', query: { subsystemExternalId: 'media' } });
+    expect(left.body).toEqual([]);
+    for (const collection of ['events', 'playables', 'parameters', 'presets']) {
+      expect((await t.call('GET', `/${collection}`, { as: 'admin' })).headers.get('x-total-count')).toBe('0');
+    }
     expect(
       t.deps.db
         .select()
