@@ -90,21 +90,32 @@ export function recomputeComposite(ctx: WriteContext, id: number, by: string): L
   return applyValue(ctx, row, value, { source: 'composite', by });
 }
 
-/** Applies one value write to a loaded row; returns the row as it now stands. */
+/**
+ * Applies one value write to a loaded row, updating that object in place (it is the cached current
+ * state; a rolled-back job forgets it, so the next write reads the row afresh); returns it.
+ */
 export function applyValue(ctx: WriteContext, row: LoadedVariable, value: string, origin: Origin): LoadedVariable {
   const { deps, now } = ctx;
-  const changed = value !== row.lastValue;
-  const next: LoadedVariable = { ...row, lastValue: value, lastValueUpdatedAt: now };
-  if (changed) next.updatedAt = now;
-  const health: HealthFields = evaluateHealth(next, now);
-  Object.assign(next, health);
+  ctx.scope.onUndo(() => forgetVariable(deps, row.id));
+  const previousValue = row.lastValue;
+  const before: HealthFields = {
+    healthState: row.healthState,
+    healthPendingState: row.healthPendingState,
+    healthPendingSince: row.healthPendingSince,
+  };
+  const changed = value !== previousValue;
+  row.lastValue = value;
+  row.lastValueUpdatedAt = now;
+  if (changed) row.updatedAt = now;
+  const health: HealthFields = evaluateHealth(row, now);
+  Object.assign(row, health);
   const s = statements(deps);
-  const result = sameHealth(health, row)
-    ? s.setValueOnly.run(value, now, next.updatedAt, row.id)
+  const result = sameHealth(health, before)
+    ? s.setValueOnly.run(value, now, row.updatedAt, row.id)
     : s.setValue.run(
         value,
         now,
-        next.updatedAt,
+        row.updatedAt,
         health.healthState,
         health.healthPendingState,
         health.healthPendingSince,
@@ -114,12 +125,11 @@ export function applyValue(ctx: WriteContext, row: LoadedVariable, value: string
     forgetVariable(deps, row.id);
     throw notFound('variable', row.id);
   }
-  rememberVariable(deps, next);
-  ctx.scope.onUndo(() => forgetVariable(deps, row.id));
-  if (health.healthState !== row.healthState) healthEvent(ctx, next, row.healthState);
+  rememberVariable(deps, row);
+  if (health.healthState !== before.healthState) healthEvent(ctx, row, before.healthState);
   if (!changed) {
-    if (health.healthState !== row.healthState) recomputeDependents(ctx, row.id);
-    return next;
+    if (health.healthState !== before.healthState) recomputeDependents(ctx, row.id);
+    return row;
   }
   if (row.storeHistory) s.appendHistory.run(row.id, now, value, origin.source, origin.by);
   if (row.log) writeActivityLog(ctx, row, value, origin);
@@ -128,13 +138,13 @@ export function applyValue(ctx: WriteContext, row: LoadedVariable, value: string
     subsystemExternalId: row.subsystemExternalId,
     externalRef: row.externalRef,
     lastValue: value,
-    previousValue: row.lastValue,
+    previousValue,
     lastValueUpdatedAt: iso(now),
     source: origin.source,
   };
   ctx.scope.afterCommit(() => emit(deps, 'variable.changed', data));
   recomputeDependents(ctx, row.id);
-  return next;
+  return row;
 }
 
 /** Re-evaluates a variable's health without a value write (grace period passed, rules changed); true when the row changed. */
