@@ -59,6 +59,35 @@ CREATE TABLE `log_scenarios` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `log_scenarios_origin_action` ON `log_scenarios` (`origin`,`action`);--> statement-breakpoint
+CREATE TABLE `notifications` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`key` text,
+	`title` text NOT NULL,
+	`message` text DEFAULT '' NOT NULL,
+	`severity` text DEFAULT 'info' NOT NULL,
+	`state` text DEFAULT 'shown' NOT NULL,
+	`source_type` text NOT NULL,
+	`source_id` integer,
+	`source_external_id` text,
+	`subsystem_id` integer,
+	`role_ids` text NOT NULL,
+	`actions` text NOT NULL,
+	`expires_at` integer,
+	`count` integer DEFAULT 1 NOT NULL,
+	`first_shown_at` integer NOT NULL,
+	`last_shown_at` integer NOT NULL,
+	`cleared_at` integer,
+	`cleared_by` text,
+	`last_action` text,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`subsystem_id`) REFERENCES `subsystems`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `notifications_key` ON `notifications` (`key`);--> statement-breakpoint
+CREATE INDEX `notifications_state_shown` ON `notifications` (`state`,`last_shown_at`);--> statement-breakpoint
+CREATE INDEX `notifications_state_cleared` ON `notifications` (`state`,`cleared_at`);--> statement-breakpoint
+CREATE INDEX `notifications_expires` ON `notifications` (`expires_at`);--> statement-breakpoint
 CREATE TABLE `parameters` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`subsystem_id` integer NOT NULL,

@@ -14,6 +14,7 @@ import { controlPanelsRoutes } from './modules/control-panels/routes';
 import { docsRoutes } from './modules/docs/routes';
 import { eventRefRoutes, eventsRoutes } from './modules/events/routes';
 import { logsRoutes } from './modules/logs/routes';
+import { notificationsRoutes } from './modules/notifications/routes';
 import { parametersRoutes } from './modules/parameters/routes';
 import { playablesRoutes } from './modules/playables/routes';
 import { presetsRoutes } from './modules/presets/routes';
@@ -36,6 +37,7 @@ export function apiRoutes(deps: Deps) {
     .use(subsystemsRoutes(deps))
     .use(controlPanelsRoutes(deps))
     .use(logsRoutes(deps))
+    .use(notificationsRoutes(deps))
     .use(eventsRoutes(deps))
     .use(eventRefRoutes(deps))
     .use(playablesRoutes(deps))

@@ -12,6 +12,7 @@ import type { Deps, VersionInfo } from './deps';
 import { createScheduler } from './jobs/scheduler';
 import type { Logger } from './log';
 import { writePlatformLog } from './modules/logs/write';
+import { installNotificationListeners } from './modules/notifications/listeners';
 import { ensureBuiltInRoles } from './modules/roles/service';
 import { HealthMonitor } from './modules/subsystems/health';
 import { createAdminAccount, userCount } from './modules/users/accounts';
@@ -53,6 +54,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     remoteAddress: options.remoteAddress,
   };
   ensureBuiltInRoles(deps);
+  installNotificationListeners(deps);
   deps.health.load();
   return { deps, migration };
 }

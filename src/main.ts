@@ -19,6 +19,7 @@ import { scheduleHousekeeping } from './jobs/housekeeping';
 import { createLogger, type Logger } from './log';
 import { scheduleLogRetention } from './modules/logs/jobs';
 import { writePlatformLog } from './modules/logs/write';
+import { scheduleNotificationJobs } from './modules/notifications/jobs';
 import { startSubsystemJobs } from './modules/subsystems/jobs';
 import { createAdminAccount } from './modules/users/accounts';
 import { scheduleVariableJobs } from './modules/variables/jobs';
@@ -100,6 +101,7 @@ async function serve(config: Config): Promise<void> {
   scheduleVariableJobs(deps);
   const stopSubsystemJobs = startSubsystemJobs(deps);
   scheduleLogRetention(deps, deps.scheduler);
+  scheduleNotificationJobs(deps);
   writePlatformLog(deps, { category: 'system', key: 'system.start', value: `pmsd ${versionInfo.version} started` });
   log.info(
     {

@@ -2,6 +2,7 @@ export * from './control-panels';
 export * from './events';
 export * from './log-extras';
 export * from './logs';
+export * from './notifications';
 export * from './parameters';
 export * from './playables';
 export * from './preset-entries';

@@ -14,6 +14,7 @@ export interface SettingGroups {
   variables: { historyRetentionDays: number; maxHistoryPointsPerVariable: number };
   logs: { retentionDays: number; maxEntries: number; auditRetentionDays: number };
   subsystems: { actionMessageTtlSeconds: number };
+  notifications: { retentionDays: number };
 }
 
 export const SETTING_DEFAULTS: SettingGroups = {
@@ -22,6 +23,7 @@ export const SETTING_DEFAULTS: SettingGroups = {
   variables: { historyRetentionDays: 30, maxHistoryPointsPerVariable: 100000 },
   logs: { retentionDays: 90, maxEntries: 200000, auditRetentionDays: 365 },
   subsystems: { actionMessageTtlSeconds: 60 },
+  notifications: { retentionDays: 30 },
 };
 
 interface Cached {

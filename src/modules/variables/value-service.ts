@@ -149,3 +149,24 @@ export function getLastValue(deps: Deps, subsystemKey: string, ref: string) {
     lastValueUpdatedAt: row.lastValueUpdatedAt === null ? null : new Date(row.lastValueUpdatedAt).toISOString(),
   };
 }
+
+/**
+ * A value write a person makes through another module (a notification's `variable` action, §7 rule 3):
+ * the caller's own write checks, recorded with source `user`.
+ */
+export function setVariableValueAsUser(
+  deps: Deps,
+  principal: Principal,
+  id: number,
+  value: string,
+): Promise<VariableDto> {
+  return writerFor(deps).submit((scope) => {
+    const row = loadForWrite(deps, id);
+    if (!row) throw notFound('variable', id);
+    requireOwnWrite(principal, 'variables:write', row.subsystemId);
+    refuseClientWrite(row);
+    const now = deps.clock.now();
+    const origin = { source: 'user' as const, by: principal.username ?? principal.label };
+    return toVariableDto(applyValue({ deps, scope, now }, row, value, origin), now);
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * What the notifications module schedules: expiry every minute (`expiresAt`, cleared by `system`)
+ * and retention daily at 03:40 (rule 5: cleared ones kept `notifications.retentionDays`, at most
+ * 10000 stored, the oldest cleared removed first; shown ones are never removed).
+ */
+import { and, asc, count, eq, inArray, isNotNull, lt, lte } from 'drizzle-orm';
+import { notifications } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { getSettingGroup } from '../settings/service';
+import { clearRow } from './clear';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const MAX_STORED = 10000;
+
+/** Clears every shown notification whose `expiresAt` has come; how many. */
+export function expireNotifications(deps: Deps): number {
+  const now = deps.clock.now();
+  const due = deps.db
+    .select({ id: notifications.id })
+    .from(notifications)
+    .where(and(eq(notifications.state, 'shown'), isNotNull(notifications.expiresAt), lte(notifications.expiresAt, now)))
+    .all();
+  let cleared = 0;
+  for (const { id } of due) if (clearRow(deps, null, id, 'system')) cleared += 1;
+  return cleared;
+}
+
+export interface NotificationRetention {
+  expired: number;
+  overLimit: number;
+}
+
+export function applyNotificationRetention(deps: Deps): NotificationRetention {
+  const { retentionDays } = getSettingGroup(deps, 'notifications');
+  const cutoff = deps.clock.now() - retentionDays * DAY_MS;
+  return deps.db.transaction((tx) => {
+    const expired = tx
+      .delete(notifications)
+      .where(and(eq(notifications.state, 'cleared'), lt(notifications.clearedAt, cutoff)))
+      .returning({ id: notifications.id })
+      .all().length;
+    const stored = tx.select({ n: count() }).from(notifications).get()?.n ?? 0;
+    let overLimit = 0;
+    if (stored > MAX_STORED) {
+      const oldest = tx
+        .select({ id: notifications.id })
+        .from(notifications)
+        .where(eq(notifications.state, 'cleared'))
+        .orderBy(asc(notifications.clearedAt), asc(notifications.id))
+        .limit(stored - MAX_STORED)
+        .all()
+        .map((r) => r.id);
+      for (let i = 0; i < oldest.length; i += 500) {
+        overLimit += tx
+          .delete(notifications)
+          .where(inArray(notifications.id, oldest.slice(i, i + 500)))
+          .returning({ id: notifications.id })
+          .all().length;
+      }
+    }
+    return { expired, overLimit };
+  });
+}
+
+/** Called from main only. */
+export function scheduleNotificationJobs(deps: Deps): void {
+  deps.scheduler.add('notifications.expiry', '0 * * * * *', () => {
+    const cleared = expireNotifications(deps);
+    if (cleared > 0) deps.log.info({ cleared }, 'expired notifications cleared');
+  });
+  deps.scheduler.add('notifications.retention', '0 40 3 * * *', () => {
+    const removed = applyNotificationRetention(deps);
+    if (removed.expired + removed.overLimit > 0) deps.log.info({ removed }, 'old notifications removed');
+  });
+}
