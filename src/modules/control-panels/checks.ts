@@ -4,7 +4,7 @@ import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { unique } from '../../http/fields';
 import { roleExists } from '../roles/service';
-import { requireSubsystem, type SubsystemRow } from '../subsystems/lookup';
+import { type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { ControlPanelWrite } from './model';
 
 const MAX_URL = 2048;
@@ -61,13 +61,7 @@ export function rolesOf(deps: Deps, roles: readonly number[]): number[] {
 
 /** The subsystem a new registered panel belongs to: `subsystemId` or `subsystemExternalId` (404 when unknown). */
 export function subsystemOf(deps: Deps, body: ControlPanelWrite): SubsystemRow {
-  const byId = body.subsystemId === undefined ? undefined : requireSubsystem(deps, body.subsystemId);
-  const byExternal =
-    body.subsystemExternalId === undefined ? undefined : requireSubsystem(deps, body.subsystemExternalId);
-  if (byId && byExternal && byId.id !== byExternal.id) {
-    throw invalid('/subsystemExternalId', 'names another subsystem than subsystemId');
-  }
-  const subsystem = byId ?? byExternal;
+  const subsystem = subsystemNamedBy(deps, body);
   if (!subsystem) throw invalid('/subsystemId', 'is required');
   return subsystem;
 }

@@ -148,7 +148,7 @@ describe('bad input on registered panels', () => {
     [
       { subsystemId: 2, subsystemExternalId: 'media' },
       '/subsystemExternalId',
-      'names another subsystem than subsystemId',
+      'does not name the subsystem of subsystemId',
     ],
   ])('refuses %j and creates nothing', async (patch, path, message) => {
     const t = panelApp();

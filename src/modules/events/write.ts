@@ -9,7 +9,7 @@ import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { ExternalRef, metadataProblem } from '../../http/fields';
 import { type Principal, requireOwnWrite } from '../auth/principal';
-import { requireSubsystem, type SubsystemRow } from '../subsystems/lookup';
+import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { EventRow } from './mapper';
 import type { EventDto, EventWrite } from './model';
 import { announce, eventDto, eventRow, eventRowByRef, findEventByRef } from './service';
@@ -75,13 +75,8 @@ function changesOf(body: EventWrite, current: EventRow | undefined): Partial<Eve
 
 /** The subsystem a body names by `subsystemId` or `subsystemExternalId` (404 when unknown). */
 function subsystemOf(deps: Deps, body: EventWrite): SubsystemRow {
-  if (body.subsystemId === undefined && body.subsystemExternalId === undefined) {
-    throw invalid('/subsystemId', 'or subsystemExternalId is required');
-  }
-  const row = requireSubsystem(deps, body.subsystemId ?? body.subsystemExternalId ?? '');
-  if (body.subsystemExternalId !== undefined && row.externalId !== body.subsystemExternalId) {
-    throw invalid('/subsystemExternalId', 'does not name the subsystem of subsystemId');
-  }
+  const row = subsystemNamedBy(deps, body);
+  if (!row) throw invalid('/subsystemId', 'or subsystemExternalId is required');
   return row;
 }
 

@@ -3,10 +3,9 @@
  * the caller by default, or what the body names.
  */
 import type { Deps } from '../../deps';
-import { invalid } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { type Principal, requireOwnWrite } from '../auth/principal';
-import { findSubsystem, requireSubsystem, type SubsystemRow } from '../subsystems/lookup';
+import { findSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import { getToken } from '../tokens/service';
 import { findUserById } from '../users/accounts';
 import type { LogCreate } from './model';
@@ -46,16 +45,6 @@ export function callerCreator(deps: Deps, principal: Principal): Creator {
   return { createdBy: principal.label, createdByType: 'subsystem', displayName: principal.label, subsystem: null };
 }
 
-/** The subsystem the body names by `subsystemId` or `subsystemExternalId` (404 when unknown). */
-function namedSubsystem(deps: Deps, body: LogCreate): SubsystemRow | null {
-  if (body.subsystemId === undefined && body.subsystemExternalId === undefined) return null;
-  const row = requireSubsystem(deps, body.subsystemId ?? body.subsystemExternalId ?? '');
-  if (body.subsystemExternalId !== undefined && row.externalId !== body.subsystemExternalId) {
-    throw invalid('/subsystemExternalId', 'does not name the subsystem of subsystemId');
-  }
-  return row;
-}
-
 /** The creator of a posted entry; a credential limited to some subsystems may only post for its own. */
 export function creatorOf(deps: Deps, principal: Principal, body: LogCreate): Creator {
   const caller = callerCreator(deps, principal);
@@ -71,7 +60,7 @@ export function creatorOf(deps: Deps, principal: Principal, body: LogCreate): Cr
           subsystem: null,
         };
   }
-  const subsystem = namedSubsystem(deps, body) ?? creator.subsystem;
+  const subsystem = subsystemNamedBy(deps, body) ?? creator.subsystem;
   if (subsystem) requireOwnWrite(principal, 'logs:write', subsystem.id);
   return { ...creator, createdByType: body.createdByType ?? creator.createdByType, subsystem };
 }

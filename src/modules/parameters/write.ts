@@ -11,7 +11,7 @@ import { conflict, invalid } from '../../http/errors';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { findPlayable } from '../playables/lookup';
 import { presetsUsing, removeParameterFromPresets } from '../presets/service';
-import { requireSubsystem, type SubsystemRow } from '../subsystems/lookup';
+import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { ParameterRow } from './mapper';
 import type { ParameterDto, ParameterWrite } from './model';
 import { checkShape, requireFit, valueText } from './rules';
@@ -167,13 +167,8 @@ function create(
 
 /** The subsystem a body names by `subsystemId` or `subsystemExternalId` (404 when unknown). */
 function subsystemOf(deps: Deps, body: ParameterWrite): SubsystemRow {
-  if (body.subsystemId === undefined && body.subsystemExternalId === undefined) {
-    throw invalid('/subsystemId', 'or subsystemExternalId is required');
-  }
-  const row = requireSubsystem(deps, body.subsystemId ?? body.subsystemExternalId ?? '');
-  if (body.subsystemExternalId !== undefined && row.externalId !== body.subsystemExternalId) {
-    throw invalid('/subsystemExternalId', 'does not name the subsystem of subsystemId');
-  }
+  const row = subsystemNamedBy(deps, body);
+  if (!row) throw invalid('/subsystemId', 'or subsystemExternalId is required');
   return row;
 }
 

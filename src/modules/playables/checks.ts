@@ -4,7 +4,7 @@ import { playables, type TemplatePath } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { metadataProblem } from '../../http/fields';
-import { requireSubsystem, type SubsystemRow } from '../subsystems/lookup';
+import { type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import { type PlayableRow, playableRowById } from './lookup';
 import type { PlayableWrite } from './model';
 
@@ -109,13 +109,7 @@ export function mergeMetadata(
 
 /** The subsystem a new playable belongs to: `subsystemId` or `subsystemExternalId` (404 when unknown). */
 export function subsystemOf(deps: Deps, body: PlayableWrite): SubsystemRow {
-  const byId = body.subsystemId === undefined ? undefined : requireSubsystem(deps, body.subsystemId);
-  const byExternal =
-    body.subsystemExternalId === undefined ? undefined : requireSubsystem(deps, body.subsystemExternalId);
-  if (byId && byExternal && byId.id !== byExternal.id) {
-    throw invalid('/subsystemExternalId', 'names another subsystem than subsystemId');
-  }
-  const subsystem = byId ?? byExternal;
+  const subsystem = subsystemNamedBy(deps, body);
   if (!subsystem) throw invalid('/subsystemId', 'is required');
   return subsystem;
 }

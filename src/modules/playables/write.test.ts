@@ -193,7 +193,7 @@ describe('registering a playable (POST/PUT /playables)', () => {
       as: 'admin',
       body: { subsystemId: t.media._id, subsystemExternalId: 'light' },
     });
-    expect(both.body).toEqual(validation(both, '/subsystemExternalId', 'names another subsystem than subsystemId'));
+    expect(both.body).toEqual(validation(both, '/subsystemExternalId', 'does not name the subsystem of subsystemId'));
     expect(await t.all()).toEqual([]);
     expect(t.events).toEqual([]);
   });

@@ -10,7 +10,7 @@ import { invalid } from '../../http/errors';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { misfit, resolveParameter } from '../parameters/service';
 import { valueInput } from '../parameters/values';
-import { requireSubsystem, type SubsystemRow } from '../subsystems/lookup';
+import { type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { PresetDto, PresetWrite } from './model';
 import { announcePreset, entriesOf, findPresetByRef, type PresetRow, presetDto, presetRow } from './service';
 
@@ -112,13 +112,8 @@ function create(
 
 /** The subsystem a body names by `subsystemId` or `subsystemExternalId` (404 when unknown). */
 function subsystemOf(deps: Deps, body: PresetWrite): SubsystemRow {
-  if (body.subsystemId === undefined && body.subsystemExternalId === undefined) {
-    throw invalid('/subsystemId', 'or subsystemExternalId is required');
-  }
-  const row = requireSubsystem(deps, body.subsystemId ?? body.subsystemExternalId ?? '');
-  if (body.subsystemExternalId !== undefined && row.externalId !== body.subsystemExternalId) {
-    throw invalid('/subsystemExternalId', 'does not name the subsystem of subsystemId');
-  }
+  const row = subsystemNamedBy(deps, body);
+  if (!row) throw invalid('/subsystemId', 'or subsystemExternalId is required');
   return row;
 }
 

@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { notFound } from '../../http/errors';
+import { invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 
 export type SubsystemRow = typeof subsystems.$inferSelect;
@@ -27,5 +27,26 @@ export function findSubsystem(deps: Deps, key: string | number): SubsystemRow | 
 export function requireSubsystem(deps: Deps, key: string | number): SubsystemRow {
   const row = findSubsystem(deps, key);
   if (!row) throw notFound('subsystem', key);
+  return row;
+}
+
+/** The two fields by which a body names its subsystem (C: Identity). */
+export interface SubsystemNames {
+  subsystemId?: number;
+  subsystemExternalId?: string;
+}
+
+/**
+ * The subsystem a body names by `subsystemId` or `subsystemExternalId`: 404 when unknown, 400 at
+ * `/subsystemExternalId` when both are sent and do not name the same subsystem. Undefined when the
+ * body names none, so each caller says in its own words that one is required.
+ */
+export function subsystemNamedBy(deps: Deps, names: SubsystemNames): SubsystemRow | undefined {
+  const { subsystemId, subsystemExternalId } = names;
+  if (subsystemId === undefined && subsystemExternalId === undefined) return undefined;
+  const row = requireSubsystem(deps, subsystemId ?? subsystemExternalId ?? '');
+  if (subsystemExternalId !== undefined && row.externalId !== subsystemExternalId) {
+    throw invalid('/subsystemExternalId', 'does not name the subsystem of subsystemId');
+  }
   return row;
 }

@@ -182,7 +182,7 @@ describe('POST /variables (upsert)', () => {
     [
       { subsystemId: 1, subsystemExternalId: 'light', externalRef: 'a' },
       '/subsystemExternalId',
-      'does not name the subsystem subsystemId names',
+      'does not name the subsystem of subsystemId',
     ],
   ])('refuses %j and stores nothing', async (body, path, message) => {
     const t = setup();

@@ -10,7 +10,7 @@ import { conflict, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { emit } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
-import { requireSubsystem, type SubsystemRow } from '../subsystems/lookup';
+import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import { dropCompositeCache } from './composite';
 import { changedFields, PLATFORM_REFS, valuesOf, WRITABLE_FIELDS } from './fields';
 import { toVariableDto } from './mapper';
@@ -36,14 +36,9 @@ function context(deps: Deps, scope: WriteScope): WriteContext {
 
 /** The subsystem a create body names by `subsystemId` or `subsystemExternalId` (404 when unknown). */
 function subsystemOfBody(deps: Deps, body: VariableWrite): SubsystemRow {
-  if (body.subsystemId !== undefined) {
-    const row = requireSubsystem(deps, body.subsystemId);
-    if (body.subsystemExternalId !== undefined && body.subsystemExternalId !== row.externalId)
-      throw invalid('/subsystemExternalId', 'does not name the subsystem subsystemId names');
-    return row;
-  }
-  if (body.subsystemExternalId !== undefined) return requireSubsystem(deps, body.subsystemExternalId);
-  throw invalid('/subsystemId', 'is required (or subsystemExternalId)');
+  const row = subsystemNamedBy(deps, body);
+  if (!row) throw invalid('/subsystemId', 'is required (or subsystemExternalId)');
+  return row;
 }
 
 function create(ctx: WriteContext, principal: Principal, subsystem: SubsystemRow, body: VariableWrite): LoadedVariable {
