@@ -1,5 +1,6 @@
 /** Field schemas shared by every resource (§0.2). */
 import { t } from 'elysia';
+import { invalid } from './errors';
 
 const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
 
@@ -37,4 +38,36 @@ export function metadataProblem(value: unknown): string | null {
   const depth = (v: unknown): number =>
     v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0;
   return depth(value) > 5 ? 'must be nested at most 5 levels deep' : null;
+}
+
+/** The JSON pointer of the first object whose keys break the §0.2 rule (1–64 characters), or null. */
+function badKeyPath(value: unknown, path: string): string | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.length < 1 || key.length > 64) return path;
+    const deeper = badKeyPath(inner, `${path}/${key}`);
+    if (deeper) return deeper;
+  }
+  return null;
+}
+
+/**
+ * Merges a metadata patch key by key (null removes a key, §0.2) and checks the §0.2 rules: keys of
+ * 1 to 64 characters at every level, and the size and depth of the result. Throws the one validation error.
+ */
+export function mergeMetadata(
+  current: Record<string, unknown>,
+  patch: Record<string, unknown>,
+  path = '/metadata',
+): Record<string, unknown> {
+  const badKey = badKeyPath(patch, path);
+  if (badKey) throw invalid(badKey, 'has a key that is not 1 to 64 characters long');
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  const problem = metadataProblem(merged);
+  if (problem) throw invalid(path, problem);
+  return merged;
 }

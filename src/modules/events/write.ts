@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { ExternalRef, metadataProblem } from '../../http/fields';
+import { ExternalRef, mergeMetadata } from '../../http/fields';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { EventRow } from './mapper';
@@ -34,30 +34,6 @@ function cleanName(value: string): string {
   const trimmed = value.trim();
   if (trimmed === '') throw invalid('/displayName', 'must not be blank');
   return trimmed;
-}
-
-function badKeyPath(value: unknown, path: string): string | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  for (const [key, inner] of Object.entries(value)) {
-    if (key.length < 1 || key.length > 64) return path;
-    const deeper = badKeyPath(inner, `${path}/${key}`);
-    if (deeper) return deeper;
-  }
-  return null;
-}
-
-/** Merges a metadata patch key by key (null removes a key) and checks the §0.2 rules on the result. */
-function mergeMetadata(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
-  const badKey = badKeyPath(patch, '/metadata');
-  if (badKey) throw invalid(badKey, 'has a key that is not 1 to 64 characters long');
-  const merged: Record<string, unknown> = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete merged[key];
-    else merged[key] = value;
-  }
-  const problem = metadataProblem(merged);
-  if (problem) throw invalid('/metadata', problem);
-  return merged;
 }
 
 /** The writable values a body sets, checked; absent fields keep their value. */

@@ -3,7 +3,6 @@ import { and, eq } from 'drizzle-orm';
 import { playables, type TemplatePath } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { metadataProblem } from '../../http/fields';
 import { type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import { type PlayableRow, playableRowById } from './lookup';
 import type { PlayableWrite } from './model';
@@ -90,21 +89,6 @@ export function templatePathOf(
     if (template.id === selfId) throw invalid('/templatePath/_id', NOT_A_TEMPLATE);
   }
   return { group: value.group ?? template.groupName, name: value.name ?? template.displayName, _id: template.id };
-}
-
-/** Merges a metadata patch key by key (null removes a key) and checks the §0.2 rules on the result. */
-export function mergeMetadata(
-  current: Record<string, unknown>,
-  patch: Record<string, unknown>,
-): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete merged[key];
-    else merged[key] = value;
-  }
-  const problem = metadataProblem(merged);
-  if (problem) throw invalid('/metadata', problem);
-  return merged;
 }
 
 /** The subsystem a new playable belongs to: `subsystemId` or `subsystemExternalId` (404 when unknown). */

@@ -249,6 +249,12 @@ describe('playable field rules', () => {
     ['unknown thumbnail', { thumbId: 7 }, '/thumbId', 'names an object that does not exist'],
     ['blank displayName', { displayName: '   ' }, '/displayName', 'must not be blank'],
     [
+      'a nested metadata key over 64 characters',
+      { metadata: { a: { ['k'.repeat(65)]: 1 } } },
+      '/metadata/a',
+      'has a key that is not 1 to 64 characters long',
+    ],
+    [
       'externalRef with a slash',
       { externalRef: 'a/b' },
       '/externalRef',

@@ -2,7 +2,7 @@
 import { isIP } from 'node:net';
 import type { HealthCheck } from '../../db/schema';
 import { invalid } from '../../http/errors';
-import { metadataProblem } from '../../http/fields';
+import { mergeMetadata } from '../../http/fields';
 import type { SubsystemRow } from './lookup';
 import type { SubsystemWrite } from './model';
 
@@ -54,27 +54,9 @@ function healthCheckOf(check: HealthCheck): HealthCheck {
   return { mode: 'tcp', host: check.host, port: check.port, ...timing };
 }
 
-function badKeyPath(value: unknown, path: string): string | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  for (const [key, inner] of Object.entries(value)) {
-    if (key.length < 1 || key.length > 64) return path;
-    const deeper = badKeyPath(inner, `${path}/${key}`);
-    if (deeper) return deeper;
-  }
-  return null;
-}
-
-/** Merges a metadata patch key by key (null removes a key) and checks the §0.2 and §3 rules on the result. */
-function mergeMetadata(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
-  const badKey = badKeyPath(patch, '/metadata');
-  if (badKey) throw invalid(badKey, 'has a key that is not 1 to 64 characters long');
-  const merged: Record<string, unknown> = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete merged[key];
-    else merged[key] = value;
-  }
-  const problem = metadataProblem(merged);
-  if (problem) throw invalid('/metadata', problem);
+/** The merged metadata (§0.2 rules) whose `ip_address`, when present, must be an IP address (§3). */
+function metadataOf(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const merged = mergeMetadata(current, patch);
   const ip = merged.ip_address;
   if (ip !== undefined && (typeof ip !== 'string' || (ip !== '' && isIP(ip) === 0))) {
     throw invalid('/metadata/ip_address', 'must be an IPv4 or IPv6 address');
@@ -99,6 +81,6 @@ export function valuesOf(body: SubsystemWrite, current: SubsystemRow | undefined
   if (body.healthGracePeriod !== undefined) values.healthGracePeriod = gracePeriodOf(body.healthGracePeriod);
   if (body.healthCheck !== undefined) values.healthCheck = healthCheckOf(body.healthCheck);
   if (body.directMediaPlayback !== undefined) values.directMediaPlayback = body.directMediaPlayback;
-  if (body.metadata !== undefined) values.metadata = mergeMetadata(current?.metadata ?? {}, body.metadata);
+  if (body.metadata !== undefined) values.metadata = metadataOf(current?.metadata ?? {}, body.metadata);
   return values;
 }
