@@ -27,6 +27,7 @@ import { usersRoutes } from './modules/users/routes';
 import { variableIngest } from './modules/variables/ingest';
 import { variableRefRoutes } from './modules/variables/ref-routes';
 import { variablesRoutes } from './modules/variables/routes';
+import { wsRoutes } from './realtime/ws';
 
 export function apiRoutes(deps: Deps) {
   return new Elysia({ prefix: API_PREFIX })
@@ -46,7 +47,8 @@ export function apiRoutes(deps: Deps) {
     .use(usersRoutes(deps))
     .use(userTemplatesRoutes(deps))
     .use(variablesRoutes(deps))
-    .use(variableRefRoutes(deps));
+    .use(variableRefRoutes(deps))
+    .use(wsRoutes(deps));
 }
 
 export function createApp(deps: Deps) {

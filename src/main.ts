@@ -23,6 +23,8 @@ import { scheduleNotificationJobs } from './modules/notifications/jobs';
 import { startSubsystemJobs } from './modules/subsystems/jobs';
 import { createAdminAccount } from './modules/users/accounts';
 import { scheduleVariableJobs } from './modules/variables/jobs';
+import { type HttpServer, serveHttp } from './realtime/http-server';
+import { wsHubFor } from './realtime/ws-hub';
 import { type RpcServer, startRpcServer } from './rpc/server';
 import { versionInfo } from './version';
 
@@ -49,7 +51,7 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-type Server = ReturnType<typeof Bun.serve>;
+type Server = HttpServer;
 
 function boot(config: Config, log: Logger, remoteAddress: (request: Request) => string | null = () => null): Deps {
   const { deps, migration } = openDeps({ config, log, clock: systemClock, version: versionInfo, remoteAddress });
@@ -72,19 +74,11 @@ async function serve(config: Config): Promise<void> {
   const app = createApp(deps);
   let server: Server;
   try {
-    server = Bun.serve({
+    server = serveHttp(app, {
       port: config.httpPort,
       hostname: config.httpHost,
-      // Bodies are limited per route by the JSON reader; this is only the transport's backstop.
-      maxRequestBodySize: Math.max(config.maxBodyBytes, 64 * 1024 * 1024),
-      fetch: (request) => app.handle(request),
-      error: (err) => {
-        log.error({ err }, 'unhandled server error');
-        return new Response(JSON.stringify({ statusCode: 500, code: 'internal', message: 'internal error' }), {
-          status: 500,
-          headers: { 'content-type': 'application/json' },
-        });
-      },
+      maxBodyBytes: config.maxBodyBytes,
+      log,
     });
   } catch (err) {
     fail(`cannot listen on ${config.httpHost}:${config.httpPort}: ${(err as Error).message}`, 1);
@@ -97,6 +91,7 @@ async function serve(config: Config): Promise<void> {
     fail(`cannot listen on ${config.httpHost}:${config.rpcPort} (JSON-RPC): ${(err as Error).message}`, 1);
   }
   deps.scheduler.add('rpc.idle-sweep', '*/5 * * * * *', () => void rpc.sweepIdle());
+  deps.scheduler.add('ws.sweep', '* * * * * *', () => wsHubFor(deps).sweep());
   scheduleHousekeeping(deps, deps.scheduler);
   scheduleVariableJobs(deps);
   const stopSubsystemJobs = startSubsystemJobs(deps);
@@ -129,6 +124,7 @@ async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS);
     try {
+      wsHubFor(deps).closeAll();
       await server.stop(false);
       rpc.stop();
       deps.scheduler.stopAll();

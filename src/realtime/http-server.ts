@@ -1,0 +1,71 @@
+/**
+ * Serving the app over HTTP and WebSocket: `Bun.serve` with the app's fetch and Elysia's WebSocket
+ * dispatcher, and the server handed to the app so `.ws()` routes can upgrade. main and the WebSocket
+ * tests start the server through here, so both run the same transport.
+ */
+import type { ServerWebSocket, WebSocketHandler } from 'bun';
+import type { App } from '../app';
+import type { Logger } from '../log';
+
+export type HttpServer = ReturnType<typeof Bun.serve>;
+
+export interface ServeOptions {
+  port: number;
+  hostname: string;
+  maxBodyBytes: number;
+  log: Logger;
+}
+
+/** Largest message a WebSocket client may send (subscribe and auth messages are tiny). */
+export const WS_MAX_MESSAGE_BYTES = 64 * 1024;
+
+/** What Elysia's `.ws()` puts in a connection's data: its own handlers, which this dispatches to. */
+interface ElysiaWsData {
+  open?(ws: WsConnection): unknown;
+  message?(ws: WsConnection, message: string | Buffer): unknown;
+  drain?(ws: WsConnection): unknown;
+  close?(ws: WsConnection, code: number, reason: string): unknown;
+  ping?(ws: WsConnection, data: Buffer): unknown;
+  pong?(ws: WsConnection, data: Buffer): unknown;
+}
+type WsConnection = ServerWebSocket<ElysiaWsData>;
+
+/** Elysia's `websocket` export, typed for this Bun (Elysia's copy of the types lags behind). */
+const dispatch: Pick<WebSocketHandler<ElysiaWsData>, 'open' | 'message' | 'drain' | 'close' | 'ping' | 'pong'> = {
+  open: (ws) => void ws.data.open?.(ws),
+  message: (ws, message) => void ws.data.message?.(ws, message),
+  drain: (ws) => void ws.data.drain?.(ws),
+  close: (ws, code, reason) => void ws.data.close?.(ws, code, reason),
+  ping: (ws, data) => void ws.data.ping?.(ws, data),
+  pong: (ws, data) => void ws.data.pong?.(ws, data),
+};
+
+/** Starts listening; throws when the port cannot be bound. */
+export function serveHttp(app: App, options: ServeOptions): HttpServer {
+  const server = Bun.serve<ElysiaWsData>({
+    port: options.port,
+    hostname: options.hostname,
+    // Bodies are limited per route by the JSON reader; this is only the transport's backstop.
+    maxRequestBodySize: Math.max(options.maxBodyBytes, 64 * 1024 * 1024),
+    fetch: (request) => app.handle(request),
+    websocket: {
+      ...dispatch,
+      maxPayloadLength: WS_MAX_MESSAGE_BYTES,
+      // The hub pings every 30 s and closes clients silent for 90 s; Bun's own timer is the backstop.
+      idleTimeout: 120,
+      sendPings: false,
+      // The hub drops a client past 1 MiB waiting; this is the transport's backstop.
+      backpressureLimit: 4 * 1024 * 1024,
+      closeOnBackpressureLimit: true,
+    },
+    error: (err) => {
+      options.log.error({ err }, 'unhandled server error');
+      return new Response(JSON.stringify({ statusCode: 500, code: 'internal', message: 'internal error' }), {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+      });
+    },
+  });
+  app.server = server;
+  return server;
+}

@@ -1,0 +1,215 @@
+/**
+ * The hub's timing and flow control on the fake clock: keep-alive, re-authentication (revoked
+ * tokens, ended sessions, role changes), the slow-client drop, and the topic table covering every
+ * event the code emits.
+ */
+import { afterEach, describe, expect, it } from 'bun:test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTestApp } from '../../tests/helpers/app';
+import { makeUser, signIn } from '../../tests/helpers/factories';
+import { authenticateSecret } from '../modules/auth/service';
+import { upsertSubsystem } from '../modules/subsystems/service';
+import { topicOfEvent } from './topics';
+import { CLOSE, PING_EVERY_MS, REAUTH_MS, SILENT_CLOSE_MS, type WsSocket, wsHubFor } from './ws-hub';
+import { type ServedApp, serveTestApp } from './ws-test-support';
+
+class FakeSocket implements WsSocket {
+  sent: string[] = [];
+  buffered = 0;
+  pings = 0;
+  closedWith: { code: number; reason: string } | null = null;
+  send(text: string): number {
+    this.sent.push(text);
+    return this.buffered > 0 ? -1 : text.length;
+  }
+  getBufferedAmount(): number {
+    return this.buffered;
+  }
+  ping(): void {
+    this.pings += 1;
+  }
+  close(code: number, reason: string): void {
+    this.closedWith = { code, reason };
+  }
+  types(): string[] {
+    return this.sent.map((m) => (JSON.parse(m) as { type: string }).type);
+  }
+}
+
+function hubWithClients(count: number) {
+  const t = makeTestApp();
+  const hub = wsHubFor(t.deps);
+  const secret = t.tokenFor('admin');
+  const sockets = Array.from({ length: count }, () => new FakeSocket());
+  const clients = sockets.map((socket) => {
+    const principal = authenticateSecret(t.deps, secret, null);
+    const client = hub.open(socket, '192.0.2.1', principal, { kind: 'secret', secret });
+    hub.message(client, { type: 'subscribe', topics: ['subsystems'] });
+    socket.sent = [];
+    return client;
+  });
+  return { t, hub, sockets, clients };
+}
+
+describe('keep-alive', () => {
+  it('pings every 30 s and closes a client silent for 90 s with 1000', () => {
+    const { t, hub, sockets } = hubWithClients(1);
+    const [socket] = sockets;
+    if (!socket) throw new Error('no socket');
+    t.clock.advance(PING_EVERY_MS - 1);
+    hub.sweep();
+    expect(socket.pings).toBe(0);
+    t.clock.advance(1);
+    hub.sweep();
+    expect(socket.pings).toBe(1);
+    t.clock.advance(PING_EVERY_MS);
+    hub.sweep();
+    expect(socket.pings).toBe(2);
+    t.clock.advance(SILENT_CLOSE_MS - 2 * PING_EVERY_MS - 1);
+    hub.sweep();
+    expect(socket.closedWith).toBeNull();
+    t.clock.advance(1);
+    hub.sweep();
+    expect(socket.closedWith).toEqual({ code: CLOSE.idle, reason: 'keep-alive timeout' });
+    expect(hub.size).toBe(0);
+  });
+
+  it('a pong frame or any message keeps the client; an application ping is answered pong', () => {
+    const { t, hub, sockets, clients } = hubWithClients(2);
+    const [quiet, chatty] = clients;
+    if (!quiet || !chatty) throw new Error('no clients');
+    t.clock.advance(60_000);
+    hub.heard(quiet);
+    hub.message(chatty, '{"type":"ping"}');
+    hub.message(chatty, { type: 'pong' });
+    expect(sockets[1]?.sent).toEqual(['{"type":"pong"}']);
+    t.clock.advance(SILENT_CLOSE_MS - 1);
+    hub.sweep();
+    expect(hub.size).toBe(2);
+  });
+
+  it("Bun's client answers the server's ping frame, which counts as heard", async () => {
+    const s = serveTestApp();
+    try {
+      const c = await s.connect({ headers: { authorization: `Bearer ${s.tokenFor('viewer')}` } });
+      await c.sync();
+      const hub = wsHubFor(s.deps);
+      s.clock.advance(PING_EVERY_MS);
+      hub.sweep();
+      // Real time for the ping frame to travel and the pong to come back (no message is sent, which
+      // would count as heard by itself); the fake clock stays still.
+      await Bun.sleep(200);
+      s.clock.advance(SILENT_CLOSE_MS - PING_EVERY_MS);
+      hub.sweep();
+      expect(hub.size).toBe(1);
+    } finally {
+      s.stop();
+    }
+  });
+});
+
+describe('a slow client', () => {
+  it('is closed with 1013 once more than 1 MiB waits for it; the others still receive', () => {
+    const { t, hub, sockets } = hubWithClients(2);
+    const [slow, fast] = sockets;
+    if (!slow || !fast) throw new Error('no sockets');
+    slow.buffered = 1024 * 1024;
+    upsertSubsystem(t.deps, { externalId: 'a' });
+    expect(slow.closedWith).toBeNull();
+    slow.buffered = 1024 * 1024 + 1;
+    upsertSubsystem(t.deps, { externalId: 'b' });
+    expect(slow.closedWith).toEqual({ code: CLOSE.tryAgainLater, reason: 'client too slow' });
+    upsertSubsystem(t.deps, { externalId: 'c' });
+    expect(slow.types()).toEqual(['subsystem.created', 'subsystem.created']);
+    expect(fast.types()).toEqual(['subsystem.created', 'subsystem.created', 'subsystem.created']);
+    expect(hub.size).toBe(1);
+  });
+
+  it('is closed when Bun drops a message at its backpressure limit', () => {
+    const { t, sockets } = hubWithClients(1);
+    const [socket] = sockets;
+    if (!socket) throw new Error('no socket');
+    socket.send = () => 0;
+    upsertSubsystem(t.deps, { externalId: 'a' });
+    expect(socket.closedWith?.code).toBe(CLOSE.tryAgainLater);
+  });
+});
+
+describe('re-authentication', () => {
+  let served: ServedApp | null = null;
+  afterEach(() => served?.stop());
+  const setup = () => {
+    served = serveTestApp();
+    return served;
+  };
+
+  it('a revoked token stops within REAUTH_MS: auth_invalid and 1008', async () => {
+    const s = setup();
+    const created = await s.call('POST', '/tokens', { as: 'admin', body: { displayName: 'panel', roleId: 3 } });
+    const c = await s.connect({ headers: { authorization: `Bearer ${created.body.token}` } });
+    await c.sync();
+    expect((await s.call('DELETE', `/tokens/${created.body._id}`, { as: 'admin' })).status).toBe(204);
+    s.clock.advance(REAUTH_MS);
+    wsHubFor(s.deps).sweep();
+    expect(await c.next()).toEqual({ type: 'auth_invalid' });
+    expect(await c.closing).toEqual({ code: 1008, reason: 'the credential is no longer valid' });
+  });
+
+  it('an ended session (sign-out) stops the same way, also when it authenticated by message', async () => {
+    const s = setup();
+    const { password } = await makeUser(s, 'cy', ['viewer']);
+    const session = await signIn(s, 'cy', password);
+    const c = await s.connect();
+    c.send({ type: 'auth', token: session });
+    expect(await c.next()).toEqual({ type: 'auth_ok' });
+    expect((await s.call('POST', '/auth/logout', { token: session })).status).toBe(204);
+    s.clock.advance(REAUTH_MS);
+    wsHubFor(s.deps).sweep();
+    expect(await c.next()).toEqual({ type: 'auth_invalid' });
+    expect((await c.closing).code).toBe(1008);
+  });
+
+  it('a role losing the read permission stops delivery after the next re-authentication', async () => {
+    const s = setup();
+    const role = await s.call('POST', '/roles', {
+      as: 'admin',
+      body: { name: 'watcher', permissions: ['subsystems:read'] },
+    });
+    const token = await s.call('POST', '/tokens', { as: 'admin', body: { displayName: 'w', roleId: role.body._id } });
+    const c = await s.connect({ headers: { authorization: `Bearer ${token.body.token}` } });
+    await c.subscribe(['subsystems']);
+    const patched = await s.call('PATCH', `/roles/${role.body._id}`, {
+      as: 'admin',
+      body: { permissions: ['variables:read'] },
+    });
+    expect(patched.status).toBe(200);
+    // The principal is cached for at most REAUTH_MS: this one still arrives.
+    upsertSubsystem(s.deps, { externalId: 'a' });
+    expect(await c.next()).toMatchObject({ type: 'subsystem.created', data: { externalId: 'a' } });
+    s.clock.advance(REAUTH_MS);
+    wsHubFor(s.deps).sweep();
+    upsertSubsystem(s.deps, { externalId: 'b' });
+    expect(await c.sync()).toEqual([]);
+  });
+});
+
+describe('the topic table', () => {
+  it('carries every event type the code emits', () => {
+    const root = join(import.meta.dir, '..');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
+    );
+    const types = new Set<string>();
+    for (const file of files) {
+      const text = readFileSync(join(root, file), 'utf8');
+      for (const m of text.matchAll(/emit\([\w.]+, ['`]([a-z_]+\.[a-z_.$]*)/g)) if (m[1]) types.add(m[1]);
+    }
+    expect(types.size).toBeGreaterThan(20);
+    expect([...types].filter((type) => topicOfEvent(type) === null)).toEqual([]);
+    expect(topicOfEvent('variable.changed')).toBe('variables');
+    expect(topicOfEvent('logscenario.run')).toBe('logs');
+    expect(topicOfEvent('subsystem.action.queued')).toBe('subsystems');
+    expect(topicOfEvent('usertemplate.created')).toBe('usertemplates');
+  });
+});
