@@ -22,9 +22,11 @@ export function numericId(raw: string): number | null {
   return n > 0 ? n : null;
 }
 
-/** Trimmed displayName; throws the validation error when nothing is left. */
-export function cleanText(value: string): string {
-  return value.trim();
+/** A trimmed name (a `displayName` unless `path` says otherwise); blank is refused at `path`. */
+export function cleanName(value: string, path = '/displayName'): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw invalid(path, 'must not be blank');
+  return trimmed;
 }
 
 /** Drops duplicates, keeping first-seen order. */

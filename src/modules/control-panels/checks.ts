@@ -9,13 +9,6 @@ import type { ControlPanelWrite } from './model';
 
 const MAX_URL = 2048;
 
-/** A trimmed displayName; blank is refused. */
-export function cleanName(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
-  return trimmed;
-}
-
 /** `connection` as sent; its `url`, when present, must be an absolute http(s) URL of at most 2048 characters. */
 export function connectionOf(connection: Record<string, unknown>): Record<string, unknown> {
   const url = connection.url;

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { ExternalRef, mergeMetadata } from '../../http/fields';
+import { cleanName, ExternalRef, mergeMetadata } from '../../http/fields';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { EventRow } from './mapper';
@@ -29,12 +29,6 @@ const REF_PATTERN = new RegExp(ExternalRef.pattern ?? '');
 const isRef = (text: string) => text.length >= 1 && text.length <= 256 && REF_PATTERN.test(text);
 
 type Upserted = { entity: EventDto; created: boolean };
-
-function cleanName(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
-  return trimmed;
-}
 
 /** The writable values a body sets, checked; absent fields keep their value. */
 function changesOf(body: EventWrite, current: EventRow | undefined): Partial<EventRow> {

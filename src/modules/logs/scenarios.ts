@@ -8,7 +8,7 @@ import { logScenarioRuns, logScenarios } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
 import { invalid, notFound } from '../../http/errors';
-import { numericId } from '../../http/fields';
+import { cleanName, numericId } from '../../http/fields';
 import { fuzzyMatch } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
@@ -47,12 +47,6 @@ function toRunDto(row: RunRow): ScenarioRunDto {
     text: row.text,
     displayName: row.displayName,
   };
-}
-
-function cleanName(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
-  return trimmed;
 }
 
 function scenarioRow(deps: Deps, id: string | number): ScenarioRow {

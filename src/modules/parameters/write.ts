@@ -8,6 +8,7 @@ import { eq } from 'drizzle-orm';
 import { parameters } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
+import { cleanName } from '../../http/fields';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { findPlayable } from '../playables/lookup';
 import { presetsUsing, removeParameterFromPresets } from '../presets/service';
@@ -37,12 +38,6 @@ const FIELDS: ReadonlyArray<[keyof Definition, string]> = [
   ['unit', 'unit'],
   ['playableId', 'playableId'],
 ];
-
-function cleanName(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
-  return trimmed;
-}
 
 /** `playableId`: a template playable of the same subsystem, or null. */
 function checkPlayable(deps: Deps, subsystemId: number, playableId: number | null): number | null {

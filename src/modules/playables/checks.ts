@@ -9,13 +9,6 @@ import type { PlayableWrite } from './model';
 
 const UNKNOWN_OBJECT = 'names an object that does not exist';
 
-/** A trimmed displayName; blank is refused. */
-export function cleanName(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
-  return trimmed;
-}
-
 /**
  * `objects` are cms-media object ids. Media objects are not part of this build, so no id names one
  * and any id is refused at its path; an empty list is fine.

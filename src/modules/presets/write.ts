@@ -7,6 +7,7 @@ import { eq } from 'drizzle-orm';
 import { presetEntries, presets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
+import { cleanName } from '../../http/fields';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { misfit, resolveParameter } from '../parameters/service';
 import { valueInput } from '../parameters/values';
@@ -16,12 +17,6 @@ import { announcePreset, entriesOf, findPresetByRef, type PresetRow, presetDto, 
 
 type Upserted = { entity: PresetDto; created: boolean };
 type Entry = { parameterId: number; value: string };
-
-function cleanName(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
-  return trimmed;
-}
 
 /** Each entry resolved within the subsystem and checked; a parameter may appear once. */
 function entriesFrom(deps: Deps, subsystemId: number, sent: NonNullable<PresetWrite['parameters']>): Entry[] {

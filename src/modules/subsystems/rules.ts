@@ -2,7 +2,7 @@
 import { isIP } from 'node:net';
 import type { HealthCheck } from '../../db/schema';
 import { invalid } from '../../http/errors';
-import { mergeMetadata } from '../../http/fields';
+import { cleanName, mergeMetadata } from '../../http/fields';
 import type { SubsystemRow } from './lookup';
 import type { SubsystemWrite } from './model';
 
@@ -62,12 +62,6 @@ function metadataOf(current: Record<string, unknown>, patch: Record<string, unkn
     throw invalid('/metadata/ip_address', 'must be an IPv4 or IPv6 address');
   }
   return merged;
-}
-
-function cleanName(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
-  return trimmed;
 }
 
 /** The row values a body sets, checked; absent fields are left out (they keep their value). */

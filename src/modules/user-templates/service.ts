@@ -7,7 +7,7 @@ import { and, asc, eq, ne } from 'drizzle-orm';
 import { userTemplates } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
-import { metadataProblem, numericId, unique } from '../../http/fields';
+import { cleanName, metadataProblem, numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
@@ -111,8 +111,7 @@ export function templateForNewUser(deps: Deps, templateId: number | null | undef
 
 /** Creates a template; `isDefault: true` takes the default from every other template in one transaction. */
 export function createUserTemplate(deps: Deps, principal: Principal, body: UserTemplateCreate): UserTemplateDto {
-  const displayName = body.displayName.trim();
-  if (displayName === '') throw invalid('/displayName', 'must not be blank');
+  const displayName = cleanName(body.displayName);
   const roleIds = checkRoles(deps, principal, body.roleIds ?? [builtInRoleId(deps, 'viewer')]);
   const controlpanels = checkPanels(deps, body.controlpanels ?? []);
   const preferences = checkPreferences(body.preferences ?? {});
@@ -154,8 +153,7 @@ export function updateUserTemplate(
   const row = rowOf(deps, id);
   const changes: Partial<UserTemplateRow> = {};
   if (body.displayName !== undefined) {
-    const displayName = body.displayName.trim();
-    if (displayName === '') throw invalid('/displayName', 'must not be blank');
+    const displayName = cleanName(body.displayName);
     checkNameFree(deps, displayName, row.id);
     changes.displayName = displayName;
   }

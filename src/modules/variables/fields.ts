@@ -1,6 +1,7 @@
 /** The row values a write body sets (§4 field table), checked; absent fields are left out. */
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
+import { cleanName } from '../../http/fields';
 import type { Principal } from '../auth/principal';
 import { compositeDefinitionOf } from './composite';
 import type { VariableWrite } from './model';
@@ -69,12 +70,6 @@ function gracePeriodOf(body: VariableWrite): number | undefined {
   return n;
 }
 
-function displayNameOf(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw invalid('/displayName', 'must not be blank');
-  return trimmed;
-}
-
 export interface WriteValues {
   values: VariableValues;
   /** The value write the body carries (`lastValue`). */
@@ -94,7 +89,7 @@ export function valuesOf(
   const v: VariableValues = {};
   if (body.displayName !== undefined) {
     const person = isPerson(principal);
-    if (person || !current?.userDefinedDisplayName) v.displayName = displayNameOf(body.displayName);
+    if (person || !current?.userDefinedDisplayName) v.displayName = cleanName(body.displayName);
     if (person) v.userDefinedDisplayName = true;
   }
   if (body.tags !== undefined) v.tags = tagsOf(body.tags);
