@@ -25,7 +25,7 @@ export async function notificationsApp() {
     t.call('POST', '/notifications/show', { ...options, body });
   const read = async (id: number) => (await t.call('GET', `/notifications/${id}`, { as: 'admin' })).body;
   /** Notification events as `type` + data, in order. */
-  const emitted = (prefix = 'notification.') =>
+  const emitted = (prefix = 'notification.'): Array<Record<string, unknown>> =>
     events.filter((e) => e.type.startsWith(prefix)).map((e) => ({ type: e.type, ...e.data }));
   const count = () => t.deps.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM notifications').get()?.n;
   /** A push connection subscribed to the targets, recording the lines it was sent. */
