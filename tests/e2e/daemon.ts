@@ -3,7 +3,8 @@
  * working directory elsewhere (so nothing is read from the source tree or node_modules), a fresh data
  * directory, free ports and only the environment given here.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll } from 'bun:test';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Subprocess } from 'bun';
@@ -140,4 +141,65 @@ export async function startDaemon(sandbox: Sandbox, env: Record<string, string> 
   }
   await stop('SIGKILL');
   throw new Error(`pmsd did not become healthy within 20 s:\n${output.stderr.text}`);
+}
+
+/** The initial administrator's password of the suites that sign in. */
+export const ADMIN_PASSWORD = 'e2e-admin-password';
+
+/** `POST /api/v1/auth/login` on a running daemon. */
+export function login(daemon: Daemon, username: string, password: string): Promise<Response> {
+  return fetch(`${daemon.baseUrl}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+}
+
+/** The session of a successful sign-in. */
+export async function sessionOf(daemon: Daemon, username: string, password: string): Promise<string> {
+  const res = await login(daemon, username, password);
+  if (res.status !== 200) throw new Error(`sign-in as ${username} answered ${res.status}`);
+  return ((await res.json()) as { session: string }).session;
+}
+
+export interface SuiteDaemon {
+  sandbox(): Sandbox;
+  /** The daemon started last; throws before the first start. */
+  running(): Daemon;
+  /** Starts `pmsd serve` in the suite's sandbox (on the same data as any run before it). */
+  start(env?: Record<string, string>): Promise<Daemon>;
+}
+
+/**
+ * The sandbox and daemon of one describe block: beforeAll makes the sandbox (failing, not skipping,
+ * when dist/pmsd is missing) and starts `pmsd serve` with `env` unless it is null (the suite then
+ * calls `start` itself); afterAll kills the daemon started last and removes the sandbox.
+ */
+export function suiteDaemon(env: Record<string, string> | null): SuiteDaemon {
+  let sandbox: Sandbox | undefined;
+  let daemon: Daemon | undefined;
+  const suite: SuiteDaemon = {
+    sandbox() {
+      if (!sandbox) throw new Error('no sandbox');
+      return sandbox;
+    },
+    running() {
+      if (!daemon) throw new Error('the daemon is not running');
+      return daemon;
+    },
+    async start(startEnv = {}) {
+      daemon = await startDaemon(suite.sandbox(), startEnv);
+      return daemon;
+    },
+  };
+  beforeAll(async () => {
+    if (!existsSync(BUILT_BINARY)) throw new Error(`${BUILT_BINARY} is missing; run npm run build first`);
+    sandbox = makeSandbox();
+    if (env) await suite.start(env);
+  });
+  afterAll(async () => {
+    await daemon?.stop('SIGKILL');
+    if (sandbox) removeSandbox(sandbox);
+  });
+  return suite;
 }

@@ -4,47 +4,22 @@
  * same data, and every value it had answered 2xx is there — as the last value or in the history.
  * Runs only with PMS_E2E=1 (after `npm run build`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { existsSync } from 'node:fs';
-import {
-  BUILT_BINARY,
-  type Daemon,
-  E2E_ENABLED,
-  makeSandbox,
-  removeSandbox,
-  type Sandbox,
-  startDaemon,
-} from './daemon';
+import { describe, expect, it } from 'bun:test';
+import { ADMIN_PASSWORD, type Daemon, E2E_ENABLED, sessionOf, suiteDaemon } from './daemon';
 
 const WRITERS = 16;
 const RUN_MS = 1500;
 
 describe.skipIf(!E2E_ENABLED)('pmsd (compiled): crash safety of value writes', () => {
-  let sandbox: Sandbox | undefined;
-  let daemon: Daemon | undefined;
-
-  beforeAll(() => {
-    if (!existsSync(BUILT_BINARY)) throw new Error(`${BUILT_BINARY} is missing; run npm run build first`);
-    sandbox = makeSandbox();
-  });
-
-  afterAll(async () => {
-    await daemon?.stop('SIGKILL');
-    if (sandbox) removeSandbox(sandbox);
-  });
+  const suite = suiteDaemon(null);
 
   it('keeps every acknowledged value across kill -9', async () => {
-    if (!sandbox) throw new Error('no sandbox');
     // Loopback is trusted by default: the writers act as an integration, like field clients; the
     // subsystem itself is created by the initial administrator.
-    daemon = await startDaemon(sandbox, { PMS_INITIAL_ADMIN_PASSWORD: 'crash-admin-password' });
+    let daemon = await suite.start({ PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD });
     const api = (d: Daemon) => `${d.baseUrl}/api/v1`;
     const json = { 'content-type': 'application/json' };
-    const login = await fetch(`${api(daemon)}/auth/login`, {
-      method: 'POST',
-      body: JSON.stringify({ username: 'admin', password: 'crash-admin-password' }),
-    });
-    const { session } = (await login.json()) as { session: string };
+    const session = await sessionOf(daemon, 'admin', ADMIN_PASSWORD);
     const admin = { ...json, authorization: `Bearer ${session}` };
     expect(
       (await fetch(`${api(daemon)}/subsystems`, { method: 'POST', headers: admin, body: '{"externalId":"crash"}' }))
@@ -90,7 +65,7 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled): crash safety of value writes', (
     console.log(`acknowledged ${total} writes before the kill`);
     expect(total).toBeGreaterThan(WRITERS * 10);
 
-    daemon = await startDaemon(sandbox);
+    daemon = await suite.start();
     for (const [i, id] of ids.entries()) {
       const acked = acknowledged[i] ?? [];
       const variable = (await (await fetch(`${api(daemon)}/variables/${id}`)).json()) as { lastValue: string };

@@ -3,57 +3,20 @@
  * over HTTP, its CLI run, stopped with SIGTERM. Runs only with PMS_E2E=1 (after `npm run build`);
  * with it set and no dist/pmsd, it fails rather than passing by skipping.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'bun:test';
 import pkg from '../../package.json';
-import {
-  BUILT_BINARY,
-  type Daemon,
-  E2E_ENABLED,
-  makeSandbox,
-  removeSandbox,
-  runCli,
-  type Sandbox,
-  startDaemon,
-} from './daemon';
-
-const ADMIN_PASSWORD = 'e2e-admin-password';
+import { ADMIN_PASSWORD, E2E_ENABLED, login as loginTo, runCli, suiteDaemon } from './daemon';
 
 describe.skipIf(!E2E_ENABLED)('pmsd (compiled)', () => {
-  let sandbox: Sandbox | undefined;
-  let daemon: Daemon | undefined;
-
-  const running = (): Daemon => {
-    if (!daemon) throw new Error('the daemon is not running');
-    return daemon;
-  };
+  const suite = suiteDaemon({
+    PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    // Nothing trusted: a request without a credential from loopback must get 401.
+    PMS_TRUSTED_NETWORKS: '',
+  });
+  const running = suite.running;
+  const box = suite.sandbox;
   const api = (path: string, init?: RequestInit) => fetch(`${running().baseUrl}/api/v1${path}`, init);
-  const login = (username: string, password: string) =>
-    api('/auth/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username, password }),
-    });
-
-  beforeAll(async () => {
-    if (!existsSync(BUILT_BINARY)) throw new Error(`${BUILT_BINARY} is missing; run npm run build first`);
-    sandbox = makeSandbox();
-    daemon = await startDaemon(box(), {
-      PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      // Nothing trusted: a request without a credential from loopback must get 401.
-      PMS_TRUSTED_NETWORKS: '',
-    });
-  });
-
-  afterAll(async () => {
-    await daemon?.stop('SIGKILL');
-    if (sandbox) removeSandbox(sandbox);
-  });
-
-  const box = (): Sandbox => {
-    if (!sandbox) throw new Error('no sandbox');
-    return sandbox;
-  };
+  const login = (username: string, password: string) => loginTo(running(), username, password);
 
   it('answers health', async () => {
     const res = await api('/health');

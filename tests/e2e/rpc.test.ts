@@ -3,53 +3,26 @@
  * untrusted connection until it authenticates with a session from HTTP sign-in, then subscribes.
  * Runs only with PMS_E2E=1 (after `npm run build`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { existsSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'bun:test';
 import { connectLines, type LineClient } from '../../src/rpc/test-support';
-import {
-  BUILT_BINARY,
-  type Daemon,
-  E2E_ENABLED,
-  freePort,
-  makeSandbox,
-  removeSandbox,
-  runCli,
-  type Sandbox,
-  startDaemon,
-} from './daemon';
-
-const ADMIN_PASSWORD = 'e2e-admin-password';
+import { ADMIN_PASSWORD, E2E_ENABLED, freePort, login, runCli, suiteDaemon } from './daemon';
 
 describe.skipIf(!E2E_ENABLED)('pmsd (compiled): JSON-RPC push channel', () => {
-  let sandbox: Sandbox | undefined;
-  let daemon: Daemon | undefined;
   const clients: LineClient[] = [];
-
-  const running = (): Daemon => {
-    if (!daemon) throw new Error('the daemon is not running');
-    return daemon;
-  };
+  afterAll(() => {
+    for (const client of clients) client.close();
+  });
+  const suite = suiteDaemon({
+    PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    // Nothing trusted: the loopback connection must authenticate like any other.
+    PMS_TRUSTED_NETWORKS: '',
+  });
+  const running = suite.running;
   const connect = async (): Promise<LineClient> => {
     const client = await connectLines(running().rpcPort);
     clients.push(client);
     return client;
   };
-
-  beforeAll(async () => {
-    if (!existsSync(BUILT_BINARY)) throw new Error(`${BUILT_BINARY} is missing; run npm run build first`);
-    sandbox = makeSandbox();
-    daemon = await startDaemon(sandbox, {
-      PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      // Nothing trusted: the loopback connection must authenticate like any other.
-      PMS_TRUSTED_NETWORKS: '',
-    });
-  });
-
-  afterAll(async () => {
-    for (const client of clients) client.close();
-    await daemon?.stop('SIGKILL');
-    if (sandbox) removeSandbox(sandbox);
-  });
 
   it('logs where it listens', () => {
     expect(running().output.stdout.text).toContain(`"rpc":"tcp://0.0.0.0:${running().rpcPort}"`);
@@ -70,11 +43,7 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled): JSON-RPC push channel', () => {
     c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-1'], id: 1 });
     expect(await c.next()).toMatchObject({ error: { code: -32001, message: 'authentication required' }, id: 1 });
 
-    const res = await fetch(`${running().baseUrl}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
-    });
+    const res = await login(running(), 'admin', ADMIN_PASSWORD);
     expect(res.status).toBe(200);
     const { session } = (await res.json()) as { session: string };
 
@@ -87,10 +56,9 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled): JSON-RPC push channel', () => {
   });
 
   it('exits 1 with one line when the JSON-RPC port is taken', async () => {
-    if (!sandbox) throw new Error('no sandbox');
     const taken = Bun.listen({ hostname: '0.0.0.0', port: 0, socket: { data() {} } });
     try {
-      const result = await runCli(sandbox, ['serve'], {
+      const result = await runCli(suite.sandbox(), ['serve'], {
         env: { PMS_HTTP_PORT: String(freePort()), PMS_RPC_PORT: String(taken.port), PMS_LOG_LEVEL: 'silent' },
       });
       expect(result.code).toBe(1);

@@ -3,42 +3,17 @@
  * subsystem receives the `schedule.item.start` that `POST /api/v1/events/{id}/trigger` sends.
  * Runs only with PMS_E2E=1 (after `npm run build`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'bun:test';
 import { connectLines } from '../../src/rpc/test-support';
-import {
-  BUILT_BINARY,
-  type Daemon,
-  E2E_ENABLED,
-  makeSandbox,
-  removeSandbox,
-  type Sandbox,
-  startDaemon,
-} from './daemon';
+import { ADMIN_PASSWORD, E2E_ENABLED, sessionOf, suiteDaemon } from './daemon';
 
 describe.skipIf(!E2E_ENABLED)('pmsd (compiled): event trigger over the push channel', () => {
-  let sandbox: Sandbox | undefined;
-  let daemon: Daemon | undefined;
-
-  beforeAll(async () => {
-    if (!existsSync(BUILT_BINARY)) throw new Error(`${BUILT_BINARY} is missing; run npm run build first`);
-    sandbox = makeSandbox();
-    daemon = await startDaemon(sandbox, { PMS_INITIAL_ADMIN_PASSWORD: 'e2e-admin-password', PMS_TRUSTED_NETWORKS: '' });
-  });
-
-  afterAll(async () => {
-    await daemon?.stop('SIGKILL');
-    if (sandbox) removeSandbox(sandbox);
-  });
+  const suite = suiteDaemon({ PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD, PMS_TRUSTED_NETWORKS: '' });
 
   it('delivers a manual trigger to the subscribed TCP client', async () => {
-    if (!daemon) throw new Error('not running');
+    const daemon = suite.running();
     const base = `${daemon.baseUrl}/api/v1`;
-    const login = await fetch(`${base}/auth/login`, {
-      method: 'POST',
-      body: JSON.stringify({ username: 'admin', password: 'e2e-admin-password' }),
-    });
-    const { session } = (await login.json()) as { session: string };
+    const session = await sessionOf(daemon, 'admin', ADMIN_PASSWORD);
     const headers = { authorization: `Bearer ${session}`, 'content-type': 'application/json' };
     const sub = await fetch(`${base}/subsystems`, {
       method: 'POST',
