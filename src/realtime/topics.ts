@@ -3,7 +3,24 @@
  * from a topic to the read permission a client needs to receive it. Topics are the plural collection
  * names; the singular noun (and the other spellings listed) is accepted when subscribing.
  */
+import type { Principal } from '../modules/auth/principal';
 import type { Permission } from '../modules/roles/permissions';
+
+/** Who of the topic's readers may see one event, judged from its data. */
+type Audience = (principal: Principal, data: Record<string, unknown>) => boolean;
+
+/**
+ * Notifications with `roleIds` are for holders of one of those roles, and `users:write` holders see
+ * all (§7 rule 6); the event data carries the `roleIds`.
+ */
+const notificationAudience: Audience = (principal, data) => {
+  const roleIds = Array.isArray(data.roleIds) ? data.roleIds : [];
+  return (
+    roleIds.length === 0 ||
+    principal.permissions.has('users:write') ||
+    roleIds.some((id) => typeof id === 'number' && principal.roleIds.includes(id))
+  );
+};
 
 interface TopicDef {
   /** The canonical (plural) name, as answered to the client. */
@@ -14,6 +31,8 @@ interface TopicDef {
   nouns: string[];
   /** Further accepted spellings besides the topic and its nouns. */
   aliases?: string[];
+  /** Narrows delivery per event beyond the permission. */
+  audience?: Audience;
 }
 
 const TOPICS: readonly TopicDef[] = [
@@ -29,7 +48,12 @@ const TOPICS: readonly TopicDef[] = [
   { topic: 'events', permission: 'events:read', nouns: ['event'] },
   { topic: 'parameters', permission: 'parameters:read', nouns: ['parameter'] },
   { topic: 'presets', permission: 'parameters:read', nouns: ['preset'] },
-  { topic: 'notifications', permission: 'notifications:read', nouns: ['notification'] },
+  {
+    topic: 'notifications',
+    permission: 'notifications:read',
+    nouns: ['notification'],
+    audience: notificationAudience,
+  },
   { topic: 'alerts', permission: 'alerts:read', nouns: ['alert', 'incident'] },
   { topic: 'logs', permission: 'logs:read', nouns: ['log', 'logscenario', 'logpreset'] },
   { topic: 'webhook', permission: 'webhook:read', nouns: ['webhook'], aliases: ['webhooks'] },
@@ -69,4 +93,10 @@ export function topicOfEvent(type: string): string | null {
 /** The permission needed to receive a topic's events; null when any authenticated client may. */
 export function topicPermission(topic: string): Permission | null {
   return byName.get(topic)?.permission ?? null;
+}
+
+/** Whether a reader of the topic may see this event (true for topics without an audience rule). */
+export function inAudience(topic: string, principal: Principal, data: Record<string, unknown>): boolean {
+  const audience = byName.get(topic)?.audience;
+  return audience === undefined || audience(principal, data);
 }

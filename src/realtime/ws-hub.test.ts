@@ -194,6 +194,37 @@ describe('re-authentication', () => {
   });
 });
 
+describe('notification audiences (§7 rule 6)', () => {
+  it('a role-limited notification reaches holders of its roles and users:write only', async () => {
+    const t = makeTestApp();
+    const hub = wsHubFor(t.deps);
+    const open = (secret: string) => {
+      const socket = new FakeSocket();
+      const client = hub.open(socket, '192.0.2.1', authenticateSecret(t.deps, secret, null), {
+        kind: 'secret',
+        secret,
+      });
+      hub.message(client, { type: 'subscribe', topics: ['notifications'] });
+      socket.sent = [];
+      return socket;
+    };
+    const operator = open(t.tokenFor('operator'));
+    const viewer = open(t.tokenFor('viewer'));
+    const admin = open(t.tokenFor('admin'));
+    const operatorRole = (await t.call('GET', '/roles/operator', { as: 'admin' })).body._id;
+    const limited = await t.call('POST', '/notifications/show', {
+      as: 'admin',
+      body: { title: 'For operators', roleIds: [operatorRole] },
+    });
+    expect(limited.status).toBe(201);
+    expect(operator.types()).toContain('notification.shown');
+    expect(admin.types()).toContain('notification.shown');
+    expect(viewer.types()).toEqual([]);
+    await t.call('POST', '/notifications/show', { as: 'admin', body: { title: 'For everyone' } });
+    expect(viewer.types()).toContain('notification.shown');
+  });
+});
+
 describe('the topic table', () => {
   it('carries every event type the code emits', () => {
     const root = join(import.meta.dir, '..');

@@ -13,7 +13,7 @@ import type { Deps } from '../deps';
 import type { Principal } from '../modules/auth/principal';
 import { authenticateSecret, isTrustedAddress, trustedPrincipal } from '../modules/auth/service';
 import type { BusEvent } from './bus';
-import { topicOfEvent, topicPermission } from './topics';
+import { inAudience, topicOfEvent, topicPermission } from './topics';
 import { handleClientMessage } from './ws-protocol';
 
 export const PING_EVERY_MS = 30_000;
@@ -177,6 +177,7 @@ export class WsHub {
       const { principal } = client;
       if (!principal || !client.topics.has(topic)) continue;
       if (permission !== null && !principal.permissions.has(permission)) continue;
+      if (!inAudience(topic, principal, event.data)) continue;
       frame ??= JSON.stringify({ type: event.type, data: event.data, at: event.at });
       this.sendText(client, frame);
     }

@@ -122,6 +122,7 @@ export function eventData(dto: NotificationDto): Record<string, unknown> {
     title: dto.title,
     count: dto.count,
     state: dto.state,
+    roleIds: dto.roleIds,
     ...(dto.subsystemExternalId === null ? {} : { subsystemExternalId: dto.subsystemExternalId }),
   };
 }
