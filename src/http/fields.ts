@@ -10,6 +10,19 @@ export const ExternalRef = t.String({ minLength: 1, maxLength: 256, pattern: '^[
 export const ExternalId = t.String({ minLength: 1, maxLength: 128, pattern: '^(?![0-9]+$)[A-Za-z0-9._:@-]+$' });
 export const IdList = t.Array(t.Integer({ minimum: 1 }), { maxItems: 10000 });
 export const Metadata = t.Record(t.String({ minLength: 1, maxLength: 64 }), t.Unknown());
+/** `externalRef` where a body may clear it with null. */
+export const NullableExternalRef = t.Union([ExternalRef, t.Null()], {
+  error: 'must be 1 to 256 characters without control characters, / ? or #',
+});
+/** `displayName` where null resets it to the server's default. */
+export const NullableDisplayName = t.Union([DisplayName, t.Null()], {
+  error: 'must be 1 to 200 characters without control characters',
+});
+/** The two fields by which a write body names its subsystem (C: Identity; checked by `subsystemNamedBy`). */
+export const SubsystemNameFields = {
+  subsystemId: t.Optional(t.Integer({ minimum: 1 })),
+  subsystemExternalId: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
+};
 export const Email = t.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' });
 
 /** `{id}` path segment: digits for `_id`, or an external key where the resource has one. */

@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Description, DisplayName, ExternalRef } from '../../http/fields';
+import { Description, NullableDisplayName, NullableExternalRef, SubsystemNameFields } from '../../http/fields';
 import { PageQuery } from '../../http/lists';
 
 export const PanelScaleModel = t.Object({
@@ -45,14 +45,9 @@ export type PanelLocationName = typeof PanelLocation.static;
 export const ControlPanelWriteModel = t.Object({
   _id: t.Optional(t.Integer({ minimum: 1 })),
   location: t.Optional(PanelLocation),
-  subsystemId: t.Optional(t.Integer({ minimum: 1 })),
-  subsystemExternalId: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
-  externalRef: t.Optional(
-    t.Union([ExternalRef, t.Null()], { error: 'must be 1 to 256 characters without control characters, / ? or #' }),
-  ),
-  displayName: t.Optional(
-    t.Union([DisplayName, t.Null()], { error: 'must be 1 to 200 characters without control characters' }),
-  ),
+  ...SubsystemNameFields,
+  externalRef: t.Optional(NullableExternalRef),
+  displayName: t.Optional(NullableDisplayName),
   description: t.Optional(Description),
   type: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
   connection: t.Optional(t.Record(t.String(), t.Unknown())),

@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Description, DisplayName, ExternalRef, Metadata } from '../../http/fields';
+import { Description, DisplayName, ExternalRef, Metadata, SubsystemNameFields } from '../../http/fields';
 import { PageQuery } from '../../http/lists';
 
 const EventDtoModel = t.Object({
@@ -30,8 +30,7 @@ export const EventModel = {
    */
   write: t.Object({
     _id: t.Optional(t.Integer({ minimum: 1 })),
-    subsystemId: t.Optional(t.Integer({ minimum: 1 })),
-    subsystemExternalId: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
+    ...SubsystemNameFields,
     externalRef: t.Optional(ExternalRef),
     command: t.Optional(t.String({ minLength: 1, maxLength: 4096 })),
     displayName: t.Optional(DisplayName),

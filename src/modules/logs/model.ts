@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
+import { SubsystemNameFields } from '../../http/fields';
 
 export const SEVERITIES = ['debug', 'info', 'warning', 'error', 'critical'] as const;
 export const CATEGORIES = ['activity', 'audit', 'security', 'system'] as const;
@@ -61,8 +62,7 @@ export const LogModel = {
     createdBy: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
     createdByType: t.Optional(t.Union(CREATOR_TYPES.map((c) => t.Literal(c)))),
     tags: t.Optional(Tags),
-    subsystemId: t.Optional(t.Integer({ minimum: 1 })),
-    subsystemExternalId: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
+    ...SubsystemNameFields,
     host: t.Optional(
       t.Union([t.String({ maxLength: 255 }), t.Null()], {
         error: 'must be a string of at most 255 characters or null',

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { PARAMETER_TYPES } from '../../db/schema';
 import { EntityMeta } from '../../http/entity';
-import { Description, DisplayName, ExternalRef } from '../../http/fields';
+import { Description, DisplayName, ExternalRef, SubsystemNameFields } from '../../http/fields';
 import { PageQuery } from '../../http/lists';
 
 /** Longest value text (values travel as strings). */
@@ -44,8 +44,7 @@ export const ParameterModel = {
    */
   write: t.Object({
     _id: t.Optional(t.Integer({ minimum: 1 })),
-    subsystemId: t.Optional(t.Integer({ minimum: 1 })),
-    subsystemExternalId: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
+    ...SubsystemNameFields,
     externalRef: t.Optional(ExternalRef),
     displayName: t.Optional(DisplayName),
     description: t.Optional(Description),

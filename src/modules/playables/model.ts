@@ -1,6 +1,12 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Description, DisplayName, ExternalRef, Metadata } from '../../http/fields';
+import {
+  Description,
+  Metadata,
+  NullableDisplayName,
+  NullableExternalRef,
+  SubsystemNameFields,
+} from '../../http/fields';
 import { PageQuery } from '../../http/lists';
 
 /** 31 days in milliseconds: the longest `duration` (§14). */
@@ -64,14 +70,9 @@ export const PlayableModel = {
    */
   write: t.Object({
     _id: t.Optional(t.Integer({ minimum: 1 })),
-    subsystemId: t.Optional(t.Integer({ minimum: 1 })),
-    subsystemExternalId: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
-    externalRef: t.Optional(
-      t.Union([ExternalRef, t.Null()], { error: 'must be 1 to 256 characters without control characters, / ? or #' }),
-    ),
-    displayName: t.Optional(
-      t.Union([DisplayName, t.Null()], { error: 'must be 1 to 200 characters without control characters' }),
-    ),
+    ...SubsystemNameFields,
+    externalRef: t.Optional(NullableExternalRef),
+    displayName: t.Optional(NullableDisplayName),
     description: t.Optional(Description),
     command: t.Optional(t.String({ maxLength: MAX_COMMAND })),
     group: t.Optional(t.String({ maxLength: MAX_GROUP })),

@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Description, DisplayName, ExternalRef } from '../../http/fields';
+import { Description, DisplayName, NullableExternalRef, SubsystemNameFields } from '../../http/fields';
 import { PageQuery } from '../../http/lists';
 
 export const MAX_ENTRIES = 500;
@@ -33,11 +33,8 @@ export const PresetModel = {
    */
   write: t.Object({
     _id: t.Optional(t.Integer({ minimum: 1 })),
-    subsystemId: t.Optional(t.Integer({ minimum: 1 })),
-    subsystemExternalId: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
-    externalRef: t.Optional(
-      t.Union([ExternalRef, t.Null()], { error: 'must be 1 to 256 characters without control characters, / ? or #' }),
-    ),
+    ...SubsystemNameFields,
+    externalRef: t.Optional(NullableExternalRef),
     displayName: t.Optional(DisplayName),
     description: t.Optional(Description),
     parameters: t.Optional(

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Description, DisplayName, ExternalRef } from '../../http/fields';
+import { Description, DisplayName, ExternalRef, SubsystemNameFields } from '../../http/fields';
 import { PageQuery } from '../../http/lists';
 
 export const VARIABLE_TYPES = ['string', 'number', 'boolean', 'json', 'enum'] as const;
@@ -126,8 +126,7 @@ export const VariableModel = {
   /** Upsert and update body; unknown and read-only fields are ignored. */
   write: t.Object({
     _id: t.Optional(t.Integer({ minimum: 1 })),
-    subsystemId: t.Optional(t.Integer({ minimum: 1 })),
-    subsystemExternalId: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
+    ...SubsystemNameFields,
     externalRef: t.Optional(ExternalRef),
     ...writable,
   }),
