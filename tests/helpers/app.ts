@@ -16,6 +16,7 @@ import { systemPrincipal } from '../../src/modules/auth/principal';
 import type { BuiltInRoleName, Permission } from '../../src/modules/roles/permissions';
 import { builtInRoleId, createRole } from '../../src/modules/roles/service';
 import { createToken } from '../../src/modules/tokens/service';
+import type { BusEvent } from '../../src/realtime/bus';
 import { versionInfo } from '../../src/version';
 
 export interface CallOptions {
@@ -128,4 +129,30 @@ export function makeTestApp(options: { config?: Partial<Config>; start?: string;
   };
 
   return { app, deps, clock, call, tokenFor, tokenWith };
+}
+
+/** Every bus event from now on that `keep` accepts (all by default), in order. */
+export function recordEvents(t: TestApp, keep: (event: BusEvent) => boolean = () => true): BusEvent[] {
+  const events: BusEvent[] = [];
+  t.deps.bus.subscribe((e) => {
+    if (keep(e)) events.push(e);
+  });
+  return events;
+}
+
+/** How many rows a table holds (optionally those matching a `where` clause), to prove what a request stored. */
+export function rowCount(t: TestApp, table: string, where = '', ...params: string[]): number {
+  const sql = `SELECT count(*) AS n FROM ${table}${where ? ` WHERE ${where}` : ''}`;
+  return t.deps.sqlite.query<{ n: number }, string[]>(sql).get(...params)?.n ?? 0;
+}
+
+/** A subsystem upserted over HTTP as admin, as a client would (200 on data that already has it); throws otherwise. */
+export async function addSubsystem(
+  t: TestApp,
+  externalId: string,
+  fields: Record<string, unknown> = {},
+): Promise<{ _id: number; externalId: string }> {
+  const res = await t.call('POST', '/subsystems', { as: 'admin', body: { externalId, ...fields } });
+  if (res.status !== 201 && res.status !== 200) throw new Error(`subsystem ${externalId} failed: ${res.text}`);
+  return res.body;
 }

@@ -1,9 +1,8 @@
 /** Shared set-up for the control-panel HTTP tests: an app with two subsystems and an event recorder. */
-import { makeTestApp } from '../../../tests/helpers/app';
+import { makeTestApp, recordEvents } from '../../../tests/helpers/app';
 
 export { errorBody, validationBody as validation } from '../../../tests/helpers/errors';
 
-import type { BusEvent } from '../../realtime/bus';
 import { upsertSubsystem } from '../subsystems/service';
 
 export const URL_A = 'https://media.local/ui';
@@ -12,10 +11,7 @@ export function panelApp() {
   const t = makeTestApp();
   const media = upsertSubsystem(t.deps, { externalId: 'media' }).entity;
   const light = upsertSubsystem(t.deps, { externalId: 'light' }).entity;
-  const events: BusEvent[] = [];
-  t.deps.bus.subscribe((e) => {
-    if (e.type.startsWith('controlpanel.')) events.push(e);
-  });
+  const events = recordEvents(t, (e) => e.type.startsWith('controlpanel.'));
 
   /** Registers a panel for `media` as admin; extra fields override. */
   const register = async (body: Record<string, unknown> = {}) => {

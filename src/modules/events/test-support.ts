@@ -1,6 +1,5 @@
 /** Shared set-up for the events HTTP tests. */
-import { makeTestApp } from '../../../tests/helpers/app';
-import type { BusEvent } from '../../realtime/bus';
+import { addSubsystem, makeTestApp, recordEvents, rowCount } from '../../../tests/helpers/app';
 import type { PushConnection } from '../../rpc/hub';
 
 export { errorBody, validationBody as validation } from '../../../tests/helpers/errors';
@@ -8,15 +7,12 @@ export { errorBody, validationBody as validation } from '../../../tests/helpers/
 /** A test app recording bus events, with two subsystems (`media-1`, `dmx`) and helpers. */
 export async function eventsApp() {
   const t = makeTestApp();
-  const events: BusEvent[] = [];
-  t.deps.bus.subscribe((e) => events.push(e));
-  const media = (
-    await t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'media-1', displayName: 'Media' } })
-  ).body;
-  const dmx = (await t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'dmx' } })).body;
+  const events = recordEvents(t);
+  const media = await addSubsystem(t, 'media-1', { displayName: 'Media' });
+  const dmx = await addSubsystem(t, 'dmx');
   const create = (body: Record<string, unknown>, as: 'admin' | 'operator' | 'integration' = 'admin') =>
     t.call('POST', '/events', { as, body });
-  const count = () => t.deps.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM events').get()?.n;
+  const count = () => rowCount(t, 'events');
   /** A push connection subscribed to the targets, recording the lines it was sent. */
   const connect = (targets: string[], accepts = true) => {
     const lines: string[] = [];

@@ -1,7 +1,6 @@
 /** Shared set-up for the parameter and preset HTTP tests. */
-import { makeTestApp } from '../../../tests/helpers/app';
+import { addSubsystem, makeTestApp, recordEvents, rowCount } from '../../../tests/helpers/app';
 import type { Config } from '../../config';
-import type { BusEvent } from '../../realtime/bus';
 import { systemPrincipal } from '../auth/principal';
 import { builtInRoleId } from '../roles/service';
 import { createToken } from '../tokens/service';
@@ -17,12 +16,9 @@ type As = 'admin' | 'operator' | 'viewer' | 'integration';
  */
 export async function parameterApp(options: { config?: Partial<Config> } = {}) {
   const t = makeTestApp(options);
-  const events: BusEvent[] = [];
-  t.deps.bus.subscribe((e) => events.push(e));
-  const subsystem = async (externalId: string): Promise<{ _id: number; externalId: string }> =>
-    (await t.call('POST', '/subsystems', { as: 'admin', body: { externalId } })).body;
-  const media = await subsystem('media');
-  const gfx = await subsystem('gfx');
+  const events = recordEvents(t);
+  const media = await addSubsystem(t, 'media');
+  const gfx = await addSubsystem(t, 'gfx');
 
   /** Upserts a parameter of `media` as admin; fields override. Throws unless 200/201. */
   const param = async (body: Record<string, unknown>, as: As = 'admin') => {
@@ -40,8 +36,7 @@ export async function parameterApp(options: { config?: Partial<Config> } = {}) {
   };
   /** Events of one type, data only. */
   const emitted = (type: string) => events.filter((e) => e.type === type).map((e) => e.data);
-  const count = (table: 'parameters' | 'presets' | 'preset_entries' | 'subsystem_messages') =>
-    t.deps.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n;
+  const count = (table: 'parameters' | 'presets' | 'preset_entries' | 'subsystem_messages') => rowCount(t, table);
   /** Every parameter row as `externalRef=value`, to prove what was stored. */
   const values = () =>
     t.deps.sqlite

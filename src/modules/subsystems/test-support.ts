@@ -1,11 +1,10 @@
 /** Shared set-up for the subsystem HTTP tests. */
-import { makeTestApp } from '../../../tests/helpers/app';
+import { makeTestApp, recordEvents } from '../../../tests/helpers/app';
 
 export { errorBody, validationBody as validation } from '../../../tests/helpers/errors';
 
 import type { Config } from '../../config';
 import { logs, subsystems } from '../../db/schema';
-import type { BusEvent } from '../../realtime/bus';
 
 export interface SubsystemAppOptions {
   config?: Partial<Config>;
@@ -18,8 +17,7 @@ export interface SubsystemAppOptions {
  */
 export function subsystemApp(options: SubsystemAppOptions = {}) {
   const t = makeTestApp(options);
-  const events: BusEvent[] = [];
-  t.deps.bus.subscribe((e) => events.push(e));
+  const events = recordEvents(t);
   const create = (body: Record<string, unknown>) => t.call('POST', '/subsystems', { as: 'admin', body });
   const beat = (id: string | number, from = '127.0.0.1') => t.call('PUT', `/subsystems/${id}/heartbeat`, { from });
   const read = async (id: string | number) => (await t.call('GET', `/subsystems/${id}`, { as: 'admin' })).body;

@@ -1,19 +1,15 @@
 /** Shared set-up for the variable tests: an app with two subsystems and an event recorder. */
-import { makeTestApp } from '../../../tests/helpers/app';
+import { makeTestApp, recordEvents } from '../../../tests/helpers/app';
 
 export { errorBody, validationBody as validation } from '../../../tests/helpers/errors';
 
-import type { BusEvent } from '../../realtime/bus';
 import { upsertSubsystem } from '../subsystems/service';
 
 export function variableApp() {
   const t = makeTestApp();
   const media = upsertSubsystem(t.deps, { externalId: 'media', displayName: 'Media Server' }).entity;
   const light = upsertSubsystem(t.deps, { externalId: 'light' }).entity;
-  const events: BusEvent[] = [];
-  t.deps.bus.subscribe((e) => {
-    if (e.type.startsWith('variable.') || e.type === 'log.created') events.push(e);
-  });
+  const events = recordEvents(t, (e) => e.type.startsWith('variable.') || e.type === 'log.created');
   /** Creates a variable of `media` as admin; extra fields override. */
   const make = async (body: Record<string, unknown> = {}) => {
     const res = await t.call('POST', '/variables', {
