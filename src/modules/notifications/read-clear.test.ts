@@ -114,6 +114,7 @@ describe('clearing (rule 2)', () => {
         title: 'A',
         count: 1,
         state: 'cleared',
+        roleIds: [],
         clearedBy: (await t.read(made._id)).clearedBy,
       },
     ]);

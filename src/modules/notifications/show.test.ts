@@ -34,7 +34,15 @@ describe('POST|PUT /notifications/show', () => {
       lastAction: null,
     });
     expect(res.body._id).not.toBe(99);
-    const data = { _id: res.body._id, key: null, severity: 'info', title: 'Lamp hot', count: 1, state: 'shown' };
+    const data = {
+      _id: res.body._id,
+      key: null,
+      severity: 'info',
+      title: 'Lamp hot',
+      count: 1,
+      state: 'shown',
+      roleIds: [],
+    };
     expect(t.emitted()).toEqual([
       { type: 'notification.created', ...data, changed: [] },
       { type: 'notification.shown', ...data },
@@ -121,6 +129,7 @@ describe('POST|PUT /notifications/show', () => {
       title: 'Lamp very hot',
       count: 2,
       state: 'shown',
+      roleIds: [1],
     });
     expect(t.count()).toBe(1);
   });
