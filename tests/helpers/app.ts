@@ -156,3 +156,17 @@ export async function addSubsystem(
   if (res.status !== 201 && res.status !== 200) throw new Error(`subsystem ${externalId} failed: ${res.text}`);
   return res.body;
 }
+
+/** The `audit` log entries written so far (key, value, who), oldest first, to prove what a write recorded. */
+export function auditEntries(t: TestApp): { key: string; value: string; createdBy: string }[] {
+  return t.deps.sqlite
+    .query<{ key: string; value: string; createdBy: string }, []>(
+      "SELECT key, value, created_by AS createdBy FROM logs WHERE category = 'audit' ORDER BY id",
+    )
+    .all();
+}
+
+/** Every log entry's text (key, value, display name, posted by), to prove a secret never reached the log. */
+export function allLogText(t: TestApp): string {
+  return JSON.stringify(t.deps.sqlite.query('SELECT * FROM logs').all());
+}

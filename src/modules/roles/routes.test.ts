@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { makeTestApp } from '../../../tests/helpers/app';
+import { auditEntries, makeTestApp } from '../../../tests/helpers/app';
 import { errorBody } from '../../../tests/helpers/errors';
 import { PERMISSIONS } from './permissions';
 
@@ -112,5 +112,33 @@ describe('roles', () => {
     expect((await t.call('GET', '/roles', { token: tok.body.token })).status).toBe(403);
     await t.call('PATCH', `/roles/${made.body._id}`, { as: 'admin', body: { permissions: ['roles:read'] } });
     expect((await t.call('GET', '/roles', { token: tok.body.token })).status).toBe(200);
+  });
+});
+
+describe('roles audit', () => {
+  it('an admin token’s create, update and delete each leave an audit entry naming the role and changed fields', async () => {
+    const t = makeTestApp();
+    const made = await t.call('POST', '/roles', { as: 'admin', body: { name: 'night', permissions: ['logs:read'] } });
+    await t.call('PATCH', `/roles/${made.body._id}`, { as: 'admin', body: { description: 'late' } });
+    const gone = await t.call('DELETE', `/roles/${made.body._id}`, { as: 'admin' });
+    expect(gone.status).toBe(204);
+    const id = made.body._id;
+    expect(auditEntries(t)).toEqual([
+      {
+        key: 'role.created',
+        value: `role ${id} (night) created: name, displayName, description, permissions`,
+        createdBy: 'token:1',
+      },
+      { key: 'role.updated', value: `role ${id} (night) updated: description`, createdBy: 'token:1' },
+      { key: 'role.deleted', value: `role ${id} (night) deleted`, createdBy: 'token:1' },
+    ]);
+  });
+
+  it('a refused write and a platform (system) write leave none', async () => {
+    const t = makeTestApp();
+    const refused = await t.call('POST', '/roles', { as: 'admin', body: { name: 'x', permissions: ['nope'] } });
+    expect(refused.status).toBe(400);
+    t.tokenWith(['logs:read']);
+    expect(auditEntries(t)).toEqual([]);
   });
 });

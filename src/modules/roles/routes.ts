@@ -46,8 +46,8 @@ export function rolesRoutes(deps: Deps) {
     })
     .delete(
       '/:id',
-      ({ params, set }) => {
-        deleteRole(deps, params.id);
+      ({ principal, params, set }) => {
+        deleteRole(deps, principal, params.id);
         return noContent(set);
       },
       { auth: 'roles:write', params: IdParam },

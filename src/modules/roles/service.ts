@@ -10,6 +10,7 @@ import { unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
 import { toRoleDto } from './mapper';
 import type { RoleCreate, RoleDto, RoleUpdate } from './model';
 import { BUILT_IN_ROLES, type BuiltInRoleName, isPermission, PERMISSIONS, type Permission } from './permissions';
@@ -189,7 +190,9 @@ export function createRole(deps: Deps, principal: Principal, body: RoleCreate): 
     .returning()
     .get();
   dropCache(deps);
-  emit(deps, 'role.created', { _id: row.id, changed: ['name', 'displayName', 'description', 'permissions'] });
+  const changed = ['name', 'displayName', 'description', 'permissions'];
+  emit(deps, 'role.created', { _id: row.id, changed });
+  audit(deps, principal, 'created', row, changed);
   return dto(deps, row);
 }
 
@@ -210,11 +213,12 @@ export function updateRole(deps: Deps, principal: Principal, id: string, body: R
     .get();
   dropCache(deps);
   emit(deps, 'role.updated', { _id: row.id, changed: Object.keys(changes) });
+  audit(deps, principal, 'updated', row, Object.keys(changes));
   return dto(deps, updated ?? row);
 }
 
 /** Deletes a custom role that no user, token or template uses. */
-export function deleteRole(deps: Deps, id: string): void {
+export function deleteRole(deps: Deps, principal: Principal, id: string): void {
   const row = rowOf(deps, id);
   if (row.builtIn) throw conflict(`the built-in role ${row.name} cannot be deleted`);
   const used = usage(deps, row.id);
@@ -226,6 +230,21 @@ export function deleteRole(deps: Deps, id: string): void {
   deps.db.delete(roles).where(eq(roles.id, row.id)).run();
   dropCache(deps);
   emit(deps, 'role.deleted', { _id: row.id, changed: [] });
+  audit(deps, principal, 'deleted', row, []);
+}
+
+/** The `role.<change>` audit entry of a person or token: the role and the changed field names. */
+function audit(
+  deps: Deps,
+  principal: Principal,
+  change: 'created' | 'updated' | 'deleted',
+  row: RoleRow,
+  changed: readonly string[],
+): void {
+  writeAuditLog(deps, principal, {
+    key: `role.${change}`,
+    value: `role ${row.id} (${row.name}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+  });
 }
 
 export function permissionList(): string[] {
