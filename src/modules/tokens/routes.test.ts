@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { makeTestApp } from '../../../tests/helpers/app';
+import { allLogText, auditEntries, makeTestApp } from '../../../tests/helpers/app';
 import { errorBody } from '../../../tests/helpers/errors';
 import { builtInRoleId } from '../roles/service';
 
@@ -128,5 +128,38 @@ describe('tokens', () => {
     expect(res.body.code).toBe('forbidden');
     const unknown = await t.call('GET', '/tokens/999', { as: 'admin' });
     expect(unknown.body).toEqual(errorBody(unknown, 404, 'not_found', 'token 999 not found'));
+  });
+});
+
+describe('tokens audit', () => {
+  it('an admin token’s create, update and revoke leave audit entries naming the token and fields; the secret is in no log', async () => {
+    const t = makeTestApp();
+    const roleId = builtInRoleId(t.deps, 'viewer');
+    const made = await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'Wall', roleId } });
+    const id = made.body._id;
+    const secret: string = made.body.token;
+    await t.call('GET', '/auth/me', { token: secret });
+    await t.call('PATCH', `/tokens/${id}`, { as: 'admin', body: { displayName: 'Wall 2', expiresAt: null } });
+    expect((await t.call('DELETE', `/tokens/${id}`, { as: 'admin' })).status).toBe(204);
+    expect(auditEntries(t)).toEqual([
+      {
+        key: 'token.created',
+        value: `token ${id} (Wall) created: displayName, roleId, subsystemIds, expiresAt`,
+        createdBy: 'token:1',
+      },
+      { key: 'token.updated', value: `token ${id} (Wall) updated: displayName, expiresAt`, createdBy: 'token:1' },
+      { key: 'token.deleted', value: `token ${id} (Wall 2) deleted`, createdBy: 'token:1' },
+    ]);
+    const logText = allLogText(t);
+    expect(logText).not.toContain(secret.slice(4));
+    expect(logText).not.toContain(made.body.prefix);
+  });
+
+  it('a refused write and the tokens the platform makes itself leave none', async () => {
+    const t = makeTestApp();
+    t.tokenWith(['logs:read']);
+    const refused = await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'x', roleId: 999 } });
+    expect(refused.status).toBe(400);
+    expect(auditEntries(t)).toEqual([]);
   });
 });

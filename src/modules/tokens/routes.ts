@@ -43,8 +43,8 @@ export function tokensRoutes(deps: Deps) {
     })
     .delete(
       '/:id',
-      ({ params, set }) => {
-        revokeToken(deps, params.id);
+      ({ principal, params, set }) => {
+        revokeToken(deps, principal, params.id);
         return noContent(set);
       },
       { auth: 'users:write', params: IdParam },

@@ -12,6 +12,7 @@ import { numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
 import { assertGrantableRole } from '../roles/service';
 import { findSubsystem } from '../subsystems/lookup';
 import { toTokenDto } from './mapper';
@@ -95,7 +96,9 @@ export function createToken(deps: Deps, principal: Principal, body: TokenCreate)
     })
     .returning()
     .get();
-  emit(deps, 'token.created', { _id: row.id, changed: ['displayName', 'roleId', 'subsystemIds', 'expiresAt'] });
+  const changed = ['displayName', 'roleId', 'subsystemIds', 'expiresAt'];
+  emit(deps, 'token.created', { _id: row.id, changed });
+  audit(deps, principal, 'created', row, changed);
   return toTokenDto(row, secret);
 }
 
@@ -117,13 +120,29 @@ export function updateToken(deps: Deps, principal: Principal, id: string, body: 
     .returning()
     .get();
   emit(deps, 'token.updated', { _id: row.id, changed: Object.keys(changes) });
+  audit(deps, principal, 'updated', row, Object.keys(changes));
   return toTokenDto(updated ?? row);
 }
 
 /** Revokes (deletes) a token. */
-export function revokeToken(deps: Deps, id: string): void {
+export function revokeToken(deps: Deps, principal: Principal, id: string): void {
   const row = rowOf(deps, id);
   deps.db.delete(tokens).where(eq(tokens.id, row.id)).run();
   emit(deps, 'token.revoked', { _id: row.id });
   emit(deps, 'token.deleted', { _id: row.id, changed: [] });
+  audit(deps, principal, 'deleted', row, []);
+}
+
+/** The `token.<change>` audit entry of a person or token: the token's id and name and the changed field names, never its secret. */
+function audit(
+  deps: Deps,
+  principal: Principal,
+  change: 'created' | 'updated' | 'deleted',
+  row: TokenRow,
+  changed: readonly string[],
+): void {
+  writeAuditLog(deps, principal, {
+    key: `token.${change}`,
+    value: `token ${row.id} (${row.displayName}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+  });
 }
