@@ -15,7 +15,7 @@ import type { ControlPanelDto } from '../control-panels/model';
 import { grantsOf } from '../roles/service';
 import { roleIdsOf } from './accounts';
 import type { DashboardBody } from './model';
-import { targetUser } from './service';
+import { auditUser, targetUser } from './service';
 
 /** Ids of the available panels a user holding these roles may open (§2 rule 4). */
 export function openableFor(deps: Deps, roleIds: readonly number[]): Set<number> {
@@ -82,6 +82,7 @@ export function replaceDashboard(deps: Deps, principal: Principal, id: string, b
   const controlpanels = withHiddenEntries(deps, row.controlpanels, visible, openable);
   deps.db.update(users).set({ controlpanels, updatedAt: deps.clock.now() }).where(eq(users.id, row.id)).run();
   emit(deps, 'user.updated', { _id: row.id, changed: ['controlpanels'] });
+  auditUser(deps, principal, 'updated', row, ['controlpanels']);
   return visiblePanels(deps, controlpanels, roleIds);
 }
 

@@ -22,7 +22,7 @@ import { endUserSessions, findUserByUsername, roleIdsOf, setRoleIds, type UserRo
 import { checkDashboard, openableFor, withHiddenEntries } from './dashboard';
 import type { UserCreate, UserDto, UserUpdate } from './model';
 import { checkPasswordRule, hashPassword } from './passwords';
-import { assertAdminRemains, targetUser, userDto } from './service';
+import { assertAdminRemains, auditUser, targetUser, userDto } from './service';
 
 const MAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -84,10 +84,18 @@ export async function createUser(deps: Deps, principal: Principal, body: UserCre
     setRoleIds(tx, inserted.id, roleIds);
     return inserted;
   });
-  emit(deps, 'user.created', {
-    _id: row.id,
-    changed: ['username', 'displayName', 'email', 'roleIds', 'enabled', 'controlpanels', 'templateId', 'preferences'],
-  });
+  const changed = [
+    'username',
+    'displayName',
+    'email',
+    'roleIds',
+    'enabled',
+    'controlpanels',
+    'templateId',
+    'preferences',
+  ];
+  emit(deps, 'user.created', { _id: row.id, changed });
+  auditUser(deps, principal, 'created', row, changed);
   return userDto(deps, row);
 }
 
@@ -152,5 +160,6 @@ export async function updateUser(deps: Deps, principal: Principal, id: string, b
     return next;
   });
   emit(deps, 'user.updated', { _id: row.id, changed });
+  auditUser(deps, principal, 'updated', row, changed);
   return userDto(deps, updated ?? row);
 }

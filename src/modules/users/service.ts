@@ -15,6 +15,7 @@ import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lis
 import { emit } from '../../realtime/emit';
 import { can, type Principal } from '../auth/principal';
 import { openablePanelIds, panelsByIds } from '../control-panels/access';
+import { writeAuditLog } from '../logs/write';
 import type { Permission } from '../roles/permissions';
 import { builtInRoleId, grantsOf } from '../roles/service';
 import { endUserSessions, findUserById, roleIdsOf, setUserPassword, type UserRow } from './accounts';
@@ -141,6 +142,7 @@ export function deleteUser(deps: Deps, principal: Principal, id: string): void {
     tx.delete(users).where(eq(users.id, row.id)).run();
   });
   emit(deps, 'user.deleted', { _id: row.id, changed: [] });
+  auditUser(deps, principal, 'deleted', row, []);
 }
 
 /**
@@ -156,4 +158,19 @@ export async function setPasswordByAdmin(
   const row = targetUser(deps, principal, id, 'users:write');
   await setUserPassword(deps, row, password, row.id === principal.userId ? principal.sessionId : null);
   emit(deps, 'user.updated', { _id: row.id, changed: ['passwordChangedAt'] });
+  auditUser(deps, principal, 'updated', row, ['passwordChangedAt']);
+}
+
+/** The `user.<change>` audit entry of a person or token: the user and the changed field names, never a password. */
+export function auditUser(
+  deps: Deps,
+  principal: Principal,
+  change: 'created' | 'updated' | 'deleted',
+  row: UserRow,
+  changed: readonly string[],
+): void {
+  writeAuditLog(deps, principal, {
+    key: `user.${change}`,
+    value: `user ${row.id} (${row.username}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+  });
 }

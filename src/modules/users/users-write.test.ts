@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { makeTestApp, type TestApp } from '../../../tests/helpers/app';
+import { allLogText, auditEntries, makeTestApp, type TestApp } from '../../../tests/helpers/app';
 import type { BusEvent } from '../../realtime/bus';
 import { errorBody, makeUser, PASSWORD, roleId, signedInUser, signIn } from './test-support';
 
@@ -216,5 +216,48 @@ describe('PUT /users/{id}/password', () => {
       errorBody(noBody, 400, 'validation', 'password is required', [{ path: '/password', message: 'is required' }]),
     );
     expect(await signIn(h, 'olga')).toBeString();
+  });
+});
+
+describe('users audit', () => {
+  it('admin-token writes leave audit entries naming the user and changed fields; no password reaches any log', async () => {
+    const h = makeTestApp();
+    const user = await makeUser(h, 'ria');
+    const id = user._id;
+    await h.call('PATCH', `/users/${id}`, {
+      as: 'admin',
+      body: { displayName: 'Ria', password: 'patched password 1' },
+    });
+    await h.call('PUT', `/users/${id}/password`, { as: 'admin', body: { password: 'admin set password 2' } });
+    await h.call('PUT', `/users/${id}/controlpanels`, { as: 'admin', body: [] });
+    expect((await h.call('DELETE', `/users/${id}`, { as: 'admin' })).status).toBe(204);
+    expect(auditEntries(h)).toEqual([
+      {
+        key: 'user.created',
+        value: `user ${id} (ria) created: username, displayName, email, roleIds, enabled, controlpanels, templateId, preferences`,
+        createdBy: 'token:1',
+      },
+      { key: 'user.updated', value: `user ${id} (ria) updated: displayName, passwordChangedAt`, createdBy: 'token:1' },
+      { key: 'user.updated', value: `user ${id} (ria) updated: passwordChangedAt`, createdBy: 'token:1' },
+      { key: 'user.updated', value: `user ${id} (ria) updated: controlpanels`, createdBy: 'token:1' },
+      { key: 'user.deleted', value: `user ${id} (ria) deleted`, createdBy: 'token:1' },
+    ]);
+    const logText = allLogText(h);
+    for (const secret of [PASSWORD, 'patched password 1', 'admin set password 2'])
+      expect(logText).not.toContain(secret);
+  });
+
+  it('a self-edit names the signed-in user; a refused or unchanged write leaves none', async () => {
+    const h = makeTestApp();
+    const { id, token } = await signedInUser(h, 'kai', [roleId(h, 'viewer')]);
+    const before = auditEntries(h).length;
+    const refused = await h.call('PATCH', `/users/${id}`, { token, body: { enabled: false } });
+    expect(refused.status).toBe(403);
+    await h.call('PATCH', `/users/${id}`, { token, body: { displayName: 'kai' } });
+    expect(auditEntries(h).length).toBe(before);
+    await h.call('PATCH', '/users/me', { token, body: { email: 'kai@example.org' } });
+    expect(auditEntries(h).slice(before)).toEqual([
+      { key: 'user.updated', value: `user ${id} (kai) updated: email`, createdBy: 'kai' },
+    ]);
   });
 });
