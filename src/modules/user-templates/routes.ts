@@ -49,8 +49,8 @@ export function userTemplatesRoutes(deps: Deps) {
     })
     .delete(
       '/:id',
-      ({ params, set }) => {
-        deleteUserTemplate(deps, params.id);
+      ({ principal, params, set }) => {
+        deleteUserTemplate(deps, principal, params.id);
         return noContent(set);
       },
       { auth: 'users:write', params: IdParam },

@@ -12,6 +12,7 @@ import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { panelsByIds } from '../control-panels/access';
+import { writeAuditLog } from '../logs/write';
 import { assertGrantableRoles, builtInRoleId } from '../roles/service';
 import { toUserTemplateDto } from './mapper';
 import type { UserTemplateCreate, UserTemplateDto, UserTemplateUpdate } from './model';
@@ -136,10 +137,9 @@ export function createUserTemplate(deps: Deps, principal: Principal, body: UserT
       .returning()
       .get();
   });
-  emit(deps, 'usertemplate.created', {
-    _id: row.id,
-    changed: ['displayName', 'description', 'roleIds', 'controlpanels', 'preferences', 'isDefault'],
-  });
+  const changed = ['displayName', 'description', 'roleIds', 'controlpanels', 'preferences', 'isDefault'];
+  emit(deps, 'usertemplate.created', { _id: row.id, changed });
+  audit(deps, principal, 'created', row, changed);
   return toUserTemplateDto(row);
 }
 
@@ -181,12 +181,28 @@ export function updateUserTemplate(
       .get();
   });
   emit(deps, 'usertemplate.updated', { _id: row.id, changed: Object.keys(changes) });
+  audit(deps, principal, 'updated', row, Object.keys(changes));
   return toUserTemplateDto(updated ?? row);
 }
 
 /** Deletes a template; users made from it keep everything and their `templateId` becomes null. */
-export function deleteUserTemplate(deps: Deps, id: string): void {
+export function deleteUserTemplate(deps: Deps, principal: Principal, id: string): void {
   const row = rowOf(deps, id);
   deps.db.delete(userTemplates).where(eq(userTemplates.id, row.id)).run();
   emit(deps, 'usertemplate.deleted', { _id: row.id, changed: [] });
+  audit(deps, principal, 'deleted', row, []);
+}
+
+/** The `usertemplate.<change>` audit entry of a person or token: the template and the changed field names. */
+function audit(
+  deps: Deps,
+  principal: Principal,
+  change: 'created' | 'updated' | 'deleted',
+  row: UserTemplateRow,
+  changed: readonly string[],
+): void {
+  writeAuditLog(deps, principal, {
+    key: `usertemplate.${change}`,
+    value: `user template ${row.id} (${row.displayName}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+  });
 }

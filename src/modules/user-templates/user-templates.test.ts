@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { makeTestApp, type TestApp } from '../../../tests/helpers/app';
+import { auditEntries, makeTestApp, type TestApp } from '../../../tests/helpers/app';
 import type { BusEvent } from '../../realtime/bus';
 import { PERMISSIONS } from '../roles/permissions';
 import { availablePanel, errorBody, makeUser, PASSWORD, registeredPanel, roleId } from '../users/test-support';
@@ -31,7 +31,8 @@ describe('/usertemplates', () => {
       preferences: {},
       isDefault: false,
     });
-    expect(seen.map((e) => [e.type, e.data._id])).toEqual([['usertemplate.created', res.body._id]]);
+    expect(seen.map((e) => e.type)).toEqual(['usertemplate.created', 'log.created']);
+    expect(seen[0]?.data._id).toBe(res.body._id);
     const list = await h.call('GET', '/usertemplates', { as: 'viewer' });
     expect(list.body).toEqual([res.body]);
     expect(list.headers.get('x-total-count')).toBe('1');
@@ -165,5 +166,29 @@ describe('templates and users (§1.2 rule 1)', () => {
     expect(after.body).toEqual({ ...user, templateId: null });
     const login = await h.call('POST', '/auth/login', { body: { username: 'keeper', password: PASSWORD } });
     expect(login.status).toBe(200);
+  });
+});
+
+describe('user templates audit', () => {
+  it('admin-token writes leave audit entries naming the template and changed fields; a refused one none', async () => {
+    const h = makeTestApp();
+    const tpl = await makeTemplate(h, { displayName: 'Crew' });
+    const refused = await h.call('PATCH', `/usertemplates/${tpl._id}`, { as: 'admin', body: { roleIds: [999] } });
+    expect(refused.status).toBe(400);
+    await h.call('PATCH', `/usertemplates/${tpl._id}`, { as: 'admin', body: { description: 'stage crew' } });
+    expect((await h.call('DELETE', `/usertemplates/${tpl._id}`, { as: 'admin' })).status).toBe(204);
+    expect(auditEntries(h)).toEqual([
+      {
+        key: 'usertemplate.created',
+        value: `user template ${tpl._id} (Crew) created: displayName, description, roleIds, controlpanels, preferences, isDefault`,
+        createdBy: 'token:1',
+      },
+      {
+        key: 'usertemplate.updated',
+        value: `user template ${tpl._id} (Crew) updated: description`,
+        createdBy: 'token:1',
+      },
+      { key: 'usertemplate.deleted', value: `user template ${tpl._id} (Crew) deleted`, createdBy: 'token:1' },
+    ]);
   });
 });
