@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test';
+import { auditEntries } from '../../../tests/helpers/app';
 import { errorBody, panelApp, URL_A, validation } from './test-support';
 
 describe('registering a panel (POST/PUT /controlpanels)', () => {
@@ -240,5 +241,39 @@ describe('updating by id', () => {
       const res = await t.call('PATCH', `/controlpanels/${id}`, { as: 'admin', body: {} });
       expect(res.body).toEqual(errorBody(res, 404, 'not_found', `controlpanel ${id} not found`));
     }
+  });
+});
+
+describe('control panels audit', () => {
+  it('admin-token writes leave audit entries naming the panel and changed fields; dependants are not audited', async () => {
+    const t = panelApp();
+    const reg = await t.register({ displayName: 'Main' });
+    const offered = await t.offer(reg._id);
+    await t.call('PATCH', `/controlpanels/${reg._id}`, { as: 'admin', body: { displayName: 'Main UI', active: true } });
+    expect((await t.call('DELETE', `/controlpanels/${reg._id}`, { as: 'admin' })).status).toBe(204);
+    expect(auditEntries(t).map((e) => [e.key, e.value])).toEqual([
+      [
+        'controlpanel.created',
+        expect.stringMatching(new RegExp(`^control panel ${reg._id} \\(registered, media/main\\) created: `)),
+      ],
+      [
+        'controlpanel.created',
+        expect.stringMatching(new RegExp(`^control panel ${offered._id} \\(available, media/Main\\) created: `)),
+      ],
+      ['controlpanel.updated', `control panel ${reg._id} (registered, media/main) updated: displayName`],
+      ['controlpanel.deleted', `control panel ${reg._id} (registered, media/main) deleted`],
+    ]);
+    expect(t.events.filter((e) => e.type === 'controlpanel.deleted')).toHaveLength(2);
+  });
+
+  it('a trusted-network integration write leaves none', async () => {
+    const t = panelApp();
+    const res = await t.call('POST', '/controlpanels', {
+      from: '127.0.0.1',
+      body: { subsystemExternalId: 'media', externalRef: 'own', connection: { url: URL_A } },
+    });
+    expect(res.status).toBe(201);
+    await t.call('PATCH', `/controlpanels/${res.body._id}`, { from: '127.0.0.1', body: { description: 'x' } });
+    expect(auditEntries(t)).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { numericId } from '../../http/fields';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { can, type Principal, requireOwnWrite, requirePermission } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
 import { openablePanelIds, panelsByIds, selectPanelDtos } from './access';
 import type { ControlPanelRow } from './mapper';
 import type { ControlPanelDto, ControlPanelListFilter, PanelLocationName } from './model';
@@ -36,6 +37,23 @@ export function emitPanel(deps: Deps, event: PanelEvent, panel: ControlPanelDto,
     subsystemExternalId: panel.subsystemExternalId,
     ...(panel.externalRef === null ? {} : { externalRef: panel.externalRef }),
     changed: [...changed],
+  });
+}
+
+/** emitPanel for the panel a request wrote, with the audit entry of a person or token (§0.4 rule 4). */
+export function announcePanel(
+  deps: Deps,
+  principal: Principal,
+  event: PanelEvent,
+  panel: ControlPanelDto,
+  changed: readonly string[],
+): void {
+  emitPanel(deps, event, panel, changed);
+  writeAuditLog(deps, principal, {
+    key: `controlpanel.${event}`,
+    value: `control panel ${panel._id} (${panel.location}, ${panel.subsystemExternalId}/${panel.externalRef ?? panel.displayName}) ${event}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+    subsystemId: panel.subsystemId,
+    subsystemExternalId: panel.subsystemExternalId,
   });
 }
 
@@ -120,5 +138,8 @@ export function deletePanel(deps: Deps, principal: Principal, id: string, locati
       : [];
   const gone = panelsByIds(deps, [row.id, ...dependents]);
   deps.db.delete(controlPanels).where(eq(controlPanels.id, row.id)).run();
-  for (const panel of gone) emitPanel(deps, 'deleted', panel, []);
+  for (const panel of gone) {
+    if (panel._id === row.id) announcePanel(deps, principal, 'deleted', panel, []);
+    else emitPanel(deps, 'deleted', panel, []);
+  }
 }

@@ -13,7 +13,7 @@ import type { SubsystemRow } from '../subsystems/lookup';
 import { connectionOf, requireIframeUrl, rolesOf, scaleOf, subsystemOf } from './checks';
 import type { ControlPanelRow } from './mapper';
 import type { ControlPanelDto, ControlPanelWrite, PanelLocationName } from './model';
-import { authorizeWrite, emitPanel, panelDto, panelRow } from './service';
+import { announcePanel, authorizeWrite, emitPanel, panelDto, panelRow } from './service';
 
 type PanelChanges = Partial<Omit<ControlPanelRow, 'id' | 'createdAt' | 'updatedAt'>>;
 
@@ -60,7 +60,12 @@ function insertPanel(
     .get();
 }
 
-function createRegistered(deps: Deps, subsystem: SubsystemRow, body: ControlPanelWrite): ControlPanelDto {
+function createRegistered(
+  deps: Deps,
+  principal: Principal,
+  subsystem: SubsystemRow,
+  body: ControlPanelWrite,
+): ControlPanelDto {
   const type = body.type ?? 'iframe';
   const connection = connectionOf(body.connection ?? {});
   requireIframeUrl(type, connection);
@@ -92,11 +97,11 @@ function createRegistered(deps: Deps, subsystem: SubsystemRow, body: ControlPane
     return row.id;
   });
   const panel = panelDto(deps, id);
-  emitPanel(deps, 'created', panel, CREATED_FIELDS);
+  announcePanel(deps, principal, 'created', panel, CREATED_FIELDS);
   return panel;
 }
 
-function createAvailable(deps: Deps, body: ControlPanelWrite): ControlPanelDto {
+function createAvailable(deps: Deps, principal: Principal, body: ControlPanelWrite): ControlPanelDto {
   if (body.registeredPanelId == null) throw invalid('/registeredPanelId', 'is required');
   const source = deps.db.select().from(controlPanels).where(eq(controlPanels.id, body.registeredPanelId)).get();
   if (!source) throw notFound('registered panel', body.registeredPanelId);
@@ -120,7 +125,7 @@ function createAvailable(deps: Deps, body: ControlPanelWrite): ControlPanelDto {
     openExternally: body.openExternally ?? false,
   });
   const panel = panelDto(deps, row.id);
-  emitPanel(deps, 'created', panel, CREATED_FIELDS);
+  announcePanel(deps, principal, 'created', panel, CREATED_FIELDS);
   return panel;
 }
 
@@ -135,7 +140,12 @@ function commonChanges(row: ControlPanelRow, body: ControlPanelWrite): PanelChan
 }
 
 /** Updates a registered panel and hands `type`, `connection` and `displayName` down to its available panels. */
-function updateRegistered(deps: Deps, row: ControlPanelRow, body: ControlPanelWrite): ControlPanelDto {
+function updateRegistered(
+  deps: Deps,
+  principal: Principal,
+  row: ControlPanelRow,
+  body: ControlPanelWrite,
+): ControlPanelDto {
   const changes = commonChanges(row, body);
   if (body.displayName !== undefined) {
     changes.displayName =
@@ -163,13 +173,18 @@ function updateRegistered(deps: Deps, row: ControlPanelRow, body: ControlPanelWr
     return own;
   });
   const panel = panelDto(deps, row.id);
-  if (changed.length > 0) emitPanel(deps, 'updated', panel, changed);
+  if (changed.length > 0) announcePanel(deps, principal, 'updated', panel, changed);
   for (const copy of copies) emitPanel(deps, 'updated', panelDto(deps, copy.id), copy.changed);
   return panel;
 }
 
 /** Updates an available panel; `type` and `connection` stay copies, a displayName sent by a person sticks. */
-function updateAvailable(deps: Deps, row: ControlPanelRow, body: ControlPanelWrite): ControlPanelDto {
+function updateAvailable(
+  deps: Deps,
+  principal: Principal,
+  row: ControlPanelRow,
+  body: ControlPanelWrite,
+): ControlPanelDto {
   const changes = commonChanges(row, body);
   if (body.roles !== undefined) changes.roles = rolesOf(deps, body.roles);
   if (body.displayName === null) {
@@ -182,13 +197,15 @@ function updateAvailable(deps: Deps, row: ControlPanelRow, body: ControlPanelWri
   }
   const changed = applyChanges(deps.db, row, changes, deps.clock.now());
   const panel = panelDto(deps, row.id);
-  if (changed.length > 0) emitPanel(deps, 'updated', panel, changed);
+  if (changed.length > 0) announcePanel(deps, principal, 'updated', panel, changed);
   return panel;
 }
 
 function updatePanel(deps: Deps, principal: Principal, row: ControlPanelRow, body: ControlPanelWrite) {
   authorizeWrite(principal, row.location, row.subsystemId);
-  return row.location === 'registered' ? updateRegistered(deps, row, body) : updateAvailable(deps, row, body);
+  return row.location === 'registered'
+    ? updateRegistered(deps, principal, row, body)
+    : updateAvailable(deps, principal, row, body);
 }
 
 /** `PUT`/`PATCH /controlpanels/{id}`: updates the writable fields present in the body. */
@@ -219,7 +236,7 @@ export function upsertPanel(
   }
   if (asked === 'available') {
     requirePermission(principal, 'users:write');
-    return { entity: createAvailable(deps, body), created: true };
+    return { entity: createAvailable(deps, principal, body), created: true };
   }
   // Refuse before looking the subsystem up, so an unauthorised caller learns nothing about it.
   if (!can(principal, 'subsystems:write') && !principal.integration) {
@@ -239,7 +256,7 @@ export function upsertPanel(
         ),
       )
       .get();
-    if (existing) return { entity: updateRegistered(deps, existing, body), created: false };
+    if (existing) return { entity: updateRegistered(deps, principal, existing, body), created: false };
   }
-  return { entity: createRegistered(deps, subsystem, body), created: true };
+  return { entity: createRegistered(deps, principal, subsystem, body), created: true };
 }
