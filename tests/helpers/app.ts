@@ -15,6 +15,7 @@ import { type Logger, silentLogger } from '../../src/log';
 import { systemPrincipal } from '../../src/modules/auth/principal';
 import type { BuiltInRoleName, Permission } from '../../src/modules/roles/permissions';
 import { builtInRoleId, createRole } from '../../src/modules/roles/service';
+import { upsertSubsystem } from '../../src/modules/subsystems/service';
 import { createToken } from '../../src/modules/tokens/service';
 import type { BusEvent } from '../../src/realtime/bus';
 import { versionInfo } from '../../src/version';
@@ -146,15 +147,16 @@ export function rowCount(t: TestApp, table: string, where = '', ...params: strin
   return t.deps.sqlite.query<{ n: number }, string[]>(sql).get(...params)?.n ?? 0;
 }
 
-/** A subsystem upserted over HTTP as admin, as a client would (200 on data that already has it); throws otherwise. */
+/**
+ * A subsystem upserted as the platform (through the service, as set-up: it leaves no audit entry, so a
+ * test's log and audit assertions see only what the test itself does).
+ */
 export async function addSubsystem(
   t: TestApp,
   externalId: string,
   fields: Record<string, unknown> = {},
 ): Promise<{ _id: number; externalId: string }> {
-  const res = await t.call('POST', '/subsystems', { as: 'admin', body: { externalId, ...fields } });
-  if (res.status !== 201 && res.status !== 200) throw new Error(`subsystem ${externalId} failed: ${res.text}`);
-  return res.body;
+  return upsertSubsystem(t.deps, { externalId, ...fields }).entity;
 }
 
 /** The `audit` log entries written so far (key, value, who), oldest first, to prove what a write recorded. */

@@ -120,13 +120,13 @@ describe('POST /logs', () => {
       createdBy: 'media-1',
       createdByType: 'subsystem',
       displayName: 'Media One',
-      subsystemId: sub.body._id,
+      subsystemId: sub._id,
       subsystemExternalId: 'media-1',
     });
-    const byId = await t.post({ subsystemId: sub.body._id });
+    const byId = await t.post({ subsystemId: sub._id });
     expect(byId.body).toMatchObject({ createdBy: 'test admin', subsystemExternalId: 'media-1' });
     const byExt = await t.post({ subsystemExternalId: 'media-1' });
-    expect(byExt.body.subsystemId).toBe(sub.body._id);
+    expect(byExt.body.subsystemId).toBe(sub._id);
     const unknown = await t.post({ subsystemExternalId: 'nope' });
     expect(unknown.body).toEqual(errorBody(unknown, 404, 'not_found', 'subsystem nope not found'));
   });
@@ -134,18 +134,18 @@ describe('POST /logs', () => {
   it('defaults the creator from the caller: one-subsystem token, session user, trusted network', async () => {
     const t = setup();
     const sub = await t.subsystem('dmx', 'Lighting');
-    const own = await t.post({}, { token: t.tokenWith([], [sub.body._id]), from: '10.0.0.9' });
+    const own = await t.post({}, { token: t.tokenWith([], [sub._id]), from: '10.0.0.9' });
     expect(own.status).toBe(403);
     const integration = await t.call('POST', '/tokens', {
       as: 'admin',
-      body: { displayName: 'dmx driver', roleId: builtInRoleId(t.deps, 'integration'), subsystemIds: [sub.body._id] },
+      body: { displayName: 'dmx driver', roleId: builtInRoleId(t.deps, 'integration'), subsystemIds: [sub._id] },
     });
     const res = await t.post({ value: 'up' }, { token: integration.body.token });
     expect(res.body).toMatchObject({
       createdBy: 'dmx',
       createdByType: 'subsystem',
       displayName: 'Lighting',
-      subsystemId: sub.body._id,
+      subsystemId: sub._id,
       subsystemExternalId: 'dmx',
       postedBy: `token:${integration.body._id}`,
     });
@@ -162,7 +162,7 @@ describe('POST /logs', () => {
     const t = setup();
     const a = await t.subsystem('a');
     await t.subsystem('b');
-    const token = t.tokenWith(['logs:write'], [a.body._id]);
+    const token = t.tokenWith(['logs:write'], [a._id]);
     const res = await t.post({ createdBy: 'b' }, { token });
     expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'this credential does not act for that subsystem'));
     const other = await t.post({ subsystemExternalId: 'b' }, { token });

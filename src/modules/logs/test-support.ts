@@ -1,5 +1,5 @@
 /** Shared set-up for the logs HTTP tests. */
-import { makeTestApp, recordEvents, rowCount } from '../../../tests/helpers/app';
+import { addSubsystem, makeTestApp, recordEvents, rowCount } from '../../../tests/helpers/app';
 
 export { errorBody, validationBody as validation } from '../../../tests/helpers/errors';
 
@@ -9,8 +9,8 @@ export function logsApp() {
   const events = recordEvents(t);
   const post = (body: Record<string, unknown>, options: Parameters<typeof t.call>[2] = { as: 'admin' }) =>
     t.call('POST', '/logs', { ...options, body });
-  const subsystem = (externalId: string, displayName = externalId) =>
-    t.call('POST', '/subsystems', { as: 'admin', body: { externalId, displayName } });
+  /** A subsystem added as set-up (no audit entry). */
+  const subsystem = (externalId: string, displayName = externalId) => addSubsystem(t, externalId, { displayName });
   const count = (category = 'activity') => rowCount(t, 'logs', 'category = ?', category);
   return { ...t, events, post, subsystem, count };
 }

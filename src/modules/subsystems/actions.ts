@@ -10,6 +10,7 @@ import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { emit } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
 import { findPlayable, toInstantPlayable } from '../playables/lookup';
 import { getSettingGroup } from '../settings/service';
 import { requireSubsystem, type SubsystemRow } from './lookup';
@@ -238,5 +239,11 @@ export function requestAction(deps: Deps, principal: Principal, id: string, body
   const subsystem = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', subsystem.id);
   const row = queueMessage(deps, subsystem.id, inputOf(deps, subsystem, body));
+  writeAuditLog(deps, principal, {
+    key: 'subsystem.action.queued',
+    value: `action ${row.type} (${row.uuid}) queued for subsystem ${subsystem.id} (${subsystem.externalId})`,
+    subsystemId: subsystem.id,
+    subsystemExternalId: subsystem.externalId,
+  });
   return toQueuedAction(row, deps.health.live(subsystem).status);
 }

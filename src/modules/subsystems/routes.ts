@@ -35,13 +35,13 @@ export function subsystemsRoutes(deps: Deps) {
       },
       { auth: 'subsystems:read', query: SubsystemModel.listQuery, response: SubsystemModel.list },
     )
-    .post('/', ({ body, set }) => upserted(set, upsertSubsystem(deps, body)), {
+    .post('/', ({ principal, body, set }) => upserted(set, upsertSubsystem(deps, body, principal)), {
       auth: 'subsystems:write',
       body: SubsystemModel.write,
       response: { 200: SubsystemModel.dto, 201: SubsystemModel.dto },
       detail: { summary: 'Create or update a subsystem (upsert by _id or externalId)' },
     })
-    .put('/', ({ body, set }) => upserted(set, upsertSubsystem(deps, body)), {
+    .put('/', ({ principal, body, set }) => upserted(set, upsertSubsystem(deps, body, principal)), {
       auth: 'subsystems:write',
       body: SubsystemModel.write,
       response: { 200: SubsystemModel.dto, 201: SubsystemModel.dto },

@@ -18,7 +18,8 @@ import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
+import { type Principal, requireOwnWrite, systemPrincipal } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
 import { getSettingGroup } from '../settings/service';
 import { ensurePlatformVariables } from '../variables/platform';
 import { requireSubsystem, type SubsystemRow } from './lookup';
@@ -56,7 +57,7 @@ function eventData(deps: Deps, row: SubsystemRow, changed: string[]): Record<str
   };
 }
 
-function createSubsystem(deps: Deps, body: SubsystemWrite): SubsystemRow {
+function createSubsystem(deps: Deps, principal: Principal, body: SubsystemWrite): SubsystemRow {
   const { externalId } = body;
   if (externalId === undefined) throw invalid('/externalId', 'is required');
   const values = valuesOf(body, undefined);
@@ -85,10 +86,11 @@ function createSubsystem(deps: Deps, body: SubsystemWrite): SubsystemRow {
     return created;
   });
   emit(deps, 'subsystem.created', eventData(deps, row, [...WRITABLE]));
+  auditSubsystem(deps, principal, 'created', row, WRITABLE);
   return row;
 }
 
-function updateSubsystem(deps: Deps, row: SubsystemRow, body: SubsystemWrite): SubsystemRow {
+function updateSubsystem(deps: Deps, principal: Principal, row: SubsystemRow, body: SubsystemWrite): SubsystemRow {
   const values = valuesOf(body, row);
   // A read sends the effective grace period; sending it back unchanged must not pin the setting default.
   if (
@@ -114,14 +116,38 @@ function updateSubsystem(deps: Deps, row: SubsystemRow, body: SubsystemWrite): S
       .get() ?? row;
   deps.health.configure(updated);
   emit(deps, 'subsystem.updated', eventData(deps, updated, changed));
+  auditSubsystem(deps, principal, 'updated', updated, changed);
   return updated;
 }
 
-/** Creates or updates the subsystem the body names by `_id` or `externalId` (C: Requests). */
-export function upsertSubsystem(deps: Deps, body: SubsystemWrite): { entity: SubsystemDto; created: boolean } {
+/**
+ * Creates or updates the subsystem the body names by `_id` or `externalId` (C: Requests); the
+ * platform's own calls (no principal) are not audited.
+ */
+export function upsertSubsystem(
+  deps: Deps,
+  body: SubsystemWrite,
+  principal: Principal = systemPrincipal(),
+): { entity: SubsystemDto; created: boolean } {
   const existing = upsertTarget(deps, body);
-  if (existing) return { entity: subsystemDto(deps, updateSubsystem(deps, existing, body)), created: false };
-  return { entity: subsystemDto(deps, createSubsystem(deps, body)), created: true };
+  if (existing) return { entity: subsystemDto(deps, updateSubsystem(deps, principal, existing, body)), created: false };
+  return { entity: subsystemDto(deps, createSubsystem(deps, principal, body)), created: true };
+}
+
+/** The `subsystem.<change>` audit entry of a person or token: the subsystem and the changed field names. */
+export function auditSubsystem(
+  deps: Deps,
+  principal: Principal,
+  change: 'created' | 'updated' | 'deleted',
+  row: SubsystemRow,
+  changed: readonly string[],
+): void {
+  writeAuditLog(deps, principal, {
+    key: `subsystem.${change}`,
+    value: `subsystem ${row.id} (${row.externalId}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+    subsystemId: row.id,
+    subsystemExternalId: row.externalId,
+  });
 }
 
 /** One subsystem by `_id` or `externalId`. */
@@ -176,7 +202,7 @@ export function updateSubsystemById(deps: Deps, principal: Principal, id: string
   const row = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', row.id);
   const { _id: _ignored, ...fields } = body;
-  return subsystemDto(deps, updateSubsystem(deps, row, fields));
+  return subsystemDto(deps, updateSubsystem(deps, principal, row, fields));
 }
 
 /** Everything a subsystem owns, by the name its count carries in `subsystem.deleted` (rule 9). */
@@ -215,5 +241,6 @@ export function deleteSubsystem(deps: Deps, principal: Principal, id: string): D
   });
   deps.health.forget(row.id);
   emit(deps, 'subsystem.deleted', { _id: row.id, externalId: row.externalId, changed: [], counts });
+  auditSubsystem(deps, principal, 'deleted', row, []);
   return counts;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test';
+import { auditEntries } from '../../../tests/helpers/app';
 import { controlPanels, subsystemMessages } from '../../db/schema';
 import { putSettingGroup } from '../settings/service';
 import { errorBody, subsystemApp as setup, validation } from './test-support';
@@ -192,5 +193,46 @@ describe('DELETE /subsystems/:id', () => {
     expect(t.deps.db.select().from(controlPanels).all()).toHaveLength(3);
     expect(t.emitted('subsystem.deleted')).toEqual([]);
     expect((await t.call('DELETE', '/subsystems/keep', { token: limited })).status).toBe(204);
+  });
+});
+
+describe('subsystems audit', () => {
+  it('admin-token upsert, update, action and delete leave audit entries naming the subsystem and changed fields', async () => {
+    const t = setup();
+    const made = await t.create({ externalId: 'media', displayName: 'Media' });
+    const id = made.body._id;
+    await t.create({ externalId: 'media', description: 'same key, so an update' });
+    await t.create({ externalId: 'media', description: 'same key, so an update' });
+    await t.call('PATCH', `/subsystems/${id}`, { as: 'admin', body: { displayName: 'Media 2', type: 'generic' } });
+    const queued = await t.call('PUT', '/subsystems/media/action', { as: 'admin', body: { type: 'identify' } });
+    expect(queued.status).toBe(202);
+    expect((await t.call('DELETE', `/subsystems/${id}`, { as: 'admin' })).status).toBe(204);
+    const entries = auditEntries(t).map((e) => [e.key, e.value]);
+    expect(entries).toEqual([
+      [
+        'subsystem.created',
+        expect.stringMatching(new RegExp(`^subsystem ${id} \\(media\\) created: externalId, displayName, `)),
+      ],
+      ['subsystem.updated', `subsystem ${id} (media) updated: description`],
+      ['subsystem.updated', `subsystem ${id} (media) updated: displayName`],
+      ['subsystem.action.queued', `action identify (${queued.body.uuid}) queued for subsystem ${id} (media)`],
+      ['subsystem.deleted', `subsystem ${id} (media) deleted`],
+    ]);
+    const stored = t.deps.sqlite
+      .query<{ n: number }, []>(
+        "SELECT count(*) AS n FROM logs WHERE category = 'audit' AND subsystem_external_id = 'media'",
+      )
+      .get();
+    expect(stored?.n).toBe(5);
+  });
+
+  it('a refused write and a trusted-network heartbeat leave none', async () => {
+    const t = setup();
+    await t.create({ externalId: 'media' });
+    const before = auditEntries(t).length;
+    const refused = await t.call('PATCH', '/subsystems/media', { as: 'admin', body: { externalId: '' } });
+    expect(refused.status).toBe(400);
+    expect((await t.beat('media')).status).toBe(200);
+    expect(auditEntries(t).length).toBe(before);
   });
 });
