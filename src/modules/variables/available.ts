@@ -14,7 +14,7 @@ import { requireSubsystem } from '../subsystems/lookup';
 import { toVariableDto } from './mapper';
 import type { VariableDto } from './model';
 import { findVariable, forgetVariable, type LoadedVariable } from './repo';
-import { eventData } from './service';
+import { auditVariable, eventData } from './service';
 
 export function setAvailableVariables(
   deps: Deps,
@@ -59,6 +59,7 @@ export function setAvailableVariables(
       if (!flipped.has(row.id)) continue;
       const data = eventData(row, ['availableInSubsystem']);
       scope.afterCommit(() => emit(deps, 'variable.updated', data));
+      auditVariable(deps, scope, principal, 'updated', row, ['availableInSubsystem']);
     }
     return current.map((row) => toVariableDto(row, now));
   });

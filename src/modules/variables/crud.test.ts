@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test';
+import { auditEntries } from '../../../tests/helpers/app';
 import { errorBody, variableApp as setup, validation } from './test-support';
 
 describe('POST /variables (upsert)', () => {
@@ -280,5 +281,47 @@ describe('own-subsystem limits', () => {
     expect(ok.status).toBe(200);
     const viewer = await t.call('POST', `/variables/${v._id}/value`, { as: 'viewer', body: { value: 'y' } });
     expect(viewer.body).toEqual(errorBody(viewer, 403, 'forbidden', 'this needs the variables:write permission'));
+  });
+});
+
+describe('variables audit', () => {
+  it('admin-token configuration writes leave audit entries naming the variable and changed fields; values none', async () => {
+    const t = setup();
+    const a = await t.make({ externalRef: 'a' });
+    const b = await t.make({ externalRef: 'b' });
+    await t.call('PATCH', `/variables/${a._id}`, { as: 'admin', body: { displayName: 'A', lastValue: 'v1' } });
+    await t.call('POST', `/variables/${a._id}/value`, { as: 'admin', body: { value: 'v2' } });
+    const avail = await t.call('PUT', '/subsystems/media/variables/_available', {
+      as: 'admin',
+      body: { externalRefs: ['b'] },
+    });
+    expect(avail.status).toBe(200);
+    await t.call('DELETE', '/variables', { as: 'admin', body: { ids: [a._id, b._id] } });
+    expect(auditEntries(t).map((e) => [e.key, e.value])).toEqual([
+      ['variable.created', expect.stringMatching(new RegExp(`^variable ${a._id} \\(media/a\\) created: `))],
+      ['variable.created', expect.stringMatching(new RegExp(`^variable ${b._id} \\(media/b\\) created: `))],
+      ['variable.updated', `variable ${a._id} (media/a) updated: displayName`],
+      ['variable.updated', `variable ${a._id} (media/a) updated: availableInSubsystem`],
+      ['variable.deleted', `variable ${a._id} (media/a) deleted`],
+      ['variable.deleted', `variable ${b._id} (media/b) deleted`],
+    ]);
+  });
+
+  it('trusted-network integration writes and a refused write leave none', async () => {
+    const t = setup();
+    const made = await t.call('POST', '/variables', {
+      from: '127.0.0.1',
+      body: { subsystemExternalId: 'media', externalRef: 'own' },
+    });
+    expect(made.status).toBe(201);
+    await t.call('PATCH', `/variables/${made.body._id}`, { from: '127.0.0.1', body: { displayName: 'Own' } });
+    await t.call('PUT', '/subsystems/media/variables/_available', { from: '127.0.0.1', body: { externalRefs: [] } });
+    const platform = t.deps.sqlite
+      .query<{ id: number }, []>('SELECT id FROM variables WHERE platform_managed = 1 LIMIT 1')
+      .get();
+    const refused = await t.call('DELETE', `/variables/${platform?.id}`, { as: 'admin' });
+    expect(refused.status).toBe(409);
+    expect((await t.call('DELETE', `/variables/${made.body._id}`, { from: '127.0.0.1' })).status).toBe(204);
+    expect(auditEntries(t)).toEqual([]);
   });
 });

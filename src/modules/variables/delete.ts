@@ -14,6 +14,7 @@ import { compositeDependents, dropCompositeCache } from './composite';
 import { selectForDelete } from './list';
 import type { VariableFilters } from './model';
 import { findVariable, forgetVariable, requireVariable } from './repo';
+import { auditVariable } from './service';
 import { recomputeComposite, type WriteContext } from './values';
 
 const PLATFORM_REFUSED = 'platform-managed variables cannot be deleted';
@@ -59,6 +60,7 @@ function deleteRows(ctx: WriteContext, principal: Principal, ids: number[]): num
       changed: [],
     };
     ctx.scope.afterCommit(() => emit(deps, 'variable.deleted', data));
+    auditVariable(deps, ctx.scope, principal, 'deleted', row, []);
   }
   return rows.length;
 }

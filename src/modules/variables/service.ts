@@ -10,6 +10,7 @@ import { conflict, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { emit } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
 import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import { dropCompositeCache } from './composite';
 import { changedFields, PLATFORM_REFS, valuesOf, WRITABLE_FIELDS } from './fields';
@@ -28,6 +29,27 @@ const HEALTH_FIELDS = ['healthEnabled', 'healthRules', 'healthGracePeriod', 'ava
 /** The §0.4 data of a variable change event. */
 export function eventData(row: LoadedVariable, changed: string[]): Record<string, unknown> {
   return { _id: row.id, externalRef: row.externalRef, subsystemExternalId: row.subsystemExternalId, changed };
+}
+
+/**
+ * The `variable.<change>` audit entry of a person or token (§0.4 rule 4), written after the job's
+ * commit so a rolled-back job leaves none. Configuration changes only: value writes are not audited.
+ */
+export function auditVariable(
+  deps: Deps,
+  scope: WriteScope,
+  principal: Principal,
+  change: 'created' | 'updated' | 'deleted',
+  row: LoadedVariable,
+  changed: readonly string[],
+): void {
+  const entry = {
+    key: `variable.${change}`,
+    value: `variable ${row.id} (${row.subsystemExternalId}/${row.externalRef}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+    subsystemId: row.subsystemId,
+    subsystemExternalId: row.subsystemExternalId,
+  };
+  scope.afterCommit(() => writeAuditLog(deps, principal, entry));
 }
 
 function context(deps: Deps, scope: WriteScope): WriteContext {
@@ -71,6 +93,7 @@ function create(ctx: WriteContext, principal: Principal, subsystem: SubsystemRow
   let row = requireVariable(deps, id);
   const data = eventData(row, [...WRITABLE_FIELDS]);
   ctx.scope.afterCommit(() => emit(deps, 'variable.created', data));
+  auditVariable(deps, ctx.scope, principal, 'created', row, WRITABLE_FIELDS);
   if (lastValue !== undefined) row = applyValue(ctx, row, lastValue, originOf(principal));
   else if (row.composite) row = recomputeComposite(ctx, row.id, originOf(principal).by ?? 'system') ?? row;
   return row;
@@ -98,6 +121,7 @@ function update(ctx: WriteContext, principal: Principal, row: LoadedVariable, bo
     if (changed.length > 0) {
       const data = eventData(current, changed);
       ctx.scope.afterCommit(() => emit(deps, 'variable.updated', data));
+      auditVariable(deps, ctx.scope, principal, 'updated', current, changed);
     }
     if (changed.some((c) => HEALTH_FIELDS.includes(c)) && reevaluateHealth(ctx, row.id))
       current = requireVariable(deps, row.id);
