@@ -4,6 +4,7 @@
  * floor, product, floor, product, … Prints each run's requests/s and the ratio of the medians.
  *
  *   bun bench/ingest.ts                 (RUNS=3 DURATION=10s CONNECTIONS=64 THREADS=2)
+ *   WS_SUBSCRIBERS=1 bun bench/ingest.ts   (also N WebSocket clients subscribed to `variables`)
  *
  * Both servers start on free ports with fresh data directories and are stopped afterwards. The
  * product runs from source with its defaults (info logging included); wrk sends no credential, so
@@ -20,6 +21,7 @@ const DURATION = process.env.DURATION ?? '10s';
 const CONNECTIONS = process.env.CONNECTIONS ?? '64';
 const THREADS = process.env.THREADS ?? '2';
 const VARIABLES = 1000;
+const WS_SUBSCRIBERS = Number(process.env.WS_SUBSCRIBERS ?? 0);
 const ADMIN_PASSWORD = 'bench-admin-password-1';
 
 function freePort(): number {
@@ -52,8 +54,8 @@ async function api(base: string, method: string, path: string, body: unknown, se
   return (await res.json()) as Record<string, unknown>;
 }
 
-/** One subsystem and 1000 variables; returns the ID_OFFSET wrk needs (first variable _id - 1). */
-async function seed(base: string): Promise<number> {
+/** One subsystem and 1000 variables; returns the ID_OFFSET wrk needs (first variable _id - 1) and the admin session. */
+async function seed(base: string): Promise<{ offset: number; session: string }> {
   const login = await api(base, 'POST', '/auth/login', { username: 'admin', password: ADMIN_PASSWORD });
   const session = String(login.session);
   await api(base, 'POST', '/subsystems', { externalId: 'bench' }, session);
@@ -63,11 +65,43 @@ async function seed(base: string): Promise<number> {
     if (i === 1) first = Number(v._id);
     else if (Number(v._id) !== first + i - 1) throw new Error('variable ids are not consecutive');
   }
-  return first - 1;
+  return { offset: first - 1, session };
 }
 
-function wrk(port: number, offset: number): { rps: number; non2xx: number } {
-  const out = Bun.spawnSync(
+/** WebSocket clients subscribed to `variables`, counting what they receive. */
+async function subscribers(
+  port: number,
+  session: string,
+  count: number,
+): Promise<{ received: () => number; closed: () => string[]; close: () => void }> {
+  let received = 0;
+  const closes: string[] = [];
+  const sockets: WebSocket[] = [];
+  for (let i = 0; i < count; i++) {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/api/v1/ws`, { headers: { authorization: `Bearer ${session}` } });
+    await new Promise<void>((resolve, reject) => {
+      ws.onopen = () => resolve();
+      ws.onerror = () => reject(new Error('websocket did not open'));
+    });
+    ws.onmessage = (m) => {
+      if (String(m.data).includes('"variable.changed"')) received += 1;
+    };
+    ws.onclose = (e) => closes.push(`${e.code} ${e.reason}`);
+    ws.send(JSON.stringify({ type: 'subscribe', topics: ['variables'] }));
+    sockets.push(ws);
+  }
+  return {
+    received: () => received,
+    closed: () => closes,
+    close: () => {
+      for (const ws of sockets) ws.close();
+    },
+  };
+}
+
+/** Runs wrk without blocking this process's event loop (the WebSocket subscribers must keep reading). */
+async function wrk(port: number, offset: number): Promise<{ rps: number; non2xx: number }> {
+  const proc = Bun.spawn(
     [
       'wrk',
       `-t${THREADS}`,
@@ -77,12 +111,16 @@ function wrk(port: number, offset: number): { rps: number; non2xx: number } {
       join(SHARED, 'post-value.lua'),
       `http://127.0.0.1:${port}`,
     ],
-    { env: { ...process.env, ID_OFFSET: String(offset) } },
+    { env: { ...process.env, ID_OFFSET: String(offset) }, stdout: 'pipe', stderr: 'pipe' },
   );
-  const text = out.stdout.toString();
+  const [text, errors] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   const rps = Number(/Requests\/sec:\s+([0-9.]+)/.exec(text)?.[1] ?? Number.NaN);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+([0-9]+)/.exec(text)?.[1] ?? 0);
-  if (!Number.isFinite(rps)) throw new Error(`wrk failed: ${text}${out.stderr.toString()}`);
+  if (!Number.isFinite(rps)) throw new Error(`wrk failed: ${text}${errors}`);
   return { rps, non2xx };
 }
 
@@ -119,17 +157,18 @@ const product = Bun.spawn([bun, ...profile, join(ROOT, 'src/main.ts'), 'serve'],
 try {
   await waitFor(`http://127.0.0.1:${floorPort}/`);
   await waitFor(`http://127.0.0.1:${productPort}/api/v1/health`);
-  const offset = await seed(`http://127.0.0.1:${productPort}`);
+  const { offset, session } = await seed(`http://127.0.0.1:${productPort}`);
+  const listeners = await subscribers(productPort, session, WS_SUBSCRIBERS);
   console.log(
-    `floor on ${floorPort}, pmsd on ${productPort} (ID_OFFSET=${offset}); wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}`,
+    `floor on ${floorPort}, pmsd on ${productPort} (ID_OFFSET=${offset}, ${WS_SUBSCRIBERS} WebSocket subscriber(s)); wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}`,
   );
   const floorRuns: number[] = [];
   const productRuns: number[] = [];
   for (let i = 1; i <= RUNS; i++) {
-    const f = wrk(floorPort, 0);
+    const f = await wrk(floorPort, 0);
     floorRuns.push(f.rps);
     console.log(`run ${i} floor   ${f.rps.toFixed(0).padStart(7)} req/s${f.non2xx ? ` (${f.non2xx} non-2xx)` : ''}`);
-    const p = wrk(productPort, offset);
+    const p = await wrk(productPort, offset);
     if (p.non2xx > 0) throw new Error(`pmsd answered ${p.non2xx} non-2xx responses`);
     productRuns.push(p.rps);
     console.log(`run ${i} product ${p.rps.toFixed(0).padStart(7)} req/s`);
@@ -138,6 +177,14 @@ try {
   console.log(
     `median floor ${median(floorRuns).toFixed(0)} req/s, median product ${median(productRuns).toFixed(0)} req/s, ratio ${ratio.toFixed(2)}x`,
   );
+  if (WS_SUBSCRIBERS > 0) {
+    await Bun.sleep(500);
+    const dropped = listeners.closed();
+    console.log(
+      `WebSocket subscribers received ${listeners.received()} variable.changed messages in all${dropped.length ? `; closed by the server: ${dropped.join(', ')}` : ''}`,
+    );
+  }
+  listeners.close();
 } finally {
   floor.kill('SIGTERM');
   product.kill('SIGTERM');
