@@ -20,7 +20,7 @@ import { forbidden, unauthorized } from './errors';
 export type AuthRule =
   | 'authenticated'
   | Permission
-  | { permission: Permission; integration: true }
+  | { permission: Permission; integration: true; body?: 'ignore' }
   | { permission: Permission; self: true }
   | { anyOf: [Permission, ...Permission[]]; integration?: true };
 
@@ -33,6 +33,8 @@ export interface AuthMeta {
   integration: boolean;
   self: boolean;
   public: boolean;
+  /** The route takes no body: whatever is sent is discarded unread (the heartbeat, §3). */
+  ignoreBody?: boolean;
 }
 
 export function authMeta(rule: AuthRule): AuthMeta {
@@ -40,7 +42,15 @@ export function authMeta(rule: AuthRule): AuthMeta {
   if (rule === 'authenticated') return { ...base, permission: null, anyOf: [] };
   if (typeof rule === 'string') return { ...base, permission: rule, anyOf: [rule] };
   const anyOf = 'anyOf' in rule ? rule.anyOf : [rule.permission];
-  return { ...base, permission: anyOf[0] ?? null, anyOf, integration: 'integration' in rule, self: 'self' in rule };
+  const meta: AuthMeta = {
+    ...base,
+    permission: anyOf[0] ?? null,
+    anyOf,
+    integration: 'integration' in rule,
+    self: 'self' in rule,
+  };
+  if ('body' in rule && rule.body === 'ignore') meta.ignoreBody = true;
+  return meta;
 }
 
 /** The 403 message for a caller lacking the rule's permissions. */
@@ -92,7 +102,9 @@ export function authPlugin(deps: Deps) {
         detail: { security: SECURITY, 'x-pms-auth': meta } as Record<string, unknown>,
         parse: async ({ request }) => {
           gate(deps, request, meta);
-          return readJsonBody(request, deps.config.maxBodyBytes);
+          if (!meta.ignoreBody) return readJsonBody(request, deps.config.maxBodyBytes);
+          await request.body?.cancel();
+          return {};
         },
         transform: ({ request }) => {
           gate(deps, request, meta);

@@ -21,11 +21,23 @@ describe('PUT /subsystems/:id/heartbeat', () => {
     }
   });
 
-  it('accepts a JSON body and ignores it', async () => {
-    const t = setup();
+  it('ignores whatever body comes: JSON, malformed JSON, another type, an oversized one', async () => {
+    const t = setup({ config: { maxBodyBytes: 2048 } });
     await t.create({ externalId: 'media' });
-    const res = await t.call('PUT', '/subsystems/media/heartbeat', { from: '127.0.0.1', body: { status: 'x' } });
-    expect(res.status).toBe(200);
+    const bodies: Array<{ rawBody: string; headers?: Record<string, string> }> = [
+      { rawBody: '{"status":"x"}', headers: { 'content-type': 'application/json' } },
+      { rawBody: '{"status":', headers: { 'content-type': 'application/json' } },
+      { rawBody: 'alive', headers: { 'content-type': 'text/plain' } },
+      { rawBody: 'x'.repeat(4096) },
+    ];
+    for (const body of bodies) {
+      const res = await t.call('PUT', '/subsystems/media/heartbeat', { from: '127.0.0.1', ...body });
+      expect(res.status).toBe(200);
+      expect(res.body.messages).toEqual([]);
+    }
+    expect((await t.read('media')).heartbeat.count).toBe(4);
+    const anonymous = await t.call('PUT', '/subsystems/media/heartbeat', { rawBody: '{"status":' });
+    expect(anonymous.status).toBe(401);
   });
 
   it('404 for an unknown subsystem, and nothing recorded', async () => {

@@ -85,7 +85,7 @@ export function subsystemsRoutes(deps: Deps) {
         return heartbeat(deps, principal, params.id, deps.remoteAddress(request));
       },
       {
-        auth: { permission: 'subsystems:write', integration: true },
+        auth: { permission: 'subsystems:write', integration: true, body: 'ignore' },
         params: IdParam,
         response: ActionModel.heartbeat,
         detail: { summary: 'Heartbeat; the answer carries the queued messages (body empty or ignored)' },
