@@ -4,12 +4,18 @@
  * as one migration. Serialised with a lock file because drizzle-kit rewrites shared metadata.
  *
  *   bun scripts/regen-migration.ts
+ *
+ * When a migration lands it is released: add its tag to RELEASED, set TAG/NAME to the next one,
+ * and list the new file in migrations/index.ts (a test fails while it is missing there).
  */
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const TAG = '0001_integration_core';
-const NAME = 'integration_core';
+/** The migration being built by the current piece of work; released ones are never regenerated. */
+const TAG = '0002_realtime';
+const NAME = 'realtime';
+const RELEASED = ['0000_foundation', '0001_integration_core'];
+if (RELEASED.includes(TAG)) throw new Error(`${TAG} is released; start a new migration instead`);
 const dir = join(import.meta.dir, '..', 'migrations');
 const lock = join(dir, '.regen.lock');
 
