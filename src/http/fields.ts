@@ -7,6 +7,13 @@ const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
 export const DisplayName = t.String({ minLength: 1, maxLength: 200, pattern: NO_CONTROL });
 export const Description = t.String({ maxLength: 2000 });
 export const ExternalRef = t.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f/?#]+$' });
+const EXTERNAL_REF = new RegExp(ExternalRef.pattern ?? '');
+
+/** The §0.2 externalRef rule for a ref that does not come through a body schema (a path segment, a command). */
+export function isExternalRef(text: string): boolean {
+  return text.length >= 1 && text.length <= 256 && EXTERNAL_REF.test(text);
+}
+
 export const ExternalId = t.String({ minLength: 1, maxLength: 128, pattern: '^(?![0-9]+$)[A-Za-z0-9._:@-]+$' });
 export const IdList = t.Array(t.Integer({ minimum: 1 }), { maxItems: 10000 });
 export const Metadata = t.Record(t.String({ minLength: 1, maxLength: 64 }), t.Unknown());

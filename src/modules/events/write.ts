@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { cleanName, ExternalRef, mergeMetadata } from '../../http/fields';
+import { cleanName, isExternalRef, mergeMetadata } from '../../http/fields';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { EventRow } from './mapper';
@@ -25,8 +25,6 @@ const CREATED = [
   'metadata',
 ];
 /** The §0.2 externalRef rule, for refs that do not come through the body schema (a command, a path segment). */
-const REF_PATTERN = new RegExp(ExternalRef.pattern ?? '');
-const isRef = (text: string) => text.length >= 1 && text.length <= 256 && REF_PATTERN.test(text);
 
 type Upserted = { entity: EventDto; created: boolean };
 
@@ -54,7 +52,7 @@ function subsystemOf(deps: Deps, body: EventWrite): SubsystemRow {
 function refOf(body: EventWrite): string {
   if (body.externalRef !== undefined) return body.externalRef;
   if (body.command === undefined) throw invalid('/externalRef', 'or command is required');
-  if (!isRef(body.command)) {
+  if (!isExternalRef(body.command)) {
     throw invalid(
       '/externalRef',
       'is required when command is not a valid externalRef (1–256 characters without / ? #)',
@@ -129,7 +127,8 @@ export function upsertEventByRef(
   ref: string,
   body: EventWrite,
 ): Upserted {
-  if (!isRef(ref)) throw invalid('/externalRef', 'must be 1 to 256 characters without control characters, / ? or #');
+  if (!isExternalRef(ref))
+    throw invalid('/externalRef', 'must be 1 to 256 characters without control characters, / ? or #');
   return upsertIn(deps, principal, requireSubsystem(deps, subsystemKey), ref, body);
 }
 

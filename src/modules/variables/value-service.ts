@@ -6,24 +6,14 @@
 import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
-import { numericId } from '../../http/fields';
+import { isExternalRef, numericId } from '../../http/fields';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { requireSubsystem } from '../subsystems/lookup';
-import { PLATFORM_REFS } from './fields';
 import { toVariableDto, variableJson } from './mapper';
 import type { VariableDto } from './model';
 import { findVariableByRef, findVariablesByName, type LoadedVariable, loadForWrite } from './repo';
 import { type Upserted, upsertVariable } from './service';
 import { applyValue, originOf, valueText, type WriteContext } from './values';
-
-/** §0.2: an externalRef holds no control characters and none of `/ ? #`. */
-function badRef(ref: string): boolean {
-  for (const ch of ref) {
-    const code = ch.charCodeAt(0);
-    if (code < 0x20 || code === 0x7f || ch === '/' || ch === '?' || ch === '#') return true;
-  }
-  return false;
-}
 
 interface ValueBody {
   value?: unknown;
@@ -100,9 +90,8 @@ function writeOrCreate(
 }
 
 function createWithValue(deps: Deps, principal: Principal, subsystemKey: string, ref: string, value: string) {
-  if ((PLATFORM_REFS as readonly string[]).includes(ref))
-    throw invalid('/externalRef', 'is reserved for the platform-managed variables');
-  if (ref.length > 256 || badRef(ref))
+  // create() refuses the platform-managed refs; the path segment gets the §0.2 rule the body schema gives.
+  if (!isExternalRef(ref))
     throw invalid('/externalRef', 'must be a string of 1 to 256 characters without control characters or / ? #');
   return upsertVariable(deps, principal, { externalRef: ref, lastValue: value }, subsystemKey);
 }
