@@ -163,6 +163,9 @@ export interface Entry {
   end: number;
   occurrenceStart: number;
   occurrenceEnd: number;
+  /** The segment before preemption cut it (a resumed loser is restarted with these, rule 7). */
+  originalStart: number;
+  originalEnd: number;
   createdAt: number;
   updatedAt: number;
 }

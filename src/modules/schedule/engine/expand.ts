@@ -1,0 +1,247 @@
+/**
+ * From occurrences to delivered segments before competition (§11.6 rules 9–11): playlists in order
+ * (shuffled by a PRNG seeded with the occurrence start) and looped until the end, blocks at their
+ * offsets with nesting cut below depth 5, events as zero-length entries.
+ */
+import { expandItem, type Occurrence } from './recurrence';
+import type {
+  EngineBlock,
+  EngineCalendar,
+  EngineItem,
+  EnginePlaylist,
+  EngineTarget,
+  EngineZone,
+  Entry,
+  ScheduleSnapshot,
+} from './types';
+
+export const MAX_BLOCK_DEPTH = 5;
+
+/** A delivered segment with what competition needs. */
+export interface Candidate {
+  entry: Entry;
+  /** PLAYABLE segments compete per (zone, target); events never do. */
+  competes: boolean;
+  /** Id without the segment suffix. */
+  baseId: string;
+}
+
+export interface SnapshotIndex {
+  snapshot: ScheduleSnapshot;
+  calendars: Map<number, EngineCalendar>;
+  zones: Map<number, EngineZone>;
+  playlists: Map<number, EnginePlaylist>;
+  blocks: Map<number, EngineBlock>;
+  events: Map<number, EngineTarget>;
+  playables: Map<number, EngineTarget>;
+}
+
+const byId = <T extends { id: number }>(list: T[]) => new Map(list.map((x) => [x.id, x]));
+
+export function indexSnapshot(snapshot: ScheduleSnapshot): SnapshotIndex {
+  return {
+    snapshot,
+    calendars: byId(snapshot.calendars),
+    zones: byId(snapshot.zones),
+    playlists: byId(snapshot.playlists),
+    blocks: byId(snapshot.blocks),
+    events: byId(snapshot.events),
+    playables: byId(snapshot.playables),
+  };
+}
+
+/** mulberry32: a small deterministic PRNG. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Context {
+  index: SnapshotIndex;
+  item: EngineItem;
+  occ: Occurrence;
+  /** Only segments overlapping [genFrom, genTo) are produced (positions stay absolute). */
+  genFrom: number;
+  genTo: number;
+  out: Candidate[];
+  depthLimitReached: boolean;
+}
+
+/** Whether a segment is in [from, to): by overlap, or an event of no length by its start. */
+export function overlaps(start: number, end: number, from: number, to: number, event: boolean): boolean {
+  if (end > start) return start < to && end > from;
+  return event && start >= from && start < to;
+}
+
+function push(
+  ctx: Context,
+  kind: 'EVENT' | 'PLAYABLE',
+  target: EngineTarget | undefined,
+  start: number,
+  end: number,
+  position: string | null,
+  source: { playlistId: number | null; blockId: number | null; direct: boolean },
+): void {
+  if (!target || target.active === false) return;
+  const event = kind === 'EVENT';
+  if (!overlaps(start, end, ctx.genFrom, ctx.genTo, event)) return;
+  const { item, occ } = ctx;
+  const baseId = `${item.id}:${Math.floor(occ.start / 1000)}${position === null ? '' : `:${position}`}`;
+  const zone = ctx.index.zones.get(item.zoneId);
+  ctx.out.push({
+    competes: !event,
+    baseId,
+    entry: {
+      id: baseId,
+      itemType: kind,
+      itemId: target.id,
+      scheduledItemId: item.id,
+      calendarId: item.calendarId,
+      playlistId: source.playlistId,
+      blockId: source.blockId,
+      displayName: (source.direct ? item.displayName : null) || target.displayName,
+      description: (source.direct ? item.description : null) || target.description || '',
+      duration: end - start,
+      command: target.command,
+      externalRef: target.externalRef,
+      subsystemId: target.subsystemId,
+      subsystemExternalId: target.subsystemExternalId,
+      targets: [target.subsystemExternalId],
+      zone: zone?.displayName ?? '',
+      zoneId: item.zoneId,
+      priority: item.priority,
+      start,
+      end,
+      occurrenceStart: occ.start,
+      occurrenceEnd: occ.end,
+      originalStart: start,
+      originalEnd: end,
+      createdAt: item.createdAt,
+      updatedAt: item.updatedAt,
+    },
+  });
+}
+
+function expandPlaylist(ctx: Context, id: number, start: number, end: number, prefix: string, blockId: number | null) {
+  const pl = ctx.index.playlists.get(id);
+  if (!pl || pl.entries.length === 0 || end <= start) return;
+  const order = pl.entries.map((_, i) => i);
+  if (pl.shuffle) {
+    const rand = prng(Math.floor(start / 1000));
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [order[i], order[j]] = [order[j] ?? 0, order[i] ?? 0];
+    }
+  }
+  const steps = order.map((i) => {
+    const e = pl.entries[i];
+    if (!e) return { entry: undefined, target: undefined, ms: 0 };
+    const target = e.itemType === 'EVENT' ? ctx.index.events.get(e.itemId) : ctx.index.playables.get(e.itemId);
+    const ms = e.itemType === 'EVENT' || !target ? 0 : Math.max(0, e.durationMs ?? target.durationMs ?? 0);
+    return { entry: e, target, ms };
+  });
+  const pass = steps.reduce((sum, s) => sum + s.ms, 0);
+  const n = steps.length;
+  let loop = pl.loop && pass > 0 && ctx.genFrom > start ? Math.floor((ctx.genFrom - start) / pass) : 0;
+  for (; ; loop++) {
+    let t = start + loop * pass;
+    if (t >= end || t >= ctx.genTo) return;
+    for (let i = 0; i < n; i++) {
+      const step = steps[i];
+      if (!step?.entry || t >= end) break;
+      const position = `${prefix}${loop * n + i}`;
+      const src = { playlistId: pl.id, blockId, direct: false };
+      if (step.entry.itemType === 'EVENT') push(ctx, 'EVENT', step.target, t, t, position, src);
+      else push(ctx, 'PLAYABLE', step.target, t, Math.min(t + step.ms, end), position, src);
+      t += step.ms;
+    }
+    if (!pl.loop || pass === 0) return;
+  }
+}
+
+function expandBlock(ctx: Context, id: number, base: number, cut: number, prefix: string, path: number[]): void {
+  const block = ctx.index.blocks.get(id);
+  if (!block || path.includes(id)) return;
+  if (path.length + 1 > MAX_BLOCK_DEPTH) {
+    ctx.depthLimitReached = true;
+    return;
+  }
+  const blockEnd = Math.min(cut, base + block.durationMs);
+  block.items.forEach((bi, i) => {
+    const s = base + (bi.startTimeOffset ?? 0);
+    if (s > blockEnd || (s === blockEnd && bi.type !== 'EVENT')) return;
+    const position = `${prefix}${i}`;
+    const e = Math.min(blockEnd, bi.endTimeOffset == null ? blockEnd : base + bi.endTimeOffset);
+    const src = { playlistId: null, blockId: block.id, direct: false };
+    switch (bi.type) {
+      case 'EVENT':
+        push(ctx, 'EVENT', ctx.index.events.get(bi.typeId), s, bi.endTimeOffset == null ? s : e, position, src);
+        break;
+      case 'PLAYABLE':
+        push(ctx, 'PLAYABLE', ctx.index.playables.get(bi.typeId), s, e, position, src);
+        break;
+      case 'PLAYLIST':
+        expandPlaylist(ctx, bi.typeId, s, e, `${position}.`, block.id);
+        break;
+      case 'BLOCK':
+        expandBlock(ctx, bi.typeId, s, e, `${position}.`, [...path, id]);
+        break;
+      case 'START_PLAYLIST': {
+        const stop = block.items
+          .filter(
+            (x) =>
+              x.type === 'STOP_PLAYLIST' &&
+              x.typeId === bi.typeId &&
+              (x.startTimeOffset ?? 0) >= (bi.startTimeOffset ?? 0),
+          )
+          .map((x) => base + (x.startTimeOffset ?? 0))
+          .sort((a, b) => a - b)[0];
+        expandPlaylist(ctx, bi.typeId, s, Math.min(blockEnd, stop ?? blockEnd), `${position}.`, block.id);
+        break;
+      }
+      case 'STOP_PLAYLIST':
+        break;
+    }
+  });
+}
+
+/** Candidates of every enabled item whose occurrences overlap [from, to); sorted by item id for stability. */
+export function buildCandidates(
+  index: SnapshotIndex,
+  from: number,
+  to: number,
+): { candidates: Candidate[]; depthLimitReached: boolean } {
+  const { snapshot } = index;
+  const out: Candidate[] = [];
+  let depthLimitReached = false;
+  const items = [...snapshot.items].sort((a, b) => a.id - b.id);
+  for (const item of items) {
+    if (item.targetMissing) continue;
+    for (const occ of expandItem(item, snapshot.timezone, from, to, index.calendars.get(item.calendarId))) {
+      const ctx: Context = { index, item, occ, genFrom: from, genTo: to, out, depthLimitReached: false };
+      const direct = { playlistId: null, blockId: null, direct: true };
+      switch (item.itemType) {
+        case 'EVENT':
+          push(ctx, 'EVENT', index.events.get(item.itemId), occ.start, occ.end, null, direct);
+          break;
+        case 'PLAYABLE':
+          push(ctx, 'PLAYABLE', index.playables.get(item.itemId), occ.start, occ.end, null, direct);
+          break;
+        case 'PLAYLIST':
+          expandPlaylist(ctx, item.itemId, occ.start, occ.end, '', null);
+          break;
+        case 'BLOCK':
+          expandBlock(ctx, item.itemId, occ.start, occ.end, '', []);
+          break;
+      }
+      depthLimitReached ||= ctx.depthLimitReached;
+    }
+  }
+  return { candidates: out, depthLimitReached };
+}

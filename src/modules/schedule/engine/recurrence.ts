@@ -1,0 +1,350 @@
+/**
+ * Occurrence expansion of one scheduled item (§11.2 `recurrence`, §11.6 rules 1–3): local dates from
+ * the rule, minus exclusions and the calendar's closed dates, at the start's wall-clock time, each
+ * start and end resolved to instants by the DST rule of tz.ts.
+ */
+import type { EngineCalendar, EngineItem, Recurrence } from './types';
+import { DAY_MS, formatNaiveDate, fromLocalNaive, parseNaive, toLocalNaive } from './tz';
+
+export interface Occurrence {
+  /** Instant of the start and end (ms). */
+  start: number;
+  end: number;
+  /** Wall-clock start as naive local ms. */
+  startNaive: number;
+  /** Local date `YYYY-MM-DD` of the start. */
+  date: string;
+}
+
+const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+const BYDAY_RE = /^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$/;
+/** Periods scanned without finding an occurrence before a rule is taken to have none (e.g. 31st of every April). */
+const MAX_EMPTY_PERIODS = 2000;
+
+const weekday = (day: number) => (new Date(day * DAY_MS).getUTCDay() + 6) % 7;
+const ymd = (day: number) => {
+  const d = new Date(day * DAY_MS);
+  return { y: d.getUTCFullYear(), m: d.getUTCMonth(), d: d.getUTCDate() };
+};
+const dayOf = (y: number, m: number, d: number) => Math.floor(Date.UTC(y, m, d) / DAY_MS);
+const daysInMonth = (y: number, m: number) => new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+
+interface Parsed {
+  startNaive: number;
+  startDay: number;
+  timeOfDay: number;
+  /** Wall-clock span when the item has an end, else null (then `durationMs` is absolute). */
+  wallSpan: number | null;
+  durationMs: number;
+  untilNaive: number | null;
+}
+
+function parseItem(item: EngineItem): Parsed | null {
+  const startNaive = parseNaive(item.startLocal);
+  if (startNaive === null) return null;
+  const endNaive = item.endLocal ? parseNaive(item.endLocal) : null;
+  const startDay = Math.floor(startNaive / DAY_MS);
+  let untilNaive: number | null = null;
+  const until = item.recurrence?.until;
+  if (until) {
+    const u = parseNaive(until);
+    if (u !== null) untilNaive = until.length <= 10 ? u + DAY_MS - 1 : u;
+  }
+  return {
+    startNaive,
+    startDay,
+    timeOfDay: startNaive - startDay * DAY_MS,
+    wallSpan: endNaive === null ? null : Math.max(0, endNaive - startNaive),
+    durationMs: Math.max(0, item.durationMs ?? 0),
+    untilNaive,
+  };
+}
+
+/** The local dates (day numbers, ascending) the rule gives in period `p`. */
+function periodDays(rec: Recurrence, startDay: number, p: number): number[] {
+  const interval = Math.max(1, rec.interval ?? 1);
+  const s = ymd(startDay);
+  switch (rec.freq) {
+    case 'daily':
+      return [startDay + p * interval];
+    case 'weekly': {
+      const monday = startDay - weekday(startDay) + p * interval * 7;
+      const days = rec.byDay?.length
+        ? rec.byDay.map((t) => WEEKDAYS.indexOf(t.slice(-2))).filter((i) => i >= 0)
+        : [weekday(startDay)];
+      return [...new Set(days)].sort((a, b) => a - b).map((i) => monday + i);
+    }
+    case 'monthly': {
+      const mi = s.y * 12 + s.m + p * interval;
+      const y = Math.floor(mi / 12);
+      const m = mi % 12;
+      const last = daysInMonth(y, m);
+      let days: number[] = [];
+      if (rec.byDay?.length) {
+        for (const token of rec.byDay) {
+          const match = BYDAY_RE.exec(token);
+          if (!match) continue;
+          const wd = WEEKDAYS.indexOf(match[2] ?? '');
+          const all: number[] = [];
+          for (let d = 1; d <= last; d++) if (weekday(dayOf(y, m, d)) === wd) all.push(d);
+          const n = match[1] ? Number(match[1]) : 0;
+          if (n === 0) days.push(...all);
+          else {
+            const pick = n > 0 ? all[n - 1] : all[all.length + n];
+            if (pick !== undefined) days.push(pick);
+          }
+        }
+        if (rec.byMonthDay?.length) {
+          const allowed = new Set(rec.byMonthDay.map((d) => (d === -1 ? last : d)));
+          days = days.filter((d) => allowed.has(d));
+        }
+      } else {
+        const wanted = rec.byMonthDay?.length ? rec.byMonthDay : [s.d];
+        for (const d of wanted) {
+          if (d === -1) days.push(last);
+          else if (d >= 1 && d <= last) days.push(d);
+        }
+      }
+      return [...new Set(days)].sort((a, b) => a - b).map((d) => dayOf(y, m, d));
+    }
+    case 'yearly': {
+      const y = s.y + p * interval;
+      return s.d <= daysInMonth(y, s.m) ? [dayOf(y, s.m, s.d)] : [];
+    }
+  }
+}
+
+function periodLowerBound(rec: Recurrence, startDay: number, p: number): number {
+  const interval = Math.max(1, rec.interval ?? 1);
+  const s = ymd(startDay);
+  switch (rec.freq) {
+    case 'daily':
+      return startDay + p * interval;
+    case 'weekly':
+      return startDay - weekday(startDay) + p * interval * 7;
+    case 'monthly': {
+      const mi = s.y * 12 + s.m + p * interval;
+      return dayOf(Math.floor(mi / 12), mi % 12, 1);
+    }
+    case 'yearly':
+      return dayOf(s.y + p * interval, 0, 1);
+  }
+}
+
+function firstPeriodFor(rec: Recurrence, startDay: number, day: number): number {
+  const interval = Math.max(1, rec.interval ?? 1);
+  if (day <= startDay) return 0;
+  const s = ymd(startDay);
+  const t = ymd(day);
+  switch (rec.freq) {
+    case 'daily':
+      return Math.floor((day - startDay) / interval);
+    case 'weekly':
+      return Math.floor((day - (startDay - weekday(startDay))) / (7 * interval));
+    case 'monthly':
+      return Math.floor((t.y * 12 + t.m - (s.y * 12 + s.m)) / interval);
+    case 'yearly':
+      return Math.floor((t.y - s.y) / interval);
+  }
+}
+
+/**
+ * Start days of the series from the period that may contain `fromDay` (from the first occurrence
+ * when the series is count-limited) up to `toDay`, ignoring exclusions. The start is always the first.
+ */
+function* seriesDays(item: EngineItem, parsed: Parsed, fromDay: number, toDay: number): Generator<number> {
+  const rec = item.recurrence;
+  const untilDay = parsed.untilNaive === null ? Number.POSITIVE_INFINITY : Math.floor(parsed.untilNaive / DAY_MS);
+  const last = Math.min(toDay, untilDay);
+  if (!rec) {
+    if (parsed.startDay <= last) yield parsed.startDay;
+    return;
+  }
+  const count = rec.count ?? null;
+  let emitted = 0;
+  let p = count === null ? firstPeriodFor(rec, parsed.startDay, fromDay) : 0;
+  if (p === 0) {
+    if (parsed.startDay > last) return;
+    yield parsed.startDay;
+    emitted++;
+  }
+  let empty = 0;
+  for (; ; p++) {
+    if (count !== null && emitted >= count) return;
+    if (periodLowerBound(rec, parsed.startDay, p) > last) return;
+    const days = periodDays(rec, parsed.startDay, p).filter((d) => d > parsed.startDay);
+    if (days.length === 0 && ++empty > MAX_EMPTY_PERIODS) return;
+    for (const d of days) {
+      if (d > last || (count !== null && emitted >= count)) return;
+      emitted++;
+      yield d;
+    }
+  }
+}
+
+function occurrenceAt(tz: string, parsed: Parsed, day: number): Occurrence {
+  const startNaive = day * DAY_MS + parsed.timeOfDay;
+  const start = fromLocalNaive(tz, startNaive);
+  const end = parsed.wallSpan === null ? start + parsed.durationMs : fromLocalNaive(tz, startNaive + parsed.wallSpan);
+  return { start, end: Math.max(start, end), startNaive, date: formatNaiveDate(startNaive) };
+}
+
+function closed(calendar: EngineCalendar | undefined, date: string): boolean {
+  return calendar?.closedDates.some((r) => r.from <= date && date <= r.to) ?? false;
+}
+
+function maxSpan(parsed: Parsed): number {
+  return parsed.wallSpan ?? parsed.durationMs;
+}
+
+/**
+ * The occurrences of `item` that overlap [from, to) (an EVENT with no length: start inside it),
+ * minus exclusions and closed dates; none when the item or its calendar is disabled.
+ */
+export function expandItem(
+  item: EngineItem,
+  tz: string,
+  from: number,
+  to: number,
+  calendar?: EngineCalendar,
+): Occurrence[] {
+  if (!item.enabled || calendar?.enabled === false) return [];
+  const parsed = parseItem(item);
+  if (!parsed) return [];
+  const fromDay = Math.floor(toLocalNaive(tz, from) / DAY_MS) - Math.ceil(maxSpan(parsed) / DAY_MS) - 2;
+  const toDay = Math.floor(toLocalNaive(tz, to) / DAY_MS) + 1;
+  const excluded = new Set(item.exclusions);
+  const out: Occurrence[] = [];
+  for (const day of seriesDays(item, parsed, fromDay, toDay)) {
+    if (day < fromDay) continue;
+    const startNaive = day * DAY_MS + parsed.timeOfDay;
+    if (parsed.untilNaive !== null && startNaive > parsed.untilNaive) break;
+    const occ = occurrenceAt(tz, parsed, day);
+    if (excluded.has(occ.date) || closed(calendar, occ.date)) continue;
+    const overlaps = occ.end > occ.start ? occ.start < to && occ.end > from : occ.start >= from && occ.start < to;
+    if (overlaps) out.push(occ);
+  }
+  return out;
+}
+
+const YEAR_MS = 366 * DAY_MS;
+
+/** The next `n` occurrences starting at or after `after`. */
+export function nextOccurrences(
+  item: EngineItem,
+  tz: string,
+  after: number,
+  n: number,
+  calendar?: EngineCalendar,
+): Occurrence[] {
+  const out: Occurrence[] = [];
+  let from = after;
+  let span = 32 * DAY_MS;
+  while (out.length < n && from < after + 200 * YEAR_MS) {
+    for (const o of expandItem(item, tz, from, from + span, calendar)) {
+      if (o.start >= from && out.length < n) out.push(o);
+    }
+    if (!item.recurrence) break;
+    from += span;
+    span *= 2;
+  }
+  return out;
+}
+
+/** The next occurrence starting at or after `after`, or null. */
+export function nextOccurrence(
+  item: EngineItem,
+  tz: string,
+  after: number,
+  calendar?: EngineCalendar,
+): Occurrence | null {
+  return nextOccurrences(item, tz, after, 1, calendar)[0] ?? null;
+}
+
+/** The last `n` occurrences that ended at or before `before`, oldest first. */
+export function lastOccurrences(
+  item: EngineItem,
+  tz: string,
+  before: number,
+  n: number,
+  calendar?: EngineCalendar,
+): Occurrence[] {
+  const parsed = parseItem(item);
+  if (!parsed || n <= 0) return [];
+  const first = fromLocalNaive(tz, parsed.startNaive);
+  let span = 32 * DAY_MS;
+  for (;;) {
+    const from = before - span;
+    const found = expandItem(item, tz, from, before, calendar).filter((o) => o.end <= before && o.start >= from);
+    if (found.length >= n || from <= first) return found.slice(-n);
+    span *= 2;
+  }
+}
+
+/** Whether the rule (ignoring closed dates) has an occurrence on local `date` that is not excluded. */
+export function isOccurrenceDate(item: EngineItem, _tz: string, date: string, ignoreExclusions = false): boolean {
+  const parsed = parseItem(item);
+  const naive = parseNaive(date);
+  if (!parsed || naive === null || date.length !== 10) return false;
+  if (!ignoreExclusions && item.exclusions.includes(date)) return false;
+  const day = Math.floor(naive / DAY_MS);
+  for (const d of seriesDays(item, parsed, day - 1, day)) {
+    if (d === day) return parsed.untilNaive === null || day * DAY_MS + parsed.timeOfDay <= parsed.untilNaive;
+  }
+  return false;
+}
+
+/** Rule 18: the exclusions that still fall on an occurrence date of the (changed) pattern. */
+export function pruneExclusions(item: EngineItem, tz: string): string[] {
+  return item.exclusions.filter((d) => isOccurrenceDate(item, tz, d, true));
+}
+
+/** Whether two occurrences of the item overlap each other (checked over its first 1000 occurrences). */
+export function occurrencesOverlap(item: EngineItem, tz: string): boolean {
+  if (!item.recurrence) return false;
+  const parsed = parseItem(item);
+  if (!parsed) return false;
+  let previous: Occurrence | null = null;
+  let seen = 0;
+  for (const day of seriesDays(item, parsed, parsed.startDay, Number.POSITIVE_INFINITY)) {
+    const occ = occurrenceAt(tz, parsed, day);
+    if (previous && occ.start < previous.end) return true;
+    previous = occ;
+    if (++seen >= 1000) break;
+  }
+  return false;
+}
+
+export interface RuleProblem {
+  path: string;
+  message: string;
+}
+
+/** Recurrence rules of §11.2 and the bad-input list of §11.6 (paths relative to the item body). */
+export function validateRecurrence(rec: Recurrence, startLocal: string): RuleProblem[] {
+  const problems: RuleProblem[] = [];
+  const add = (path: string, message: string) => problems.push({ path: `/recurrence${path}`, message });
+  if (!['daily', 'weekly', 'monthly', 'yearly'].includes(rec.freq))
+    add('/freq', 'must be daily, weekly, monthly or yearly');
+  const interval = rec.interval ?? 1;
+  if (!Number.isInteger(interval) || interval < 1 || interval > 1000) add('/interval', 'must be 1–1000');
+  (rec.byDay ?? []).forEach((token, i) => {
+    const m = BYDAY_RE.exec(token);
+    if (!m) add(`/byDay/${i}`, 'must be MO…SU, with an ordinal for monthly (1MO, -1FR)');
+    else if (m[1] && rec.freq !== 'monthly') add(`/byDay/${i}`, 'an ordinal is allowed only for monthly');
+  });
+  (rec.byMonthDay ?? []).forEach((d, i) => {
+    if (!Number.isInteger(d) || !((d >= 1 && d <= 31) || d === -1)) add(`/byMonthDay/${i}`, 'must be 1–31 or -1');
+  });
+  if (rec.until != null && rec.count != null) add('/until', 'until and count cannot both be given');
+  if (rec.count != null && (!Number.isInteger(rec.count) || rec.count < 1 || rec.count > 10000))
+    add('/count', 'must be 1–10000');
+  if (rec.until != null) {
+    const u = parseNaive(rec.until);
+    const s = parseNaive(startLocal);
+    if (u === null) add('/until', 'must be a local date YYYY-MM-DD or date-time YYYY-MM-DDTHH:mm:ss');
+    else if (s !== null && (rec.until.length <= 10 ? u + DAY_MS - 1 : u) < s)
+      add('/until', 'must not be before the start');
+  }
+  return problems;
+}

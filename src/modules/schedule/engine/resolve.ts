@@ -1,0 +1,59 @@
+/**
+ * The schedule of a window (§11.5, §11.6): occurrences expanded into segments, competition resolved,
+ * sorted deterministically so the answer never depends on the order anything was created in.
+ */
+import { compareEntries, compareRank, compete, competitionKey, rankReason } from './compete';
+import { buildCandidates, indexSnapshot, overlaps, type SnapshotIndex } from './expand';
+import type { Entry, ResolveResult, ScheduleSnapshot } from './types';
+
+/** Entries overlapping [from, to) (events of no length: starting inside it). */
+export function resolveWindow(snapshot: ScheduleSnapshot | SnapshotIndex, from: number, to: number): ResolveResult {
+  const index = 'snapshot' in snapshot ? snapshot : indexSnapshot(snapshot);
+  const first = buildCandidates(index, from, to);
+  // A segment's pieces depend on every competitor over its whole extent, not only inside the window.
+  let lo = from;
+  let hi = to;
+  for (const c of first.candidates) {
+    if (!c.competes) continue;
+    if (c.entry.start < lo) lo = c.entry.start;
+    if (c.entry.end > hi) hi = c.entry.end;
+  }
+  const all = lo < from || hi > to ? buildCandidates(index, lo, hi) : first;
+  const entries = compete(all.candidates)
+    .filter((e) => overlaps(e.start, e.end, from, to, e.itemType === 'EVENT'))
+    .sort(compareEntries);
+  return { entries, depthLimitReached: first.depthLimitReached || all.depthLimitReached };
+}
+
+export interface Explained {
+  zoneId: number;
+  at: number;
+  winner: Entry | null;
+  candidates: { entry: Entry; reason: string }[];
+}
+
+/** `/schedule/resolve`: per zone, every playable segment covering `at`, the winner and why each lost. */
+export function explainAt(snapshot: ScheduleSnapshot, at: number, zoneId?: number): Explained[] {
+  const index = indexSnapshot(snapshot);
+  const { candidates } = buildCandidates(index, at, at + 1);
+  const zoneIds = snapshot.zones.map((z) => z.id).filter((id) => zoneId === undefined || id === zoneId);
+  if (zoneId !== undefined && !zoneIds.includes(zoneId)) zoneIds.push(zoneId);
+  return zoneIds
+    .sort((a, b) => a - b)
+    .map((zid) => {
+      const covering = candidates
+        .filter((c) => c.competes && c.entry.zoneId === zid && c.entry.start <= at && at < c.entry.end)
+        .map((c) => c.entry)
+        .sort(compareRank);
+      const best = new Map<string, Entry>();
+      for (const e of covering) if (!best.has(competitionKey(e))) best.set(competitionKey(e), e);
+      const explained = covering.map((entry) => {
+        const top = best.get(competitionKey(entry));
+        return {
+          entry,
+          reason: !top || top === entry ? 'winner' : `${rankReason(top, entry)}: preempted by ${top.id}`,
+        };
+      });
+      return { zoneId: zid, at, winner: covering[0] ?? null, candidates: explained };
+    });
+}

@@ -1,0 +1,210 @@
+/**
+ * IANA time zones through Intl (the ICU database built into Bun), never the host `TZ` (§11.6 rule 16).
+ * Local wall-clock times are handled as "naive" milliseconds: the wall time written as if it were UTC
+ * (`Date.UTC(y, m - 1, d, h, mi, s)`), so day and month arithmetic is plain integer work.
+ */
+
+const DAY = 86_400_000;
+const BUCKET = 900_000; // offsets change on quarter hours in every zone the schedule can meet
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const offsetCache = new Map<string, Map<number, number>>();
+
+function formatter(tz: string): Intl.DateTimeFormat {
+  let f = formatters.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(tz, f);
+  }
+  return f;
+}
+
+/** Whether `tz` is an IANA zone name this build knows. */
+export function isValidTimeZone(tz: string): boolean {
+  if (typeof tz !== 'string' || tz.length === 0) return false;
+  try {
+    formatter(tz);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function computeOffset(tz: string, ms: number): number {
+  const parts = formatter(tz).formatToParts(new Date(ms));
+  const v: Record<string, number> = {};
+  for (const p of parts) if (p.type !== 'literal') v[p.type] = Number(p.value);
+  const naive = Date.UTC(v.year ?? 1970, (v.month ?? 1) - 1, v.day ?? 1, v.hour ?? 0, v.minute ?? 0, v.second ?? 0);
+  return naive - Math.floor(ms / 1000) * 1000;
+}
+
+/** The zone's UTC offset in ms at instant `ms` (cached per quarter hour). */
+export function offsetAt(tz: string, ms: number): number {
+  let cache = offsetCache.get(tz);
+  if (!cache) {
+    cache = new Map();
+    offsetCache.set(tz, cache);
+  }
+  const bucket = Math.floor(ms / BUCKET);
+  let off = cache.get(bucket);
+  if (off === undefined) {
+    off = computeOffset(tz, bucket * BUCKET);
+    if (cache.size > 200_000) cache.clear();
+    cache.set(bucket, off);
+  }
+  return off;
+}
+
+/** Instant → naive local ms. */
+export function toLocalNaive(tz: string, ms: number): number {
+  return ms + offsetAt(tz, ms);
+}
+
+/**
+ * Naive local ms → instant by §11.6 rule 2: a time inside a spring-forward gap runs at the first
+ * valid moment after the gap (the transition); a repeated time at fall-back resolves to its first instance.
+ */
+export function fromLocalNaive(tz: string, naive: number): number {
+  const before = offsetAt(tz, naive - DAY);
+  const after = offsetAt(tz, naive + DAY);
+  if (before === after) {
+    const candidate = naive - before;
+    if (toLocalNaive(tz, candidate) === naive) return candidate;
+    // A second change inside the two days around it: fall back to a direct check of nearby offsets.
+    const direct = naive - offsetAt(tz, candidate);
+    return toLocalNaive(tz, direct) === naive ? direct : candidate;
+  }
+  const a = naive - before;
+  const b = naive - after;
+  const okA = toLocalNaive(tz, a) === naive;
+  const okB = toLocalNaive(tz, b) === naive;
+  if (okA && okB) return Math.min(a, b);
+  if (okA) return a;
+  if (okB) return b;
+  // In the gap: the transition lies between the two candidates; find it to the second.
+  let lo = Math.min(a, b);
+  let hi = Math.max(a, b);
+  const offLo = offsetAt(tz, lo);
+  while (hi - lo > 1000) {
+    const mid = Math.floor((lo + hi) / 2000) * 1000;
+    if (mid <= lo) break;
+    if (offsetAt(tz, mid) === offLo) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+export interface LocalParts {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+export function naiveParts(naive: number): LocalParts {
+  const d = new Date(naive);
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+  };
+}
+
+const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, '0');
+
+/** Naive local ms → `YYYY-MM-DDTHH:mm:ss`. */
+export function formatNaive(naive: number): string {
+  return new Date(naive).toISOString().slice(0, 19);
+}
+
+/** Naive local ms → `YYYY-MM-DD`. */
+export function formatNaiveDate(naive: number): string {
+  return new Date(naive).toISOString().slice(0, 10);
+}
+
+function formatOffset(offsetMs: number): string {
+  const total = Math.round(offsetMs / 60_000);
+  const sign = total < 0 ? '-' : '+';
+  return `${sign}${pad(Math.trunc(Math.abs(total) / 60))}:${pad(Math.abs(total) % 60)}`;
+}
+
+/** Instant → `2026-11-21T18:40:00.000-05:00` in `tz` (a `*Local` field, C: Responses). */
+export function formatLocal(tz: string, ms: number): string {
+  const off = offsetAt(tz, ms);
+  return `${new Date(ms + off).toISOString().slice(0, 23)}${formatOffset(off)}`;
+}
+
+const LOCAL_RE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** A problem with a local time the caller turns into a 400 at its own field. */
+export class LocalTimeError extends Error {}
+
+/** Parses `YYYY-MM-DD[THH:mm[:ss]]` into naive local ms (seconds precision), or null when malformed. */
+export function parseNaive(text: string): number | null {
+  const m = LOCAL_RE.exec(text);
+  if (!m || m[8]) return null;
+  return naiveFromMatch(m);
+}
+
+function naiveFromMatch(m: RegExpExecArray): number | null {
+  const n = (i: number) => Number(m[i] ?? 0);
+  const [y, mo, d, h, mi, s] = [n(1), n(2), n(3), n(4), n(5), n(6)];
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
+  const naive = Date.UTC(y, mo - 1, d, h, mi, s);
+  if (new Date(naive).getUTCDate() !== d) return null;
+  return naive;
+}
+
+/** Whether `text` is a valid local date `YYYY-MM-DD`. */
+export function isLocalDate(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && parseNaive(text) !== null;
+}
+
+/**
+ * Parses a `startTimeLocal`-style input: wall-clock time without an offset (resolved by rule 2), or
+ * with an offset that must be the zone's offset at that moment. Returns the wall time and instant.
+ */
+export function parseLocalInput(tz: string, text: string): { local: string; instant: number } {
+  const m = LOCAL_RE.exec(text);
+  const naive = m ? naiveFromMatch(m) : null;
+  if (!m || naive === null) throw new LocalTimeError('must be a local date-time YYYY-MM-DDTHH:mm:ss');
+  const offText = m[8];
+  if (!offText) return { local: formatNaive(naive), instant: fromLocalNaive(tz, naive) };
+  let offset = 0;
+  if (offText !== 'Z') {
+    const digits = offText.replace(':', '');
+    const sign = digits[0] === '-' ? -1 : 1;
+    offset = sign * (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5))) * 60_000;
+  }
+  const instant = naive - offset;
+  if (offsetAt(tz, instant) !== offset) throw new LocalTimeError(`the offset is not the ${tz} offset at that moment`);
+  return { local: formatNaive(naive), instant };
+}
+
+/** Instant → wall-clock `YYYY-MM-DDTHH:mm:ss` in `tz`. */
+export function localString(tz: string, ms: number): string {
+  return formatNaive(toLocalNaive(tz, ms));
+}
+
+/** Wall-clock text (date or date-time) → instant by rule 2; null when malformed. */
+export function localToInstant(tz: string, text: string): number | null {
+  const naive = parseNaive(text);
+  return naive === null ? null : fromLocalNaive(tz, naive);
+}
+
+export const DAY_MS = DAY;
