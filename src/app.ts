@@ -9,6 +9,7 @@ import { requestMeta } from './http/context';
 import { errorPlugin } from './http/error-plugin';
 import { API_PREFIX } from './http/links';
 import type { RouteLike } from './http/openapi';
+import { alertsRoutes } from './modules/alerts/routes';
 import { authRoutes } from './modules/auth/routes';
 import { controlPanelsRoutes } from './modules/control-panels/routes';
 import { docsRoutes } from './modules/docs/routes';
@@ -27,6 +28,7 @@ import { usersRoutes } from './modules/users/routes';
 import { variableIngest } from './modules/variables/ingest';
 import { variableRefRoutes } from './modules/variables/ref-routes';
 import { variablesRoutes } from './modules/variables/routes';
+import { webhooksRoutes } from './modules/webhooks/routes';
 import { wsRoutes } from './realtime/ws';
 
 export function apiRoutes(deps: Deps) {
@@ -39,6 +41,7 @@ export function apiRoutes(deps: Deps) {
     .use(controlPanelsRoutes(deps))
     .use(logsRoutes(deps))
     .use(notificationsRoutes(deps))
+    .use(alertsRoutes(deps))
     .use(eventsRoutes(deps))
     .use(eventRefRoutes(deps))
     .use(playablesRoutes(deps))
@@ -48,6 +51,7 @@ export function apiRoutes(deps: Deps) {
     .use(userTemplatesRoutes(deps))
     .use(variablesRoutes(deps))
     .use(variableRefRoutes(deps))
+    .use(webhooksRoutes(deps))
     .use(wsRoutes(deps));
 }
 

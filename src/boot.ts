@@ -11,12 +11,14 @@ import { type MigrationResult, migrate } from './db/migrate';
 import type { Deps, VersionInfo } from './deps';
 import { createScheduler } from './jobs/scheduler';
 import type { Logger } from './log';
+import { installAlertListeners } from './modules/alerts/listeners';
+import { ensureSystemRules } from './modules/alerts/system';
 import { writePlatformLog } from './modules/logs/write';
-import { installNotificationListeners } from './modules/notifications/listeners';
 import { ensureBuiltInRoles } from './modules/roles/service';
 import { HealthMonitor } from './modules/subsystems/health';
 import { createAdminAccount, userCount } from './modules/users/accounts';
 import { EventBus } from './realtime/bus';
+import { installOutboxListeners } from './realtime/outbox';
 import { PushHub } from './rpc/hub';
 
 export interface BootOptions {
@@ -54,7 +56,9 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     remoteAddress: options.remoteAddress,
   };
   ensureBuiltInRoles(deps);
-  installNotificationListeners(deps);
+  ensureSystemRules(deps);
+  installAlertListeners(deps);
+  installOutboxListeners(deps);
   deps.health.load();
   return { deps, migration };
 }

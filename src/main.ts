@@ -9,6 +9,7 @@
  *   pmsd version                  print the version
  */
 import { createApp } from './app';
+import { startAlertJobs } from './modules/alerts/jobs';
 import { ensureInitialAdmin, openDeps } from './boot';
 import { systemClock } from './clock';
 import { type Config, ConfigError, loadConfig } from './config';
@@ -23,6 +24,7 @@ import { scheduleNotificationJobs } from './modules/notifications/jobs';
 import { startSubsystemJobs } from './modules/subsystems/jobs';
 import { createAdminAccount } from './modules/users/accounts';
 import { scheduleVariableJobs } from './modules/variables/jobs';
+import { startWebhookJobs } from './modules/webhooks/jobs';
 import { type HttpServer, serveHttp } from './realtime/http-server';
 import { wsHubFor } from './realtime/ws-hub';
 import { type RpcServer, startRpcServer } from './rpc/server';
@@ -95,8 +97,10 @@ async function serve(config: Config): Promise<void> {
   scheduleHousekeeping(deps, deps.scheduler);
   scheduleVariableJobs(deps);
   const stopSubsystemJobs = startSubsystemJobs(deps);
+  const stopWebhookJobs = startWebhookJobs(deps);
   scheduleLogRetention(deps, deps.scheduler);
   scheduleNotificationJobs(deps);
+  const stopAlertJobs = startAlertJobs(deps);
   writePlatformLog(deps, { category: 'system', key: 'system.start', value: `pmsd ${versionInfo.version} started` });
   log.info(
     {
@@ -129,6 +133,9 @@ async function serve(config: Config): Promise<void> {
       rpc.stop();
       deps.scheduler.stopAll();
       stopSubsystemJobs();
+      // No new attempts; running ones get a moment, else they stay due for the next start.
+      await stopWebhookJobs();
+      stopAlertJobs();
       writerFor(deps).drain();
       writePlatformLog(deps, { category: 'system', key: 'system.stop', value: `pmsd stopped (${signal})` });
       deps.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');

@@ -1,3 +1,5 @@
+export * from './alert-incidents';
+export * from './alert-rules';
 export * from './control-panels';
 export * from './events';
 export * from './log-extras';

@@ -108,9 +108,11 @@ describe('retention (rule 5)', () => {
   });
 });
 
-describe('subsystem-offline:<_id> (rule 4)', () => {
+describe('subsystem-offline:<_id> (rule 4, raised by the alerts system rule)', () => {
   it('raised when a subsystem goes offline, raised again on the next outage, cleared when it is back', async () => {
     const t = await setup();
+    // Outside the alerts flap window, so the second outage is a new incident with a new notice (§8 rule 6).
+    putSettingGroup(t.deps, 'alerts', { flapWindowSeconds: 0 });
     const beat = () => t.call('PUT', '/subsystems/media-1/heartbeat', { from: '127.0.0.1' });
     await beat();
     t.clock.advance(30_000);
@@ -124,7 +126,8 @@ describe('subsystem-offline:<_id> (rule 4)', () => {
         message: 'No contact from media-1 since 2026-01-15T12:00:00.000Z.',
         severity: 'error',
         state: 'shown',
-        source: { type: 'system', id: null, externalId: null },
+        // Raised by the subsystem-offline system rule of alerts (§8 rule 10), one notification per outage.
+        source: { type: 'alert', id: expect.any(Number), externalId: null },
         subsystemId: t.media._id,
         subsystemExternalId: 'media-1',
         count: 1,
@@ -137,7 +140,12 @@ describe('subsystem-offline:<_id> (rule 4)', () => {
     t.clock.advance(30_000);
     t.deps.health.tick();
     expect(await t.read(id)).toMatchObject({ state: 'shown', count: 2, lastShownAt: at(60_000) });
-    expect(t.emitted('notification.shown').map((e) => [e.key, e.count])).toEqual([
+    expect(
+      t
+        .emitted('notification.shown')
+        .filter((e) => e.key === key)
+        .map((e) => [e.key, e.count]),
+    ).toEqual([
       [key, 1],
       [key, 2],
     ]);

@@ -15,6 +15,9 @@ export interface SettingGroups {
   logs: { retentionDays: number; maxEntries: number; auditRetentionDays: number };
   subsystems: { actionMessageTtlSeconds: number };
   notifications: { retentionDays: number };
+  alerts: { flapWindowSeconds: number };
+  /** Mail (§18): null until configured; mail is not sent by this build yet (alerts only check it is set). */
+  smtp: { host?: string; port?: number; secure?: boolean; username?: string; from?: string } | null;
 }
 
 export const SETTING_DEFAULTS: SettingGroups = {
@@ -24,6 +27,8 @@ export const SETTING_DEFAULTS: SettingGroups = {
   logs: { retentionDays: 90, maxEntries: 200000, auditRetentionDays: 365 },
   subsystems: { actionMessageTtlSeconds: 60 },
   notifications: { retentionDays: 30 },
+  alerts: { flapWindowSeconds: 300 },
+  smtp: null,
 };
 
 interface Cached {

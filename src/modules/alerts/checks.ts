@@ -1,0 +1,147 @@
+/**
+ * A rule write body checked against §8 "Bad input" and turned into column values. A system rule
+ * keeps its condition: the condition fields of its body are ignored like read-only fields.
+ */
+import type { StoredAlertDestination } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { AppError, invalid } from '../../http/errors';
+import { cleanName, numericId } from '../../http/fields';
+import { getRole } from '../roles/service';
+import { getSettingGroup } from '../settings/service';
+import { findUserById, findUserByUsername } from '../users/accounts';
+import { getVariable, getVariableByRef } from '../variables/service';
+import { compileRegex } from './evaluate';
+import { type AlertWrite, criticalityOf, ORDERING_OPERATORS } from './model';
+import type { AlertRow } from './store';
+
+export type RuleValues = Partial<Omit<AlertRow, 'id' | 'createdAt' | 'updatedAt'>>;
+
+function notFoundToInvalid<T>(lookup: () => T, path: string, message: string): T {
+  try {
+    return lookup();
+  } catch (err) {
+    if (err instanceof AppError && err.errorCode === 'not_found') throw invalid(path, message);
+    throw err;
+  }
+}
+
+/** The variable a body names: `_id`, or `externalRef` with `subsystemExternalId` (or `subsystemId`). */
+function variableOf(deps: Deps, body: AlertWrite): { id: number; subsystemId: number } {
+  const raw = body.variable ?? '';
+  const subsystem = body.subsystemExternalId ?? body.subsystemId ?? null;
+  const unknown = 'names a variable that does not exist';
+  if (typeof raw === 'string' && subsystem !== null) {
+    const v = notFoundToInvalid(() => getVariableByRef(deps, String(subsystem), raw), '/variable', unknown);
+    return { id: v._id, subsystemId: v.subsystemId };
+  }
+  const id = typeof raw === 'number' ? raw : numericId(raw);
+  if (id === null) throw invalid('/subsystemExternalId', 'is required with a variable externalRef');
+  const v = notFoundToInvalid(() => getVariable(deps, String(id)), '/variable', unknown);
+  return { id: v._id, subsystemId: v.subsystemId };
+}
+
+function isNumeric(text: string): boolean {
+  return text.trim() !== '' && Number.isFinite(Number(text));
+}
+
+function checkCondition(operator: string, value: string): void {
+  if (ORDERING_OPERATORS.includes(operator) && !isNumeric(value))
+    throw invalid('/value', `must be numeric for the operator ${operator}`);
+  if (operator === 'matches' && (value.length > 200 || compileRegex(value) === null))
+    throw invalid('/value', 'must be a valid regular expression of at most 200 characters');
+}
+
+function userIdOf(deps: Deps, key: number | string, path: string): number {
+  const row = typeof key === 'number' ? findUserById(deps, key) : findUserByUsername(deps, key);
+  if (!row) throw invalid(path, 'names a user that does not exist');
+  return row.id;
+}
+
+function roleIdOf(deps: Deps, key: number | string, path: string): number {
+  return notFoundToInvalid(() => getRole(deps, String(key)), path, 'names a role that does not exist')._id;
+}
+
+function smtpConfigured(deps: Deps): boolean {
+  const smtp = getSettingGroup(deps, 'smtp');
+  return smtp !== null && typeof smtp.host === 'string' && smtp.host !== '';
+}
+
+function destinationsOf(deps: Deps, list: NonNullable<AlertWrite['destinations']>): StoredAlertDestination[] {
+  return list.map((d, i) => {
+    const path = `/destinations/${i}`;
+    if (d.user === undefined && d.role === undefined) throw invalid(path, 'needs a user or a role');
+    if (d.method.includes('email') && !smtpConfigured(deps))
+      throw invalid(`${path}/method`, 'email needs the smtp settings');
+    return {
+      ...(d.user === undefined ? {} : { user: userIdOf(deps, d.user, `${path}/user`) }),
+      ...(d.role === undefined ? {} : { role: roleIdOf(deps, d.role, `${path}/role`) }),
+      method: [...new Set(d.method)],
+    };
+  });
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+function timeOf(value: string | null): number | null {
+  if (value === null) return null;
+  const ms = ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(ms)) throw invalid('/snoozedUntil', 'must be an ISO-8601 time with Z or an offset');
+  return ms;
+}
+
+/** The column values of a body; `existing` is the rule being updated (undefined on create). */
+export function ruleValues(deps: Deps, body: AlertWrite, existing?: AlertRow): RuleValues {
+  const values: RuleValues = {};
+  const system = existing?.type === 'system';
+  if (body.displayName !== undefined) values.displayName = cleanName(body.displayName);
+  else if (!existing) throw invalid('/displayName', 'is required');
+  if (body.description !== undefined) values.description = body.description;
+  if (!system) {
+    if (body.variable !== undefined) {
+      const v = variableOf(deps, body);
+      values.variableId = v.id;
+      values.subsystemId = v.subsystemId;
+    } else if (!existing) throw invalid('/variable', 'is required');
+    const operator = body.operator ?? existing?.operator ?? undefined;
+    if (operator === undefined) throw invalid('/operator', 'is required');
+    const rawValue = body.value === undefined ? (existing?.value ?? undefined) : String(body.value);
+    if (rawValue === undefined) throw invalid('/value', 'is required');
+    checkCondition(operator, rawValue);
+    if (body.operator !== undefined) values.operator = body.operator;
+    if (body.value !== undefined) values.value = rawValue;
+    if (body.delaySeconds !== undefined) values.delaySeconds = body.delaySeconds;
+    if (body.message !== undefined) values.message = body.message;
+    if (body.lock !== undefined) values.lock = body.lock;
+    const log = body.log ?? body.Log;
+    if (log !== undefined) values.log = log;
+  }
+  if (body.criticality !== undefined) values.criticality = criticalityOf(body.criticality);
+  if (body.lifeCycle !== undefined) values.lifeCycle = body.lifeCycle;
+  if (body.repeatIntervalSeconds !== undefined) values.repeatIntervalSeconds = body.repeatIntervalSeconds;
+  if (body.recovery !== undefined) values.recovery = body.recovery;
+  const active = body.active ?? body.Active;
+  if (active !== undefined) values.active = active;
+  if (body.destinations !== undefined) values.destinations = destinationsOf(deps, body.destinations);
+  if (body.snoozedUntil !== undefined) values.snoozedUntil = timeOf(body.snoozedUntil);
+  if (values.active === true || values.variableId !== undefined) values.inactiveReason = null;
+  if (
+    existing?.inactiveReason === 'variable_missing' &&
+    values.variableId === undefined &&
+    (values.active ?? existing.active)
+  )
+    throw invalid('/active', 'cannot be true while the variable is missing; name another variable');
+  return values;
+}
+
+/** The names of the fields whose value differs from the stored row. */
+export function changedFields(values: RuleValues, row?: AlertRow): string[] {
+  const wire: Record<string, string> = { variableId: 'variable' };
+  return Object.entries(values)
+    .filter(
+      ([k, v]) =>
+        k !== 'inactiveReason' &&
+        k !== 'subsystemId' &&
+        (!row || JSON.stringify(row[k as keyof AlertRow]) !== JSON.stringify(v)),
+    )
+    .map(([k]) => wire[k] ?? k);
+}

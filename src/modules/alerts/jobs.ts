@@ -1,0 +1,86 @@
+/**
+ * What the alerts module runs on timers (main starts it; tests call `tickAlerts` after moving the
+ * fake clock): every second, due delays fire, snoozes that ended notify their open incidents once,
+ * and `repeat` rules notify again; hourly, incidents closed more than 365 days ago are removed.
+ */
+import { and, eq, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { alertIncidents, alertRules } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { notify, notifyUnnotified } from './engine';
+import { evaluateNow } from './evaluate';
+import { findRule, updateRule } from './store';
+
+const TICK_MS = 1000;
+const HISTORY_DAYS = 365;
+
+/** One pass of the per-second work. */
+export function tickAlerts(deps: Deps): void {
+  const now = deps.clock.now();
+  const due = deps.db
+    .select()
+    .from(alertRules)
+    .where(
+      and(
+        eq(alertRules.active, true),
+        isNotNull(alertRules.pendingSince),
+        sql`${alertRules.pendingSince} + ${alertRules.delaySeconds} * 1000 <= ${now}`,
+      ),
+    )
+    .all();
+  for (const rule of due) evaluateNow(deps, rule);
+
+  const woken = deps.db
+    .select()
+    .from(alertRules)
+    .where(and(isNotNull(alertRules.snoozedUntil), lte(alertRules.snoozedUntil, now)))
+    .all();
+  for (const rule of woken) {
+    updateRule(deps, rule.id, { snoozedUntil: null });
+    const fresh = findRule(deps, rule.id);
+    if (fresh?.active) notifyUnnotified(deps, fresh);
+  }
+
+  const repeats = deps.db
+    .select({ incident: alertIncidents, rule: alertRules })
+    .from(alertIncidents)
+    .innerJoin(alertRules, eq(alertIncidents.alertId, alertRules.id))
+    .where(
+      and(
+        eq(alertIncidents.state, 'open'),
+        eq(alertIncidents.notified, true),
+        isNull(alertIncidents.acknowledgedAt),
+        eq(alertRules.lifeCycle, 'repeat'),
+        eq(alertRules.active, true),
+        or(isNull(alertRules.snoozedUntil), lte(alertRules.snoozedUntil, now)),
+        sql`${alertIncidents.lastNotifiedAt} + ${alertRules.repeatIntervalSeconds} * 1000 <= ${now}`,
+      ),
+    )
+    .all();
+  for (const { incident, rule } of repeats) notify(deps, rule, incident);
+}
+
+/** Removes incidents closed more than 365 days ago; how many. */
+export function pruneIncidents(deps: Deps): number {
+  const cutoff = deps.clock.now() - HISTORY_DAYS * 24 * 3600_000;
+  return deps.db
+    .delete(alertIncidents)
+    .where(and(eq(alertIncidents.state, 'closed'), lt(alertIncidents.closedAt, cutoff)))
+    .returning({ id: alertIncidents.id })
+    .all().length;
+}
+
+/** Starts the timers; the returned function stops them (shutdown). Called from main only. */
+export function startAlertJobs(deps: Deps): () => void {
+  const timer = setInterval(() => {
+    try {
+      tickAlerts(deps);
+    } catch (err) {
+      deps.log.error({ err }, 'alert tick failed');
+    }
+  }, TICK_MS);
+  deps.scheduler.add('alerts.history-prune', '0 23 * * * *', () => {
+    const removed = pruneIncidents(deps);
+    if (removed > 0) deps.log.info({ removed }, 'old alert incidents removed');
+  });
+  return () => clearInterval(timer);
+}

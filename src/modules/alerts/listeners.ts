@@ -1,0 +1,90 @@
+/**
+ * What alerts hear on the bus (installed by boot, so tests get it too): value writes of watched
+ * variables, variables and subsystems going away, the platform conditions of the system rules, and
+ * the `acknowledge` button of an alert notification (§7 rule 3). Publishers never know these listen.
+ */
+import { and, eq, isNotNull } from 'drizzle-orm';
+import { alertRules } from '../../db/schema';
+import type { Deps } from '../../deps';
+import type { BusEvent } from '../../realtime/bus';
+import { emit } from '../../realtime/emit';
+import { closeAll } from './engine';
+import { dropAlertIndex, onVariableValue } from './evaluate';
+import { acknowledgeByNoticeKey } from './service';
+import { variableInfo } from './store';
+import {
+  onSubsystemDeleted,
+  onSubsystemOffline,
+  onSubsystemOnline,
+  onVariableGoneHealth,
+  onVariableHealth,
+  onWebhookBack,
+  onWebhookDeleted,
+  onWebhookDisabled,
+} from './system';
+
+/** Rules whose variable no longer exists are deactivated (`variable_missing`), never deleted. */
+function deactivateMissing(deps: Deps): void {
+  const rules = deps.db
+    .select()
+    .from(alertRules)
+    .where(and(eq(alertRules.type, 'variable'), eq(alertRules.active, true), isNotNull(alertRules.variableId)))
+    .all();
+  let changed = false;
+  for (const rule of rules) {
+    if (variableInfo(deps, rule.variableId) !== null) continue;
+    deps.db
+      .update(alertRules)
+      .set({ active: false, inactiveReason: 'variable_missing', pendingSince: null, updatedAt: deps.clock.now() })
+      .where(eq(alertRules.id, rule.id))
+      .run();
+    closeAll(deps, rule, 'rule_inactive');
+    emit(deps, 'alert.updated', { _id: rule.id, changed: ['active', 'inactiveReason'] });
+    changed = true;
+  }
+  if (changed) dropAlertIndex(deps);
+}
+
+function handle(deps: Deps, event: BusEvent): void {
+  const id = event.data._id;
+  if (typeof id !== 'number') return;
+  switch (event.type) {
+    case 'variable.changed':
+      onVariableValue(deps, id, typeof event.data.lastValue === 'string' ? event.data.lastValue : '');
+      return;
+    case 'variable.health_changed':
+      if (typeof event.data.healthState === 'number') onVariableHealth(deps, id, event.data.healthState);
+      return;
+    case 'variable.deleted':
+      onVariableGoneHealth(deps, id);
+      deactivateMissing(deps);
+      return;
+    case 'subsystem.offline':
+      onSubsystemOffline(deps, id);
+      return;
+    case 'subsystem.online':
+      onSubsystemOnline(deps, id);
+      return;
+    case 'subsystem.deleted':
+      onSubsystemDeleted(deps, id);
+      deactivateMissing(deps);
+      return;
+    case 'webhook.disabled':
+      onWebhookDisabled(deps, event.data);
+      return;
+    case 'webhook.updated':
+      if (event.data.active === true) onWebhookBack(deps, id);
+      return;
+    case 'webhook.deleted':
+      onWebhookDeleted(deps, id);
+      return;
+    case 'notification.action':
+      if (event.data.actionType === 'acknowledge' && typeof event.data.key === 'string')
+        acknowledgeByNoticeKey(deps, event.data.key, typeof event.data.by === 'string' ? event.data.by : 'system');
+      return;
+  }
+}
+
+export function installAlertListeners(deps: Deps): () => void {
+  return deps.bus.subscribe((event) => handle(deps, event));
+}

@@ -1,0 +1,188 @@
+/**
+ * Alerts (§8): rules (list, read, upsert, update, delete), acknowledging, and the incident history.
+ * A write re-evaluates the rule against its variable's current value (rule 1); deactivating or
+ * deleting closes its incidents without a recovery notice (rule 9).
+ */
+import { and, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { alertIncidents, alertRules } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { conflict } from '../../http/errors';
+import { numericId } from '../../http/fields';
+import type { ListResult, Page } from '../../http/lists';
+import { emit } from '../../realtime/emit';
+import type { Principal } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
+import { findSubsystem } from '../subsystems/lookup';
+import { getVariableByRef } from '../variables/service';
+import { changedFields, ruleValues } from './checks';
+import { acknowledge, closeAll, closeIncident, isSnoozed, notifyUnnotified } from './engine';
+import { dropAlertIndex, evaluateNow } from './evaluate';
+import { toIncidentDto } from './mapper';
+import type { AlertDto, AlertListQuery, AlertWrite, IncidentDto, IncidentQuery } from './model';
+import { type AlertRow, alertDto, dtoOf, findRule, openIncidents, requireRule, selectRules, stateSql } from './store';
+
+function audit(deps: Deps, principal: Principal, change: string, row: AlertRow, changed: readonly string[]): void {
+  writeAuditLog(deps, principal, {
+    key: `alert.${change}`,
+    value: `alert ${row.id} (${row.displayName}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+  });
+}
+
+/** The variable a `variable` filter names: digits = `_id`, otherwise an externalRef with the subsystem filter. */
+function variableFilter(deps: Deps, query: AlertListQuery): number {
+  const raw = query.variable ?? '';
+  const id = numericId(raw);
+  if (id !== null && query.subsystemExternalId === undefined) return id;
+  if (query.subsystemExternalId === undefined) return 0;
+  try {
+    return getVariableByRef(deps, query.subsystemExternalId, raw)._id;
+  } catch {
+    return id ?? 0;
+  }
+}
+
+/** `GET /alerts`: filters `type`, `state`, `active`, `subsystemExternalId`, `variable`, in SQL. */
+export function listAlerts(deps: Deps, query: AlertListQuery, page: Page): ListResult<AlertDto> {
+  const where: Array<SQL | undefined> = [];
+  if (query.type !== undefined) where.push(eq(alertRules.type, query.type));
+  if (query.state !== undefined) where.push(eq(stateSql, query.state));
+  if (query.active !== undefined) where.push(eq(alertRules.active, query.active === 'true'));
+  if (query.subsystemExternalId !== undefined)
+    where.push(eq(alertRules.subsystemId, findSubsystem(deps, query.subsystemExternalId)?.id ?? 0));
+  if (query.variable !== undefined) where.push(eq(alertRules.variableId, variableFilter(deps, query)));
+  const condition = and(...where);
+  const total = deps.db.select({ n: count() }).from(alertRules).where(condition).get()?.n ?? 0;
+  const rows = selectRules(deps, condition).orderBy(alertRules.id).limit(page.limit).offset(page.offset).all();
+  return { items: rows.map((r) => dtoOf(deps, r)), total };
+}
+
+export function getAlert(deps: Deps, id: string): AlertDto {
+  return alertDto(deps, requireRule(deps, id).id);
+}
+
+/** What follows any rule write: the index, closing on deactivation, re-evaluation, a lifted snooze. */
+function afterWrite(deps: Deps, before: AlertRow | undefined, id: number): void {
+  dropAlertIndex(deps);
+  const rule = findRule(deps, id);
+  if (!rule) return;
+  if (!rule.active) {
+    if (before?.active !== false) closeAll(deps, rule, 'rule_inactive');
+    if (rule.pendingSince !== null)
+      deps.db.update(alertRules).set({ pendingSince: null }).where(eq(alertRules.id, id)).run();
+    return;
+  }
+  if (before && before.variableId !== rule.variableId) {
+    for (const incident of openIncidents(deps, rule.id)) closeIncident(deps, rule, incident, 'rule_inactive');
+    deps.db.update(alertRules).set({ pendingSince: null }).where(eq(alertRules.id, id)).run();
+  }
+  if (!isSnoozed(rule, deps.clock.now())) notifyUnnotified(deps, rule);
+  const fresh = findRule(deps, id);
+  if (fresh?.type === 'variable') evaluateNow(deps, fresh);
+}
+
+function create(deps: Deps, principal: Principal, body: AlertWrite): AlertDto {
+  const values = ruleValues(deps, body);
+  const now = deps.clock.now();
+  const row = deps.db
+    .insert(alertRules)
+    .values({
+      destinations: [],
+      ...values,
+      displayName: values.displayName ?? '',
+      type: 'variable',
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get();
+  const changed = changedFields(values);
+  emit(deps, 'alert.created', { _id: row.id, changed });
+  audit(deps, principal, 'created', row, changed);
+  afterWrite(deps, undefined, row.id);
+  return alertDto(deps, row.id);
+}
+
+function update(deps: Deps, principal: Principal, row: AlertRow, body: AlertWrite): AlertDto {
+  const values = ruleValues(deps, body, row);
+  const changed = changedFields(values, row);
+  deps.db
+    .update(alertRules)
+    .set({ ...values, updatedAt: deps.clock.now() })
+    .where(eq(alertRules.id, row.id))
+    .run();
+  emit(deps, 'alert.updated', { _id: row.id, changed });
+  audit(deps, principal, 'updated', row, changed);
+  afterWrite(deps, row, row.id);
+  return alertDto(deps, row.id);
+}
+
+/** `POST|PUT /alerts`: updates the rule `_id` names (404 when unknown), otherwise creates one. */
+export function upsertAlert(
+  deps: Deps,
+  principal: Principal,
+  body: AlertWrite,
+): { entity: AlertDto; created: boolean } {
+  if (body._id !== undefined)
+    return { entity: update(deps, principal, requireRule(deps, body._id), body), created: false };
+  return { entity: create(deps, principal, body), created: true };
+}
+
+export function updateAlert(deps: Deps, principal: Principal, id: string, body: AlertWrite): AlertDto {
+  return update(deps, principal, requireRule(deps, id), body);
+}
+
+/** `DELETE /alerts/{id}`: 409 for a system rule; open incidents close as `rule_deleted`, the history stays. */
+export function deleteAlert(deps: Deps, principal: Principal, id: string): void {
+  const row = requireRule(deps, id);
+  if (row.type === 'system') throw conflict('a system rule cannot be deleted; deactivate it instead');
+  closeAll(deps, row, 'rule_deleted');
+  deps.db.delete(alertRules).where(eq(alertRules.id, row.id)).run();
+  dropAlertIndex(deps);
+  emit(deps, 'alert.deleted', { _id: row.id, changed: [] });
+  audit(deps, principal, 'deleted', row, []);
+}
+
+/** `POST /alerts/{id}/acknowledge` (rule 7). */
+export function acknowledgeAlert(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  body: { source?: number | string } | null | undefined,
+): AlertDto {
+  const row = requireRule(deps, id);
+  const n = acknowledge(deps, row.id, principal.label, body?.source);
+  if (n > 0) audit(deps, principal, 'acknowledged', row, []);
+  return alertDto(deps, row.id);
+}
+
+/** Rule 3 of §7: the `acknowledge` button of an alert notification acknowledges its incident. */
+export function acknowledgeByNoticeKey(deps: Deps, key: string, by: string): void {
+  const parts = key.split(':');
+  const [head, a, b] = parts;
+  if (parts.length === 3 && head === 'alert') acknowledge(deps, Number(a), by, Number(b));
+  else if (parts.length === 2 && (head === 'subsystem-offline' || head === 'webhook-disabled')) {
+    const rule = deps.db.select().from(alertRules).where(eq(alertRules.systemKind, head)).get();
+    if (rule) acknowledge(deps, rule.id, by, Number(a));
+  }
+}
+
+/** `GET /alerts/history`: incidents, newest first. */
+export function listIncidents(deps: Deps, query: IncidentQuery, page: Page): ListResult<IncidentDto> {
+  const where: Array<SQL | undefined> = [];
+  if (query.alertId !== undefined) where.push(eq(alertIncidents.alertId, Number(query.alertId)));
+  if (query.state !== undefined) where.push(eq(alertIncidents.state, query.state));
+  if (query.sourceType !== undefined) where.push(eq(alertIncidents.sourceType, query.sourceType));
+  if (query.from !== undefined) where.push(gte(alertIncidents.firedAt, Date.parse(query.from)));
+  if (query.to !== undefined) where.push(lte(alertIncidents.firedAt, Date.parse(query.to)));
+  const condition = and(...where);
+  const total = deps.db.select({ n: count() }).from(alertIncidents).where(condition).get()?.n ?? 0;
+  const rows = deps.db
+    .select()
+    .from(alertIncidents)
+    .where(condition)
+    .orderBy(desc(alertIncidents.firedAt), desc(alertIncidents.id))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all();
+  return { items: rows.map(toIncidentDto), total };
+}
