@@ -12,13 +12,22 @@
 import type { Database, Statement } from 'bun:sqlite';
 import type { Deps } from '../deps';
 import { AppError } from '../http/errors';
+import { stageEvent } from '../realtime/outbox';
 
 export interface WriteScope {
   /** Runs `effect` after the job's batch committed; dropped when the job fails. */
   afterCommit(effect: () => void): void;
   /** Runs `undo` when the job's changes are rolled back (it threw, or its batch failed to commit). */
   onUndo(undo: () => void): void;
+  /**
+   * Emits an event of this job: its webhook deliveries are queued inside the batch transaction now
+   * (committed or undone with the job) and it is published on the bus after the commit.
+   */
+  emit(type: string, data: Record<string, unknown>): void;
 }
+
+/** Queues an event's outbox rows on the current transaction; returns its after-commit publish. */
+export type StageEvent = (type: string, data: Record<string, unknown>) => () => void;
 
 interface Job {
   run: (scope: WriteScope) => unknown;
@@ -33,6 +42,8 @@ export interface WriterOptions {
   /** Most jobs in one transaction. */
   maxBatch?: number;
   onEffectError?: (err: unknown) => void;
+  /** How `scope.emit` stages an event (writerFor: the webhook outbox and the bus); a bare Writer drops events. */
+  stage?: StageEvent;
 }
 
 const DEFAULT_MAX_BATCH = 512;
@@ -43,6 +54,7 @@ export class Writer {
   private readonly maxBatch: number;
   private readonly statements: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'undo', Statement>;
   private readonly onEffectError: (err: unknown) => void;
+  private readonly stage: StageEvent;
 
   constructor(
     private readonly sqlite: Database,
@@ -50,6 +62,7 @@ export class Writer {
   ) {
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
     this.onEffectError = options.onEffectError ?? (() => {});
+    this.stage = options.stage ?? (() => () => {});
     this.statements = {
       begin: sqlite.prepare('BEGIN IMMEDIATE'),
       commit: sqlite.prepare('COMMIT'),
@@ -92,7 +105,7 @@ export class Writer {
   private runJob(job: Job, s: Writer['statements']): void {
     s.savepoint.run();
     try {
-      const value = job.run(scopeOf(job));
+      const value = job.run(scopeOf(job, this.stage));
       s.release.run();
       job.outcome = { ok: true, value };
     } catch (error) {
@@ -115,7 +128,7 @@ export class Writer {
     let failed = false;
     for (const job of batch) {
       try {
-        job.outcome = { ok: true, value: job.run(scopeOf(job)) };
+        job.outcome = { ok: true, value: job.run(scopeOf(job, this.stage)) };
       } catch {
         failed = true;
         break;
@@ -163,10 +176,11 @@ export class Writer {
   }
 }
 
-function scopeOf(job: Job): WriteScope {
+function scopeOf(job: Job, stage: StageEvent): WriteScope {
   return {
     afterCommit: (effect) => job.effects.push(effect),
     onUndo: (undo) => job.undos.push(undo),
+    emit: (type, data) => job.effects.push(stage(type, data)),
   };
 }
 
@@ -187,7 +201,10 @@ const writers = new WeakMap<Deps, Writer>();
 export function writerFor(deps: Deps): Writer {
   let writer = writers.get(deps);
   if (!writer) {
-    writer = new Writer(deps.sqlite, { onEffectError: (err) => deps.log.error({ err }, 'after-commit effect failed') });
+    writer = new Writer(deps.sqlite, {
+      onEffectError: (err) => deps.log.error({ err }, 'after-commit effect failed'),
+      stage: (type, data) => stageEvent(deps, type, data),
+    });
     writers.set(deps, writer);
   }
   return writer;

@@ -24,3 +24,5 @@ export * from './user-templates';
 export * from './users';
 export * from './variable-history';
 export * from './variables';
+export * from './webhook-deliveries';
+export * from './webhooks';

@@ -8,7 +8,6 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { variables } from '../../db/schema';
 import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
-import { emit } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { requireSubsystem } from '../subsystems/lookup';
 import { toVariableDto } from './mapper';
@@ -58,7 +57,7 @@ export function setAvailableVariables(
     for (const row of current) {
       if (!flipped.has(row.id)) continue;
       const data = eventData(row, ['availableInSubsystem']);
-      scope.afterCommit(() => emit(deps, 'variable.updated', data));
+      scope.emit('variable.updated', data);
       auditVariable(deps, scope, principal, 'updated', row, ['availableInSubsystem']);
     }
     return current.map((row) => toVariableDto(row, now));

@@ -8,7 +8,6 @@ import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { badRequest, conflict } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { emit } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { compositeDependents, dropCompositeCache } from './composite';
 import { selectForDelete } from './list';
@@ -59,7 +58,7 @@ function deleteRows(ctx: WriteContext, principal: Principal, ids: number[]): num
       subsystemExternalId: row.subsystemExternalId,
       changed: [],
     };
-    ctx.scope.afterCommit(() => emit(deps, 'variable.deleted', data));
+    ctx.scope.emit('variable.deleted', data);
     auditVariable(deps, ctx.scope, principal, 'deleted', row, []);
   }
   return rows.length;

@@ -11,7 +11,7 @@ import { variables } from '../../db/schema';
 import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
-import { emit } from '../../realtime/emit';
+import { stageEvent } from '../../realtime/outbox';
 import { WRITABLE_FIELDS } from './fields';
 import { findVariableByRef } from './repo';
 import { applyValue } from './values';
@@ -31,7 +31,11 @@ function withScope<T>(deps: Deps, scope: WriteScope | undefined, work: (scope: W
   let result: T;
   try {
     result = deps.sqlite.transaction(() =>
-      work({ afterCommit: (e) => effects.push(e), onUndo: (u) => undos.push(u) }),
+      work({
+        afterCommit: (e) => effects.push(e),
+        onUndo: (u) => undos.push(u),
+        emit: (type, data) => effects.push(stageEvent(deps, type, data)),
+      }),
     )();
   } catch (err) {
     for (const undo of undos.reverse()) undo();
@@ -75,7 +79,7 @@ export function ensurePlatformVariables(deps: Deps, subsystemId: number, scope?:
         subsystemExternalId: row.subsystemExternalId,
         changed: [...WRITABLE_FIELDS],
       };
-      s.afterCommit(() => emit(deps, 'variable.created', data));
+      s.emit('variable.created', data);
     }
   });
 }

@@ -8,7 +8,6 @@ import { type WriteScope, writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { emit } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
@@ -92,7 +91,7 @@ function create(ctx: WriteContext, principal: Principal, subsystem: SubsystemRow
   if (values.composite) dropCompositeCache(deps);
   let row = requireVariable(deps, id);
   const data = eventData(row, [...WRITABLE_FIELDS]);
-  ctx.scope.afterCommit(() => emit(deps, 'variable.created', data));
+  ctx.scope.emit('variable.created', data);
   auditVariable(deps, ctx.scope, principal, 'created', row, WRITABLE_FIELDS);
   if (lastValue !== undefined) row = applyValue(ctx, row, lastValue, originOf(principal));
   else if (row.composite) row = recomputeComposite(ctx, row.id, originOf(principal).by ?? 'system') ?? row;
@@ -120,7 +119,7 @@ function update(ctx: WriteContext, principal: Principal, row: LoadedVariable, bo
     current = requireVariable(deps, row.id);
     if (changed.length > 0) {
       const data = eventData(current, changed);
-      ctx.scope.afterCommit(() => emit(deps, 'variable.updated', data));
+      ctx.scope.emit('variable.updated', data);
       auditVariable(deps, ctx.scope, principal, 'updated', current, changed);
     }
     if (changed.some((c) => HEALTH_FIELDS.includes(c)) && reevaluateHealth(ctx, row.id))

@@ -9,7 +9,6 @@ import { logs } from '../../db/schema';
 import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
-import { emit } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { compositeDependents, compositeValue } from './composite';
 import { evaluateHealth, type HealthFields, sameHealth } from './health';
@@ -63,15 +62,12 @@ function writeActivityLog(ctx: WriteContext, row: LoadedVariable, value: string,
     })
     .returning({ id: logs.id })
     .get();
-  ctx.scope.afterCommit(() =>
-    emit(ctx.deps, 'log.created', { _id: entry.id, key: `variable.${row.externalRef}`, category: 'activity' }),
-  );
+  ctx.scope.emit('log.created', { _id: entry.id, key: `variable.${row.externalRef}`, category: 'activity' });
 }
 
 function healthEvent(ctx: WriteContext, row: LoadedVariable, before: number): void {
-  const { deps } = ctx;
   const data = { _id: row.id, healthState: row.healthState, previousHealthState: before };
-  ctx.scope.afterCommit(() => emit(deps, 'variable.health_changed', data));
+  ctx.scope.emit('variable.health_changed', data);
 }
 
 /** Recomputes the composites reading `input` (after its value or health changed). */
@@ -142,7 +138,7 @@ export function applyValue(ctx: WriteContext, row: LoadedVariable, value: string
     lastValueUpdatedAt: iso(now),
     source: origin.source,
   };
-  ctx.scope.afterCommit(() => emit(deps, 'variable.changed', data));
+  ctx.scope.emit('variable.changed', data);
   recomputeDependents(ctx, row.id);
   return row;
 }

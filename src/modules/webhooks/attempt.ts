@@ -1,0 +1,124 @@
+/**
+ * One delivery attempt (§10 rules 1, 2, 6): resolve the host and check every address, sign the stored
+ * body, POST it without following redirects within `timeoutSeconds`, and read at most 1 KiB of the answer.
+ * Never throws: every failure is an outcome with an error code.
+ */
+import { createHmac } from 'node:crypto';
+import type { Deps } from '../../deps';
+import { webhookIo } from '../../realtime/dispatch-io';
+import { addressAllowed, literalAddress } from '../../realtime/dispatch-targets';
+import type { DeliveryRow, WebhookRow } from './mapper';
+
+export const SECRET_PREFIX = 'whsec_';
+const EXCERPT_BYTES = 1024;
+
+export interface AttemptOutcome {
+  at: number;
+  responseStatus: number | null;
+  durationMs: number;
+  /** null on success; else target_refused, dns_failed, timeout, connection_failed, redirect or http_status. */
+  error: string | null;
+  excerpt: string | null;
+}
+
+/** `v1,<base64 HMAC-SHA256(secret bytes, id.timestamp.body)>` (Standard Webhooks). */
+export function signature(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/** The secrets that sign now: the current one, and the rotated-away one until it expires. */
+export function signingSecrets(hook: WebhookRow, now: number): string[] {
+  const previous =
+    hook.previousSecret !== null && hook.previousSecretExpiresAt !== null && now < hook.previousSecretExpiresAt
+      ? [hook.previousSecret]
+      : [];
+  return [hook.secret, ...previous];
+}
+
+/** The request headers of one attempt: the webhook's own, then the ones it may not override. */
+export function attemptHeaders(deps: Deps, hook: WebhookRow, delivery: DeliveryRow, now: number) {
+  const timestamp = Math.floor(now / 1000);
+  return {
+    ...hook.headers,
+    'webhook-id': delivery.eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signingSecrets(hook, now)
+      .map((s) => signature(s, delivery.eventId, timestamp, delivery.payload))
+      .join(' '),
+    'content-type': 'application/json',
+    'user-agent': `pms-webhook/${deps.version.version}`,
+  };
+}
+
+async function readExcerpt(response: Response): Promise<string | null> {
+  const reader = response.body?.getReader();
+  if (!reader) return null;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < EXCERPT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  if (size === 0) return null;
+  const bytes = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES);
+  return new TextDecoder().decode(bytes);
+}
+
+async function resolveTarget(deps: Deps, hook: WebhookRow): Promise<string | null> {
+  const url = new URL(hook.url);
+  const literal = literalAddress(url);
+  let addresses: string[];
+  if (literal !== null) addresses = [literal];
+  else {
+    try {
+      addresses = await webhookIo(deps).lookup(url.hostname);
+    } catch {
+      return 'dns_failed';
+    }
+  }
+  if (addresses.length === 0) return 'dns_failed';
+  return addresses.every((a) => addressAllowed(a, hook.allowPrivateNetwork)) ? null : 'target_refused';
+}
+
+function errorOf(err: unknown): string {
+  const name = (err as { name?: string } | null)?.name;
+  return name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'connection_failed';
+}
+
+/** Runs one attempt of `delivery` to `hook`. */
+export async function performAttempt(deps: Deps, hook: WebhookRow, delivery: DeliveryRow): Promise<AttemptOutcome> {
+  const at = deps.clock.now();
+  const started = deps.clock.monotonic();
+  const done = (responseStatus: number | null, error: string | null, excerpt: string | null): AttemptOutcome => ({
+    at,
+    responseStatus,
+    durationMs: Math.round(deps.clock.monotonic() - started),
+    error,
+    excerpt,
+  });
+  const refused = await resolveTarget(deps, hook);
+  if (refused) return done(null, refused, null);
+  const signal = AbortSignal.timeout(hook.timeoutSeconds * 1000);
+  try {
+    const response = await webhookIo(deps).fetch(hook.url, {
+      method: 'POST',
+      headers: attemptHeaders(deps, hook, delivery, at),
+      body: delivery.payload,
+      redirect: 'manual',
+      signal,
+    });
+    const excerpt = await readExcerpt(response);
+    const status = response.status;
+    if (status >= 200 && status < 300) return done(status, null, excerpt);
+    return done(status, status >= 300 && status < 400 ? 'redirect' : 'http_status', excerpt);
+  } catch (err) {
+    return done(null, signal.aborted ? 'timeout' : errorOf(err), null);
+  }
+}

@@ -1,0 +1,77 @@
+/** A webhook's delivery log (§10): list, redeliver by hand, and the test send. */
+import { and, count, desc, eq, gte, type SQL } from 'drizzle-orm';
+import { iso } from '../../clock';
+import { webhookDeliveries } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { notFound } from '../../http/errors';
+import { numericId } from '../../http/fields';
+import type { ListResult, Page } from '../../http/lists';
+import { deliveryPayload, insertDelivery } from '../../realtime/outbox';
+import type { Principal } from '../auth/principal';
+import { kickDispatcher, sendNow } from './dispatch';
+import { type DeliveryRow, toDeliveryDto } from './mapper';
+import type { DeliveryDto, DeliveryQuery } from './model';
+import { audit, webhookRow } from './service';
+
+function deliveryRow(deps: Deps, id: number): DeliveryRow | undefined {
+  return deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
+}
+
+/** The delivery log of a webhook, newest first, filtered by status, event type and earliest creation. */
+export function listDeliveries(deps: Deps, id: string, query: DeliveryQuery, page: Page): ListResult<DeliveryDto> {
+  const hook = webhookRow(deps, id);
+  const where: SQL[] = [eq(webhookDeliveries.webhookId, hook.id)];
+  if (query.status !== undefined) where.push(eq(webhookDeliveries.status, query.status));
+  if (query.eventType !== undefined) where.push(eq(webhookDeliveries.eventType, query.eventType));
+  if (query.from !== undefined) where.push(gte(webhookDeliveries.createdAt, Date.parse(query.from)));
+  const filter = and(...where);
+  const total = deps.db.select({ n: count() }).from(webhookDeliveries).where(filter).get()?.n ?? 0;
+  const rows = deps.db
+    .select()
+    .from(webhookDeliveries)
+    .where(filter)
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all();
+  return { items: rows.map(toDeliveryDto), total };
+}
+
+/**
+ * Queues a delivery again under the same `webhook-id` (also a succeeded or dead one): pending and due
+ * now, its attempts kept, a fresh round of 8 attempts.
+ */
+export function redeliver(deps: Deps, principal: Principal, id: string, ref: string): DeliveryDto {
+  const hook = webhookRow(deps, id);
+  const n = numericId(ref);
+  const row = n === null ? undefined : deliveryRow(deps, n);
+  if (!row || row.webhookId !== hook.id) throw notFound('delivery', ref);
+  const now = deps.clock.now();
+  const updated = deps.db
+    .update(webhookDeliveries)
+    .set({ status: 'pending', nextAttemptAt: now, roundAttempts: 0, updatedAt: now })
+    .where(eq(webhookDeliveries.id, row.id))
+    .returning()
+    .get();
+  if (!updated) throw notFound('delivery', ref);
+  audit(deps, principal, 'redelivered', hook, [`delivery ${row.id}`]);
+  kickDispatcher(deps);
+  return toDeliveryDto(updated);
+}
+
+/**
+ * Sends `webhook.test` to this webhook only, now, whatever its state, and answers with the recorded
+ * delivery. A failed test is not retried (it is dead; redeliver sends it again) and does not change
+ * the webhook's health fields.
+ */
+export async function sendTest(deps: Deps, principal: Principal, id: string): Promise<DeliveryDto> {
+  const hook = webhookRow(deps, id);
+  const now = deps.clock.now();
+  const payload = deliveryPayload('webhook.test', iso(now), { _id: hook.id, displayName: hook.displayName });
+  const deliveryId = insertDelivery(deps, hook.id, 'webhook.test', payload, now);
+  const row = deliveryRow(deps, deliveryId);
+  if (!row) throw notFound('delivery', deliveryId);
+  audit(deps, principal, 'tested', hook, []);
+  await sendNow(deps, row);
+  return toDeliveryDto(deliveryRow(deps, deliveryId) ?? row);
+}

@@ -1,0 +1,178 @@
+/**
+ * The dispatcher (§10 rules 2, 3, 5): picks due deliveries (pending or retrying, `nextAttemptAt` ≤ now)
+ * of active webhooks, oldest due first, at most 4 in flight per webhook and 16 overall, and records
+ * each outcome. Which deliveries are in flight lives only in memory: a delivery whose attempt was
+ * running when the process died was never recorded, so it is still due after a restart and goes out
+ * again under the same `webhook-id`. Deliveries of a disabled or inactive webhook are not attempted;
+ * they keep their status and are due again the moment it is turned back on (unless the 14-day
+ * retention dropped them meanwhile).
+ *
+ * `runDueDeliveries` is the plain work function tests drive on the fake clock; `startWebhookJobs`
+ * (jobs.ts) makes it run on a 1 s timer and right after an event queued deliveries.
+ */
+import { eq } from 'drizzle-orm';
+import { webhookDeliveries, webhooks } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { performAttempt } from './attempt';
+import type { DeliveryRow } from './mapper';
+import { type AttemptKind, recordAttempt } from './record';
+
+export const MAX_IN_FLIGHT_PER_WEBHOOK = 4;
+export const MAX_IN_FLIGHT = 16;
+
+interface DispatcherState {
+  /** delivery id → webhook id, for attempts running now. */
+  inFlight: Map<number, number>;
+  perWebhook: Map<number, number>;
+  /** Attempts counted against the caps (a test send is not). */
+  total: number;
+  running: Set<Promise<void>>;
+  /** Started by startWebhookJobs: kicks itself after every finished attempt. */
+  automatic: boolean;
+  stopped: boolean;
+  kickScheduled: boolean;
+}
+
+const states = new WeakMap<Deps, DispatcherState>();
+
+export function dispatcherState(deps: Deps): DispatcherState {
+  let state = states.get(deps);
+  if (!state) {
+    state = {
+      inFlight: new Map(),
+      perWebhook: new Map(),
+      total: 0,
+      running: new Set(),
+      automatic: false,
+      stopped: false,
+      kickScheduled: false,
+    };
+    states.set(deps, state);
+  }
+  return state;
+}
+
+/** Attempts running now (all, or of one webhook). */
+export function inFlightCount(deps: Deps, webhookId?: number): number {
+  const state = dispatcherState(deps);
+  return webhookId === undefined ? state.total : (state.perWebhook.get(webhookId) ?? 0);
+}
+
+interface Candidate {
+  id: number;
+  webhookId: number;
+  nextAttemptAt: number;
+}
+
+function dueCandidates(deps: Deps, state: DispatcherState, now: number): Candidate[] {
+  const hooks = deps.sqlite.query<{ id: number }, []>('SELECT id FROM webhooks WHERE active = 1').all();
+  const due = deps.sqlite.query<{ id: number; next_attempt_at: number }, [number, number, number]>(
+    `SELECT id, next_attempt_at FROM webhook_deliveries
+     WHERE webhook_id = ? AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
+     ORDER BY next_attempt_at, id LIMIT ?`,
+  );
+  const out: Candidate[] = [];
+  for (const { id: webhookId } of hooks) {
+    const busy = state.perWebhook.get(webhookId) ?? 0;
+    const free = MAX_IN_FLIGHT_PER_WEBHOOK - busy;
+    if (free <= 0) continue;
+    const rows = due.all(webhookId, now, free + busy).filter((r) => !state.inFlight.has(r.id));
+    for (const r of rows.slice(0, free)) out.push({ id: r.id, webhookId, nextAttemptAt: r.next_attempt_at });
+  }
+  return out.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
+}
+
+/** Runs one attempt of a delivery and records it; resolves when recorded. */
+async function attempt(deps: Deps, deliveryId: number, kind: AttemptKind): Promise<void> {
+  try {
+    const delivery = deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+    if (!delivery) return;
+    if (kind === 'scheduled' && (delivery.nextAttemptAt === null || delivery.nextAttemptAt > deps.clock.now())) return;
+    const hook = deps.db.select().from(webhooks).where(eq(webhooks.id, delivery.webhookId)).get();
+    if (!hook || (kind === 'scheduled' && !hook.active)) return;
+    const outcome = await performAttempt(deps, hook, delivery);
+    recordAttempt(deps, deliveryId, outcome, kind);
+  } catch (err) {
+    deps.log.error({ err, deliveryId }, 'webhook delivery attempt failed to run');
+  }
+}
+
+function track(deps: Deps, state: DispatcherState, delivery: Candidate, counted: boolean): Promise<void> {
+  state.inFlight.set(delivery.id, delivery.webhookId);
+  if (counted) {
+    state.total += 1;
+    state.perWebhook.set(delivery.webhookId, (state.perWebhook.get(delivery.webhookId) ?? 0) + 1);
+  }
+  const run = attempt(deps, delivery.id, counted ? 'scheduled' : 'test').finally(() => {
+    state.inFlight.delete(delivery.id);
+    state.running.delete(run);
+    if (counted) {
+      state.total -= 1;
+      const left = (state.perWebhook.get(delivery.webhookId) ?? 1) - 1;
+      if (left > 0) state.perWebhook.set(delivery.webhookId, left);
+      else state.perWebhook.delete(delivery.webhookId);
+    }
+    if (state.automatic) kickDispatcher(deps);
+  });
+  state.running.add(run);
+  return run;
+}
+
+/**
+ * Starts attempts for the due deliveries within the caps; the promise settles when the attempts it
+ * started were recorded (attempts already running are not waited for).
+ */
+export function runDueDeliveries(deps: Deps): Promise<void> {
+  const state = dispatcherState(deps);
+  if (state.stopped) return Promise.resolve();
+  const started: Promise<void>[] = [];
+  for (const candidate of dueCandidates(deps, state, deps.clock.now())) {
+    if (state.total >= MAX_IN_FLIGHT) break;
+    if ((state.perWebhook.get(candidate.webhookId) ?? 0) >= MAX_IN_FLIGHT_PER_WEBHOOK) continue;
+    started.push(track(deps, state, candidate, true));
+  }
+  return Promise.all(started).then(() => {});
+}
+
+/** Sends one delivery now, outside the caps and whatever its webhook's state (the test route). */
+export function sendNow(deps: Deps, delivery: DeliveryRow): Promise<void> {
+  const state = dispatcherState(deps);
+  return track(deps, state, { id: delivery.id, webhookId: delivery.webhookId, nextAttemptAt: 0 }, false);
+}
+
+/** Runs the dispatcher soon (coalesced), when it runs on its own. */
+export function kickDispatcher(deps: Deps): void {
+  const state = dispatcherState(deps);
+  if (!state.automatic || state.stopped || state.kickScheduled) return;
+  state.kickScheduled = true;
+  setTimeout(() => {
+    state.kickScheduled = false;
+    runDueDeliveries(deps).catch((err) => deps.log.error({ err }, 'webhook dispatcher failed'));
+  }, 0);
+}
+
+/** Lets the dispatcher run on its own (kicks after finished attempts). */
+export function startDispatcher(deps: Deps): void {
+  const state = dispatcherState(deps);
+  state.automatic = true;
+  state.stopped = false;
+}
+
+/**
+ * Stops starting attempts and waits up to `graceMs` for running ones; those still running then are
+ * left unrecorded, so they are due again on the next start.
+ */
+export async function stopDispatcher(deps: Deps, graceMs: number): Promise<void> {
+  const state = dispatcherState(deps);
+  state.automatic = false;
+  state.stopped = true;
+  if (state.running.size === 0) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    Promise.allSettled([...state.running]),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    }),
+  ]);
+  clearTimeout(timer);
+}

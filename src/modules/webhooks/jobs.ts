@@ -1,0 +1,49 @@
+/**
+ * What the webhook module runs on timers (main starts it; tests call `runDueDeliveries` and
+ * `pruneDeliveries` on the fake clock): the dispatcher every second and right after an event queued
+ * deliveries; hourly the delivery log retention (§10 rule 7).
+ */
+import type { Deps } from '../../deps';
+import { onDeliveriesQueued } from '../../realtime/outbox';
+import { kickDispatcher, runDueDeliveries, startDispatcher, stopDispatcher } from './dispatch';
+
+const TICK_MS = 1000;
+export const RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
+export const MAX_DELIVERIES_PER_WEBHOOK = 10_000;
+/** How long shutdown waits for running attempts before leaving them due for the next start. */
+const SHUTDOWN_GRACE_MS = 2000;
+
+/** Drops deliveries older than 14 days and all but the newest 10000 of each webhook. */
+export function pruneDeliveries(deps: Deps): number {
+  const cutoff = deps.clock.now() - RETENTION_MS;
+  let removed = deps.sqlite.run('DELETE FROM webhook_deliveries WHERE created_at < ?', [cutoff]).changes;
+  const ids = deps.sqlite.query<{ id: number }, []>('SELECT id FROM webhooks').all();
+  const keep = deps.sqlite.query<{ id: number }, [number, number]>(
+    'SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?',
+  );
+  for (const { id } of ids) {
+    const oldestKept = keep.get(id, MAX_DELIVERIES_PER_WEBHOOK - 1);
+    if (!oldestKept) continue;
+    removed += deps.sqlite.run('DELETE FROM webhook_deliveries WHERE webhook_id = ? AND id < ?', [
+      id,
+      oldestKept.id,
+    ]).changes;
+  }
+  return removed;
+}
+
+/** Starts the dispatcher and the retention job; the returned function stops them (shutdown). */
+export function startWebhookJobs(deps: Deps): () => Promise<void> {
+  startDispatcher(deps);
+  onDeliveriesQueued(deps, () => kickDispatcher(deps));
+  const timer = setInterval(() => {
+    runDueDeliveries(deps).catch((err) => deps.log.error({ err }, 'webhook dispatcher failed'));
+  }, TICK_MS);
+  deps.scheduler.add('webhook-deliveries-prune', '0 23 * * * *', () => void pruneDeliveries(deps));
+  kickDispatcher(deps);
+  return async () => {
+    clearInterval(timer);
+    onDeliveriesQueued(deps, null);
+    await stopDispatcher(deps, SHUTDOWN_GRACE_MS);
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * Recording an attempt (§10 rules 2 and 4): the delivery's attempts, status and next attempt, and the
+ * webhook's health fields, in one transaction; then `webhook.disabled` (and for rule 4 a notification)
+ * when the attempt disabled the webhook.
+ */
+import { eq } from 'drizzle-orm';
+import { type StoredAttempt, webhookDeliveries, webhooks } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { webhookIo } from '../../realtime/dispatch-io';
+import { emit } from '../../realtime/emit';
+import { invalidateWebhookCache } from '../../realtime/outbox';
+import { raiseNotification } from '../notifications/show';
+import type { AttemptOutcome } from './attempt';
+import type { DeliveryRow, WebhookRow } from './mapper';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+/** The waits after the 1st … 7th failed attempt; the 8th failure makes the delivery dead. */
+export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** Rule 4: no success for this long while deliveries kept failing disables the webhook. */
+export const FAILING_DISABLE_MS = 3 * 24 * HOUR;
+
+/** The wait before the next attempt after `failures` failed ones, with ±10 % jitter. */
+export function retryDelay(deps: Deps, failures: number): number {
+  const base = RETRY_DELAYS_MS[Math.min(failures, RETRY_DELAYS_MS.length) - 1] ?? 0;
+  return Math.round(base * (0.9 + 0.2 * webhookIo(deps).random()));
+}
+
+export type AttemptKind = 'scheduled' | 'test';
+
+function nextDeliveryState(
+  deps: Deps,
+  delivery: DeliveryRow,
+  outcome: AttemptOutcome,
+  kind: AttemptKind,
+): Partial<DeliveryRow> {
+  const attempt: StoredAttempt = {
+    at: outcome.at,
+    responseStatus: outcome.responseStatus,
+    durationMs: outcome.durationMs,
+    error: outcome.error,
+  };
+  const base = {
+    attempts: [...delivery.attempts, attempt],
+    responseBodyExcerpt: outcome.excerpt,
+    updatedAt: deps.clock.now(),
+  };
+  if (outcome.error === null) return { ...base, status: 'succeeded', nextAttemptAt: null };
+  const failures = delivery.roundAttempts + 1;
+  // A test is sent once and waits for its result (§10): it is not retried.
+  if (kind === 'test' || failures >= MAX_ATTEMPTS) {
+    return { ...base, status: 'dead', nextAttemptAt: null, roundAttempts: failures };
+  }
+  return {
+    ...base,
+    status: 'retrying',
+    nextAttemptAt: deps.clock.now() + retryDelay(deps, failures),
+    roundAttempts: failures,
+  };
+}
+
+type Disabled = 'gone' | 'failing' | null;
+
+function nextWebhookState(hook: WebhookRow, outcome: AttemptOutcome, now: number): [Partial<WebhookRow>, Disabled] {
+  const changes: Partial<WebhookRow> = { lastDeliveryAt: outcome.at };
+  // A webhook switched off while the attempt ran keeps the state it was given.
+  if (!hook.active) return [changes, null];
+  if (outcome.error === null) {
+    return [
+      { ...changes, lastSuccessAt: outcome.at, consecutiveFailures: 0, failingSince: null, state: 'active' },
+      null,
+    ];
+  }
+  const failingSince = hook.failingSince ?? outcome.at;
+  const failed = { ...changes, consecutiveFailures: hook.consecutiveFailures + 1, failingSince, state: 'failing' };
+  const disable = (reason: Disabled & string): [Partial<WebhookRow>, Disabled] => [
+    { ...failed, active: false, state: 'disabled', disabledReason: reason, updatedAt: now },
+    reason,
+  ];
+  if (outcome.responseStatus === 410) return disable('gone');
+  if (now - failingSince >= FAILING_DISABLE_MS) return disable('failing');
+  return [failed, null];
+}
+
+/**
+ * Stores an attempt's outcome; a test attempt leaves the webhook's health alone. Does nothing when the
+ * delivery is gone (its webhook was deleted while the attempt ran).
+ */
+export function recordAttempt(deps: Deps, deliveryId: number, outcome: AttemptOutcome, kind: AttemptKind): void {
+  const now = deps.clock.now();
+  const disabled: { hook?: WebhookRow; reason: Disabled } = { reason: null };
+  deps.sqlite.transaction(() => {
+    const delivery = deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+    if (!delivery) return;
+    deps.db
+      .update(webhookDeliveries)
+      .set(nextDeliveryState(deps, delivery, outcome, kind))
+      .where(eq(webhookDeliveries.id, deliveryId))
+      .run();
+    if (kind === 'test') return;
+    const hook = deps.db.select().from(webhooks).where(eq(webhooks.id, delivery.webhookId)).get();
+    if (!hook) return;
+    const [changes, reason] = nextWebhookState(hook, outcome, now);
+    deps.db.update(webhooks).set(changes).where(eq(webhooks.id, hook.id)).run();
+    disabled.hook = hook;
+    disabled.reason = reason;
+  })();
+  if (disabled.hook && disabled.reason) announceDisabled(deps, disabled.hook, disabled.reason);
+}
+
+function announceDisabled(deps: Deps, hook: WebhookRow, reason: 'gone' | 'failing'): void {
+  invalidateWebhookCache(deps);
+  emit(deps, 'webhook.disabled', { _id: hook.id, disabledReason: reason });
+  if (reason !== 'failing') return;
+  raiseNotification(deps, {
+    key: `webhook-disabled:${hook.id}`,
+    title: `Webhook ${hook.displayName} disabled`.slice(0, 200),
+    message:
+      'No delivery succeeded for 3 days while deliveries kept failing; PATCH it with active: true to turn it back on.',
+    severity: 'warning',
+  });
+}

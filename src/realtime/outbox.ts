@@ -1,0 +1,228 @@
+/**
+ * The webhook outbox (§10 rule 3). `stageEvent` inserts one `webhook_deliveries` row per matching
+ * active webhook *now*, on the connection's current transaction when there is one, and returns the
+ * bus publish to run once that transaction committed. What is atomic:
+ *
+ * - Writer jobs (value writes and everything else that runs in a `Writer` batch) call
+ *   `scope.emit(type, data)`: the rows are inserted inside the batch transaction, so they commit with
+ *   the change or are rolled back with it (a job undone by its savepoint takes its rows along, and its
+ *   publish is dropped with its other after-commit effects).
+ * - `emit()` inside a `db.transaction` (`sqlite.inTransaction`) inserts inside that transaction: atomic.
+ * - `emit()` after a service's own autocommit write or `db.transaction` (the common pattern) inserts in
+ *   its own autocommit statement immediately after the change committed, in the same synchronous turn
+ *   of the event loop: nothing else runs in between, but a crash between the two commits loses the
+ *   event for webhooks.
+ *
+ * The active webhooks are cached in memory (invalidated by every webhook write and by subsystem
+ * changes), so an event with no webhook attached costs one array-length check.
+ */
+import type { Statement } from 'bun:sqlite';
+import { iso } from '../clock';
+import type { Deps } from '../deps';
+
+/** What an active webhook listens to, compiled once from its row. */
+export interface CompiledWebhook {
+  id: number;
+  all: boolean;
+  exact: ReadonlySet<string>;
+  nouns: ReadonlySet<string>;
+  /** null: every event; otherwise only events about these subsystems (ids and their externalIds). */
+  subsystemIds: ReadonlySet<number> | null;
+  subsystemExternalIds: ReadonlySet<string>;
+}
+
+interface OutboxState {
+  hooks: CompiledWebhook[] | null;
+  insert: Statement | null;
+  /** Set by the dispatcher while it runs: called after rows were queued. */
+  onQueued: (() => void) | null;
+}
+
+const states = new WeakMap<Deps, OutboxState>();
+
+function stateOf(deps: Deps): OutboxState {
+  let state = states.get(deps);
+  if (!state) {
+    state = { hooks: null, insert: null, onQueued: null };
+    states.set(deps, state);
+  }
+  return state;
+}
+
+/** Drops the cached webhooks; the next event reads them again. */
+export function invalidateWebhookCache(deps: Deps): void {
+  stateOf(deps).hooks = null;
+}
+
+/** Registers (or clears) the dispatcher's kick, run after an event queued deliveries. */
+export function onDeliveriesQueued(deps: Deps, kick: (() => void) | null): void {
+  stateOf(deps).onQueued = kick;
+}
+
+interface HookRow {
+  id: number;
+  events: string;
+  subsystem_ids: string;
+}
+
+/** Compiles a webhook's `events` and `subsystemIds` into a matcher. */
+export function compileWebhook(
+  id: number,
+  events: readonly string[],
+  subsystemIds: readonly number[],
+  externalIds: ReadonlySet<string>,
+): CompiledWebhook {
+  const exact = new Set<string>();
+  const nouns = new Set<string>();
+  let all = false;
+  for (const name of events) {
+    if (name === '*') all = true;
+    else if (name.endsWith('.*')) nouns.add(name.slice(0, -2));
+    else exact.add(name);
+  }
+  return {
+    id,
+    all,
+    exact,
+    nouns,
+    subsystemIds: subsystemIds.length === 0 ? null : new Set(subsystemIds),
+    subsystemExternalIds: externalIds,
+  };
+}
+
+function loadHooks(deps: Deps): CompiledWebhook[] {
+  const rows = deps.sqlite
+    .query<HookRow, []>('SELECT id, events, subsystem_ids FROM webhooks WHERE active = 1 ORDER BY id')
+    .all();
+  const externalIdOf = new Map<number, string>();
+  return rows.map((row) => {
+    const subsystemIds = JSON.parse(row.subsystem_ids) as number[];
+    const externalIds = new Set<string>();
+    for (const id of subsystemIds) {
+      let ext = externalIdOf.get(id);
+      if (ext === undefined) {
+        ext =
+          deps.sqlite
+            .query<{ external_id: string }, [number]>('SELECT external_id FROM subsystems WHERE id = ?')
+            .get(id)?.external_id ?? '';
+        externalIdOf.set(id, ext);
+      }
+      if (ext !== '') externalIds.add(ext);
+    }
+    return compileWebhook(row.id, JSON.parse(row.events) as string[], subsystemIds, externalIds);
+  });
+}
+
+function activeHooks(deps: Deps, state: OutboxState): CompiledWebhook[] {
+  if (state.hooks === null) state.hooks = loadHooks(deps);
+  return state.hooks;
+}
+
+/**
+ * Whether an event is about one of the webhook's subsystems: its data names the subsystem by
+ * `subsystemId` or `subsystemExternalId`, or the event is about the subsystem itself. An event about
+ * no subsystem does not pass a non-empty filter.
+ */
+function aboutSubsystem(hook: CompiledWebhook, ids: ReadonlySet<number>, type: string, data: Record<string, unknown>) {
+  if (typeof data.subsystemId === 'number') return ids.has(data.subsystemId);
+  if (typeof data.subsystemExternalId === 'string') return hook.subsystemExternalIds.has(data.subsystemExternalId);
+  if (type.startsWith('subsystem.') && typeof data._id === 'number') return ids.has(data._id);
+  return false;
+}
+
+/** Whether the webhook wants this event. */
+export function webhookMatches(hook: CompiledWebhook, type: string, data: Record<string, unknown>): boolean {
+  if (!hook.all && !hook.exact.has(type)) {
+    const dot = type.indexOf('.');
+    if (dot < 0 || !hook.nouns.has(type.slice(0, dot))) return false;
+  }
+  return hook.subsystemIds === null || aboutSubsystem(hook, hook.subsystemIds, type, data);
+}
+
+const INSERT_SQL = `INSERT INTO webhook_deliveries
+  (webhook_id, event_id, event_type, status, attempts, round_attempts, next_attempt_at, payload, created_at, updated_at)
+  VALUES (?, ?, ?, 'pending', '[]', 0, ?, ?, ?, ?)`;
+
+/** A fresh `webhook-id` (Standard Webhooks `msg_…`). */
+export function newEventId(): string {
+  return `msg_${crypto.randomUUID().replaceAll('-', '')}`;
+}
+
+/** The exact body every attempt of a delivery sends and signs. */
+export function deliveryPayload(type: string, at: string, data: Record<string, unknown>): string {
+  return JSON.stringify({ type, timestamp: at, data });
+}
+
+/**
+ * Inserts one pending delivery for a webhook on the current connection (inside the caller's
+ * transaction when there is one); returns its row id.
+ */
+export function insertDelivery(deps: Deps, webhookId: number, type: string, payload: string, now: number): number {
+  const state = stateOf(deps);
+  if (state.insert === null) state.insert = deps.sqlite.prepare(INSERT_SQL);
+  const result = state.insert.run(webhookId, newEventId(), type, now, payload, now, now);
+  return Number(result.lastInsertRowid);
+}
+
+function queueRows(
+  deps: Deps,
+  hooks: readonly CompiledWebhook[],
+  type: string,
+  data: Record<string, unknown>,
+  at: string,
+) {
+  let payload: string | null = null;
+  let queued = 0;
+  const now = deps.clock.now();
+  for (const hook of hooks) {
+    if (!webhookMatches(hook, type, data)) continue;
+    payload ??= deliveryPayload(type, at, data);
+    insertDelivery(deps, hook.id, type, payload, now);
+    queued += 1;
+  }
+  return queued;
+}
+
+/** `webhook.test` goes only to the webhook tested (§10 rule 7), never through the outbox. */
+const NEVER_QUEUED = 'webhook.test';
+
+/**
+ * Queues the event's deliveries now and returns the publish to run after the surrounding commit
+ * (see the module comment for what is atomic). Inside a transaction an insert failure throws, so the
+ * change rolls back with it; outside one it is logged and the event is still published.
+ */
+export function stageEvent(deps: Deps, type: string, data: Record<string, unknown>): () => void {
+  const at = iso(deps.clock.now());
+  const state = stateOf(deps);
+  let queued = 0;
+  if (type !== NEVER_QUEUED) {
+    const hooks = activeHooks(deps, state);
+    if (hooks.length > 0) {
+      if (deps.sqlite.inTransaction) queued = queueRows(deps, hooks, type, data, at);
+      else {
+        try {
+          queued = queueRows(deps, hooks, type, data, at);
+        } catch (err) {
+          deps.log.error({ err, event: type }, 'webhook deliveries could not be queued');
+        }
+      }
+    }
+  }
+  return () => {
+    deps.bus.publish(type, data, at);
+    if (queued > 0) state.onQueued?.();
+  };
+}
+
+/** Subsystem changes can rename the externalIds a subsystem filter matches: read the webhooks again. */
+export function installOutboxListeners(deps: Deps): void {
+  deps.bus.subscribe((event) => {
+    if (
+      event.type === 'subsystem.updated' ||
+      event.type === 'subsystem.deleted' ||
+      event.type === 'subsystem.created'
+    ) {
+      if (stateOf(deps).hooks?.some((h) => h.subsystemIds !== null)) invalidateWebhookCache(deps);
+    }
+  });
+}
