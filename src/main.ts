@@ -21,6 +21,7 @@ import { createLogger, type Logger } from './log';
 import { scheduleLogRetention } from './modules/logs/jobs';
 import { writePlatformLog } from './modules/logs/write';
 import { scheduleNotificationJobs } from './modules/notifications/jobs';
+import { startScheduleJobs } from './modules/schedule/runner-jobs';
 import { startSubsystemJobs } from './modules/subsystems/jobs';
 import { createAdminAccount } from './modules/users/accounts';
 import { scheduleVariableJobs } from './modules/variables/jobs';
@@ -101,6 +102,7 @@ async function serve(config: Config): Promise<void> {
   scheduleLogRetention(deps, deps.scheduler);
   scheduleNotificationJobs(deps);
   const stopAlertJobs = startAlertJobs(deps);
+  const stopScheduleJobs = startScheduleJobs(deps);
   writePlatformLog(deps, { category: 'system', key: 'system.start', value: `pmsd ${versionInfo.version} started` });
   log.info(
     {
@@ -136,6 +138,7 @@ async function serve(config: Config): Promise<void> {
       // No new attempts; running ones get a moment, else they stay due for the next start.
       await stopWebhookJobs();
       stopAlertJobs();
+      stopScheduleJobs();
       writerFor(deps).drain();
       writePlatformLog(deps, { category: 'system', key: 'system.stop', value: `pmsd stopped (${signal})` });
       deps.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');

@@ -14,6 +14,8 @@ export * from './schedule-blocks';
 export * from './schedule-calendars';
 export * from './schedule-items';
 export * from './schedule-playlists';
+export * from './schedule-runner-state';
+export * from './schedule-runs';
 export * from './schedule-zones';
 export * from './sessions';
 export * from './settings';

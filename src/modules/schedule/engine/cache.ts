@@ -1,6 +1,6 @@
 /**
- * Expansion cache keyed on the snapshot version: a read resolves hour-aligned windows once per
- * version and filters them, so repeated reads (polling clients, "now" reads) do not recompute.
+ * Expansion cache per snapshot (one per version): a read resolves hour-aligned windows once per
+ * snapshot and filters them, so repeated reads (polling clients, "now" reads) do not recompute.
  */
 import { compareEntries } from './compete';
 import { indexSnapshot, overlaps, type SnapshotIndex } from './expand';
@@ -11,31 +11,27 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const MAX_WINDOWS = 64;
 
-let cachedVersion: number | null = null;
-let cachedTimezone = '';
-let cachedIndex: SnapshotIndex | null = null;
-const windows = new Map<string, ResolveResult>();
-
-function indexFor(snapshot: ScheduleSnapshot): SnapshotIndex {
-  if (cachedVersion !== snapshot.version || cachedTimezone !== snapshot.timezone || !cachedIndex) {
-    cachedVersion = snapshot.version;
-    cachedTimezone = snapshot.timezone;
-    cachedIndex = indexSnapshot(snapshot);
-    windows.clear();
-  }
-  return cachedIndex;
+interface Cached {
+  index: SnapshotIndex;
+  windows: Map<string, ResolveResult>;
 }
 
-/** Forgets everything (tests that reuse version numbers call it). */
-export function clearScheduleCache(): void {
-  cachedVersion = null;
-  cachedIndex = null;
-  windows.clear();
+// Keyed on the snapshot object: the loader builds a new one per version, and two apps (tests) with
+// the same version number never share entries.
+const caches = new WeakMap<ScheduleSnapshot, Cached>();
+
+function cacheFor(snapshot: ScheduleSnapshot): Cached {
+  let cached = caches.get(snapshot);
+  if (!cached) {
+    cached = { index: indexSnapshot(snapshot), windows: new Map() };
+    caches.set(snapshot, cached);
+  }
+  return cached;
 }
 
 /** `resolveWindow` through the cache: the hour-aligned window around [from, to), filtered. */
 export function resolveCached(snapshot: ScheduleSnapshot, from: number, to: number): ResolveResult {
-  const index = indexFor(snapshot);
+  const { index, windows } = cacheFor(snapshot);
   const lo = Math.floor(from / HOUR) * HOUR;
   const hi = Math.ceil(to / HOUR) * HOUR;
   const key = `${lo}|${hi}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { clearScheduleCache, entriesAround, resolveCached } from './cache';
+import { entriesAround, resolveCached } from './cache';
 import { explainAt, resolveWindow } from './resolve';
 import { item, ms, snapshot, target } from './test-support';
 import type { Entry, ScheduleSnapshot } from './types';
@@ -301,7 +301,6 @@ describe('explainAt and the cached reads', () => {
     ]);
   });
   it('running now, the next afterCount and the last beforeCount; the cache answers the same', () => {
-    clearScheduleCache();
     const now = ms('2026-06-01T10:40:00Z');
     const around = entriesAround(s, now, 1, 3).entries.map(row);
     expect(around).toEqual([

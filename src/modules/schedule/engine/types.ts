@@ -44,6 +44,8 @@ export interface EngineItem {
   exclusions: string[];
   catchUp: boolean;
   targetMissing: boolean;
+  /** The target's subsystem `externalId`, kept while the target is missing (rule 17; run records). */
+  subsystemExternalId?: string | null;
   displayName?: string | null;
   description?: string | null;
   createdAt: number;

@@ -1,0 +1,53 @@
+/**
+ * What the schedule runs on timers (main starts it; tests call runScheduleTick on the fake clock):
+ * the recovery of missed runs, then one timer re-armed to the next segment boundary (at most a
+ * minute ahead, so the persisted progress and a stepped wall clock are caught up), and the daily
+ * 90-day pruning of run records.
+ */
+import type { Deps } from '../../deps';
+import { nextScheduleBoundary, runnerState, runScheduleTick } from './runner';
+import { recoverMissedRuns } from './runner-recover';
+import { pruneRuns } from './runs';
+
+const MAX_SLEEP_MS = 60_000;
+
+function arm(deps: Deps): void {
+  const state = runnerState(deps);
+  if (!state?.armed) return;
+  if (state.timer) clearTimeout(state.timer);
+  const now = deps.clock.now();
+  const next = nextScheduleBoundary(deps);
+  const delay = Math.max(0, Math.min(MAX_SLEEP_MS, next === null ? MAX_SLEEP_MS : next - now));
+  state.timer = setTimeout(() => {
+    try {
+      runScheduleTick(deps);
+    } catch (err) {
+      deps.log.error({ err }, 'schedule tick failed');
+    }
+    arm(deps);
+  }, delay);
+}
+
+/** Re-plans at once after a schedule change (rule 14) and re-arms the timer to the new next boundary. */
+export function replanSchedule(deps: Deps): void {
+  runScheduleTick(deps);
+  arm(deps);
+}
+
+/** Starts the runner's timer after recovering missed runs; the returned function stops it. */
+export function startScheduleJobs(deps: Deps): () => void {
+  const state = runnerState(deps);
+  if (!state) return () => {};
+  const missed = recoverMissedRuns(deps);
+  if (missed > 0) deps.log.warn({ missed }, 'schedule runs missed while the daemon was down');
+  state.armed = true;
+  arm(deps);
+  deps.scheduler.add('schedule-runs-prune', '0 23 4 * * *', () => {
+    pruneRuns(deps);
+  });
+  return () => {
+    state.armed = false;
+    if (state.timer) clearTimeout(state.timer);
+    state.timer = null;
+  };
+}
