@@ -20,6 +20,8 @@ const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
 const BYDAY_RE = /^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$/;
 /** Periods scanned without finding an occurrence before a rule is taken to have none (e.g. 31st of every April). */
 const MAX_EMPTY_PERIODS = 2000;
+/** More than any zone's offset moves between two instants a window apart (DST shifts are at most 2 h). */
+const SLACK = 6 * 3_600_000;
 
 const weekday = (day: number) => (new Date(day * DAY_MS).getUTCDay() + 6) % 7;
 const ymd = (day: number) => {
@@ -39,7 +41,19 @@ interface Parsed {
   untilNaive: number | null;
 }
 
+const parsedItems = new WeakMap<EngineItem, Parsed | null>();
+
+/** Parsed once per item object (a snapshot's items do not change; a new version brings new objects). */
 function parseItem(item: EngineItem): Parsed | null {
+  let parsed = parsedItems.get(item);
+  if (parsed === undefined) {
+    parsed = parseItemNow(item);
+    parsedItems.set(item, parsed);
+  }
+  return parsed;
+}
+
+function parseItemNow(item: EngineItem): Parsed | null {
   const startNaive = parseNaive(item.startLocal);
   if (startNaive === null) return null;
   const endNaive = item.endLocal ? parseNaive(item.endLocal) : null;
@@ -213,14 +227,18 @@ export function expandItem(
   if (!parsed) return [];
   const fromDay = Math.floor(toLocalNaive(tz, from) / DAY_MS) - Math.ceil(maxSpan(parsed) / DAY_MS) - 2;
   const toDay = Math.floor(toLocalNaive(tz, to) / DAY_MS) + 1;
-  const excluded = new Set(item.exclusions);
+  const excluded = item.exclusions.length > 0 ? new Set(item.exclusions) : null;
+  // Offsets never differ from the window's by more than a few hours: skip what cannot overlap unresolved.
+  const lo = toLocalNaive(tz, from) - SLACK - maxSpan(parsed);
+  const hi = toLocalNaive(tz, to) + SLACK;
   const out: Occurrence[] = [];
   for (const day of seriesDays(item, parsed, fromDay, toDay)) {
     if (day < fromDay) continue;
     const startNaive = day * DAY_MS + parsed.timeOfDay;
     if (parsed.untilNaive !== null && startNaive > parsed.untilNaive) break;
+    if (startNaive < lo || startNaive > hi) continue;
     const occ = occurrenceAt(tz, parsed, day);
-    if (excluded.has(occ.date) || closed(calendar, occ.date)) continue;
+    if (excluded?.has(occ.date) || closed(calendar, occ.date)) continue;
     const overlaps = occ.end > occ.start ? occ.start < to && occ.end > from : occ.start >= from && occ.start < to;
     if (overlaps) out.push(occ);
   }

@@ -5,10 +5,10 @@
  */
 
 const DAY = 86_400_000;
-const BUCKET = 900_000; // offsets change on quarter hours in every zone the schedule can meet
+const CHUNK = 32 * DAY;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-const offsetCache = new Map<string, Map<number, number>>();
+const offsetCache = new Map<string, Map<number, Chunk>>();
 
 function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz);
@@ -47,19 +47,54 @@ function computeOffset(tz: string, ms: number): number {
   return naive - Math.floor(ms / 1000) * 1000;
 }
 
-/** The zone's UTC offset in ms at instant `ms` (cached per quarter hour). */
-export function offsetAt(tz: string, ms: number): number {
+interface Chunk {
+  /** Offset at the chunk start, then each change inside it (ascending). */
+  offset: number;
+  changes: { at: number; offset: number }[];
+}
+
+/**
+ * Offsets are cached in 32-day chunks: the offset is sampled once a day and every change found is
+ * pinned to the second by bisection, so a lookup is a map read (and a scan of at most a change or two).
+ */
+function chunkOf(tz: string, index: number): Chunk {
   let cache = offsetCache.get(tz);
   if (!cache) {
     cache = new Map();
     offsetCache.set(tz, cache);
   }
-  const bucket = Math.floor(ms / BUCKET);
-  let off = cache.get(bucket);
-  if (off === undefined) {
-    off = computeOffset(tz, bucket * BUCKET);
-    if (cache.size > 200_000) cache.clear();
-    cache.set(bucket, off);
+  let chunk = cache.get(index);
+  if (chunk) return chunk;
+  const start = index * CHUNK;
+  chunk = { offset: computeOffset(tz, start), changes: [] };
+  let previous = chunk.offset;
+  for (let t = start; t < start + CHUNK; t += DAY) {
+    const next = Math.min(t + DAY, start + CHUNK);
+    const off = computeOffset(tz, next);
+    if (off === previous) continue;
+    let lo = t;
+    let hi = next;
+    while (hi - lo > 1000) {
+      const mid = Math.floor((lo + hi) / 2000) * 1000;
+      if (mid <= lo) break;
+      if (computeOffset(tz, mid) === previous) lo = mid;
+      else hi = mid;
+    }
+    if (hi < start + CHUNK) chunk.changes.push({ at: hi, offset: off });
+    previous = off;
+  }
+  if (cache.size > 10_000) cache.clear();
+  cache.set(index, chunk);
+  return chunk;
+}
+
+/** The zone's UTC offset in ms at instant `ms`. */
+export function offsetAt(tz: string, ms: number): number {
+  const chunk = chunkOf(tz, Math.floor(ms / CHUNK));
+  let off = chunk.offset;
+  for (const change of chunk.changes) {
+    if (ms < change.at) break;
+    off = change.offset;
   }
   return off;
 }
@@ -132,8 +167,16 @@ export function formatNaive(naive: number): string {
 }
 
 /** Naive local ms → `YYYY-MM-DD`. */
+const dateTexts = new Map<number, string>();
 export function formatNaiveDate(naive: number): string {
-  return new Date(naive).toISOString().slice(0, 10);
+  const day = Math.floor(naive / DAY);
+  let text = dateTexts.get(day);
+  if (text === undefined) {
+    text = new Date(day * DAY).toISOString().slice(0, 10);
+    if (dateTexts.size > 100_000) dateTexts.clear();
+    dateTexts.set(day, text);
+  }
+  return text;
 }
 
 function formatOffset(offsetMs: number): string {
