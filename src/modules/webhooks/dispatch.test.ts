@@ -1,0 +1,342 @@
+import { afterEach, describe, expect, it } from 'bun:test';
+import { addSubsystem, recordEvents, type TestApp } from '../../../tests/helpers/app';
+import { setWebhookIo } from '../../realtime/dispatch-io';
+import { versionInfo } from '../../version';
+import { inFlightCount, runDueDeliveries } from './dispatch';
+import { FAILING_DISABLE_MS, RETRY_DELAYS_MS, retryDelay } from './record';
+import { addWebhook, deliveryRows, expectedSignature, type Receiver, receiver, T0, webhookApp } from './test-support';
+
+const receivers: Receiver[] = [];
+function serve(path?: string): Receiver {
+  const r = receiver(path);
+  receivers.push(r);
+  return r;
+}
+afterEach(() => {
+  for (const r of receivers.splice(0)) r.stop();
+});
+
+async function withVariable(t: TestApp) {
+  await addSubsystem(t, 'media');
+  const v = await t.call('POST', '/variables', {
+    as: 'admin',
+    body: { subsystemExternalId: 'media', externalRef: 'temp', displayName: 'Temperature' },
+  });
+  return (value: string) => t.call('POST', `/variables/${v.body._id}/value`, { from: '127.0.0.1', body: { value } });
+}
+
+/** Queues one `settings.changed`-free event for the webhook: a displayName change of a subsystem. */
+async function queueOne(t: TestApp, name: string) {
+  await t.call('PATCH', '/subsystems/media', { as: 'admin', body: { displayName: name } });
+}
+
+describe('webhook delivery', () => {
+  it('sends a correctly signed variable.changed with the same data as the bus', async () => {
+    const t = webhookApp();
+    const r = serve();
+    const write = await withVariable(t);
+    const hook = await addWebhook(t, {
+      url: r.url,
+      allowPrivateNetwork: true,
+      events: ['variable.changed'],
+      headers: { 'X-Api-Key': 'k1' },
+    });
+    const bus = recordEvents(t, (e) => e.type === 'variable.changed');
+    expect((await write('21.5')).status).toBe(200);
+    await runDueDeliveries(t.deps);
+    expect(r.received).toHaveLength(1);
+    const [got] = r.received;
+    if (!got) throw new Error('nothing received');
+    const [row] = deliveryRows(t, hook._id);
+    expect(row?.status).toBe('succeeded');
+    const list = await t.call('GET', `/webhook/${hook._id}/deliveries`, { as: 'admin' });
+    const delivery = list.body[0];
+    expect(got.headers['webhook-id']).toBe(delivery.eventId);
+    expect(delivery.eventId).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect(got.headers['webhook-timestamp']).toBe(String(Date.parse(T0) / 1000));
+    expect(got.headers['webhook-signature']).toBe(
+      expectedSignature(hook.secret, delivery.eventId, String(Date.parse(T0) / 1000), got.body),
+    );
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers['user-agent']).toBe(`pms-webhook/${versionInfo.version}`);
+    expect(got.headers['x-api-key']).toBe('k1');
+    expect(JSON.parse(got.body)).toEqual({ type: 'variable.changed', timestamp: bus[0]?.at, data: bus[0]?.data });
+    expect(bus[0]?.data).toMatchObject({ lastValue: '21.5', externalRef: 'temp', subsystemExternalId: 'media' });
+    expect(delivery).toMatchObject({
+      eventType: 'variable.changed',
+      status: 'succeeded',
+      attempts: [{ at: T0, responseStatus: 200, durationMs: 0, error: null }],
+      responseBodyExcerpt: 'ok',
+      nextAttemptAt: null,
+      createdAt: T0,
+    });
+    const read = await t.call('GET', `/webhook/${hook._id}`, { as: 'admin' });
+    expect(read.body).toMatchObject({ state: 'active', lastDeliveryAt: T0, lastSuccessAt: T0, consecutiveFailures: 0 });
+  });
+
+  it('retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h under the same webhook-id, then the delivery is dead', async () => {
+    const t = webhookApp();
+    const r = serve();
+    r.respond = () => new Response('nope '.repeat(400), { status: 500 });
+    await addSubsystem(t, 'media');
+    const hook = await addWebhook(t, { url: r.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });
+    await queueOne(t, 'Media');
+    let at = Date.parse(T0);
+    for (const delay of RETRY_DELAYS_MS) {
+      await runDueDeliveries(t.deps);
+      const [row] = deliveryRows(t, hook._id);
+      expect(row?.status).toBe('retrying');
+      expect(row?.next_attempt_at).toBe(at + delay);
+      t.clock.advance(delay - 1);
+      await runDueDeliveries(t.deps);
+      t.clock.advance(1);
+      at += delay;
+    }
+    await runDueDeliveries(t.deps);
+    expect(r.received).toHaveLength(8);
+    expect(new Set(r.received.map((x) => x.headers['webhook-id'])).size).toBe(1);
+    const list = await t.call('GET', `/webhook/${hook._id}/deliveries`, { as: 'admin' });
+    expect(list.body[0]).toMatchObject({ status: 'dead', nextAttemptAt: null });
+    expect(list.body[0].attempts).toHaveLength(8);
+    expect(list.body[0].attempts[7]).toEqual({
+      at: new Date(at).toISOString(),
+      responseStatus: 500,
+      durationMs: 0,
+      error: 'http_status',
+    });
+    expect(Buffer.byteLength(list.body[0].responseBodyExcerpt)).toBe(1024);
+    t.clock.advance(RETRY_DELAYS_MS[6] ?? 0);
+    await runDueDeliveries(t.deps);
+    expect(r.received).toHaveLength(8);
+    const read = await t.call('GET', `/webhook/${hook._id}`, { as: 'admin' });
+    expect(read.body).toMatchObject({ state: 'failing', consecutiveFailures: 8, lastSuccessAt: null });
+  });
+
+  it('jitters each wait by at most 10 %', () => {
+    const t = webhookApp();
+    setWebhookIo(t.deps, { random: () => 0 });
+    expect(retryDelay(t.deps, 1)).toBe(4500);
+    expect(retryDelay(t.deps, 7)).toBe(9 * 3_600_000);
+    setWebhookIo(t.deps, { random: () => 0.999999 });
+    expect(retryDelay(t.deps, 2)).toBe(Math.round(300_000 * (0.9 + 0.2 * 0.999999)));
+  });
+
+  it('a 410 disables the webhook at once; its deliveries wait until PATCH {active:true}', async () => {
+    const t = webhookApp();
+    const r = serve();
+    r.respond = () => new Response('gone', { status: 410 });
+    await addSubsystem(t, 'media');
+    const hook = await addWebhook(t, { url: r.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });
+    const events = recordEvents(t, (e) => e.type === 'webhook.disabled');
+    await queueOne(t, 'A');
+    await runDueDeliveries(t.deps);
+    expect(events.map((e) => e.data)).toEqual([{ _id: hook._id, disabledReason: 'gone' }]);
+    const read = await t.call('GET', `/webhook/${hook._id}`, { as: 'admin' });
+    expect(read.body).toMatchObject({
+      active: false,
+      state: 'disabled',
+      disabledReason: 'gone',
+      consecutiveFailures: 1,
+    });
+    await queueOne(t, 'B');
+    expect(deliveryRows(t, hook._id)).toHaveLength(1);
+    t.clock.advance(60_000);
+    await runDueDeliveries(t.deps);
+    expect(r.received).toHaveLength(1);
+    r.respond = () => new Response(null, { status: 204 });
+    await t.call('PATCH', `/webhook/${hook._id}`, { as: 'admin', body: { active: true } });
+    await runDueDeliveries(t.deps);
+    expect(r.received).toHaveLength(2);
+    expect(deliveryRows(t, hook._id).map((d) => d.status)).toEqual(['succeeded']);
+  });
+
+  it('does not follow a redirect and counts it as a failure', async () => {
+    const t = webhookApp();
+    const r = serve();
+    r.respond = () => new Response(null, { status: 302, headers: { location: `${r.url}/elsewhere` } });
+    await addSubsystem(t, 'media');
+    const hook = await addWebhook(t, { url: r.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });
+    await queueOne(t, 'A');
+    await runDueDeliveries(t.deps);
+    expect(r.received).toHaveLength(1);
+    const list = await t.call('GET', `/webhook/${hook._id}/deliveries`, { as: 'admin' });
+    expect(list.body[0]).toMatchObject({ status: 'retrying', attempts: [{ responseStatus: 302, error: 'redirect' }] });
+  });
+
+  it('gives up an attempt after timeoutSeconds', async () => {
+    const t = webhookApp();
+    const r = serve();
+    r.respond = async () => {
+      await Bun.sleep(3000);
+      return new Response('late');
+    };
+    await addSubsystem(t, 'media');
+    const hook = await addWebhook(t, {
+      url: r.url,
+      allowPrivateNetwork: true,
+      events: ['subsystem.updated'],
+      timeoutSeconds: 1,
+    });
+    await queueOne(t, 'A');
+    const started = performance.now();
+    await runDueDeliveries(t.deps);
+    expect(performance.now() - started).toBeLessThan(2500);
+    const list = await t.call('GET', `/webhook/${hook._id}/deliveries`, { as: 'admin' });
+    expect(list.body[0]).toMatchObject({ status: 'retrying', attempts: [{ responseStatus: null, error: 'timeout' }] });
+  });
+
+  it('refuses a target that resolves to loopback without allowPrivateNetwork, and link-local always', async () => {
+    const t = webhookApp();
+    const r = serve();
+    await addSubsystem(t, 'media');
+    const names: Record<string, string[]> = {};
+    setWebhookIo(t.deps, {
+      lookup: async (host) => {
+        const found = names[host];
+        if (!found) throw new Error('ENOTFOUND');
+        return found;
+      },
+    });
+    // Unresolvable when written (accepted), resolving to a refused address when sent.
+    const loop = await addWebhook(t, { url: `http://receiver.test:${r.port}/hook`, events: ['subsystem.updated'] });
+    const meta = await addWebhook(t, {
+      url: `http://metadata.test:${r.port}/hook`,
+      events: ['subsystem.updated'],
+      allowPrivateNetwork: true,
+    });
+    names['receiver.test'] = ['127.0.0.1'];
+    names['metadata.test'] = ['127.0.0.1', '169.254.169.254'];
+    await queueOne(t, 'A');
+    await runDueDeliveries(t.deps);
+    expect(r.received).toHaveLength(0);
+    for (const id of [loop._id, meta._id]) {
+      const list = await t.call('GET', `/webhook/${id}/deliveries`, { as: 'admin' });
+      expect(list.body[0].attempts).toEqual([{ at: T0, responseStatus: null, durationMs: 0, error: 'target_refused' }]);
+    }
+    delete names['receiver.test'];
+    t.clock.advance(10_000);
+    await runDueDeliveries(t.deps);
+    const list = await t.call('GET', `/webhook/${loop._id}/deliveries`, { as: 'admin' });
+    expect(list.body[0].attempts[1].error).toBe('dns_failed');
+  });
+
+  it('signs with both secrets for 24 h after a rotation, then with the new one only', async () => {
+    const t = webhookApp();
+    const r = serve();
+    const hook = await addWebhook(t, { url: r.url, allowPrivateNetwork: true, events: ['webhook.test'] });
+    const rotated = await t.call('POST', `/webhook/${hook._id}/rotateSecret`, { as: 'admin' });
+    const test = await t.call('POST', `/webhook/${hook._id}/test`, { as: 'admin' });
+    expect(test.body.status).toBe('succeeded');
+    const ts = String(Date.parse(T0) / 1000);
+    const first = r.received[0];
+    expect(first?.headers['webhook-signature']).toBe(
+      [
+        expectedSignature(rotated.body.secret, test.body.eventId, ts, first?.body ?? ''),
+        expectedSignature(hook.secret, test.body.eventId, ts, first?.body ?? ''),
+      ].join(' '),
+    );
+    t.clock.advance(24 * 3_600_000);
+    const later = await t.call('POST', `/webhook/${hook._id}/test`, { as: 'admin' });
+    const second = r.received[1];
+    const ts2 = String(Date.parse(T0) / 1000 + 24 * 3600);
+    expect(second?.headers['webhook-signature']).toBe(
+      expectedSignature(rotated.body.secret, later.body.eventId, ts2, second?.body ?? ''),
+    );
+  });
+});
+
+describe('webhook dispatcher limits', () => {
+  it('runs at most 4 attempts per webhook and 16 overall', async () => {
+    const t = webhookApp();
+    const slow = serve('/slow');
+    const fast = serve('/fast');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    slow.respond = async () => {
+      await gate;
+      return new Response('ok');
+    };
+    await addSubsystem(t, 'media');
+    const slowHooks = [];
+    for (let i = 0; i < 5; i++) {
+      slowHooks.push(await addWebhook(t, { url: slow.url, allowPrivateNetwork: true, events: ['subsystem.updated'] }));
+    }
+    for (let i = 0; i < 5; i++) await queueOne(t, `n${i}`);
+    const first = slowHooks[0]?._id ?? 0;
+    const running = runDueDeliveries(t.deps);
+    expect(inFlightCount(t.deps)).toBe(16);
+    // Oldest due first across webhooks (the same instant: queue order), never more than 4 for one.
+    expect(slowHooks.map((h) => inFlightCount(t.deps, h._id))).toEqual([4, 3, 3, 3, 3]);
+    const quick = await addWebhook(t, { url: fast.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });
+    // Over the global cap nothing more starts until attempts finish.
+    await queueOne(t, 'fast');
+    await runDueDeliveries(t.deps);
+    expect(fast.received).toHaveLength(0);
+    release();
+    await running;
+    await runDueDeliveries(t.deps);
+    expect(fast.received).toHaveLength(1);
+    expect(deliveryRows(t, quick._id).map((d) => d.status)).toEqual(['succeeded']);
+    // Its five and the 'fast' change, which it listens to as well.
+    expect(deliveryRows(t, first).filter((d) => d.status === 'succeeded')).toHaveLength(6);
+  });
+
+  it('one slow webhook at its cap leaves room for another webhook', async () => {
+    const t = webhookApp();
+    const slow = serve('/slow');
+    const fast = serve('/fast');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    slow.respond = async () => {
+      await gate;
+      return new Response('ok');
+    };
+    await addSubsystem(t, 'media');
+    const a = await addWebhook(t, { url: slow.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });
+    const b = await addWebhook(t, { url: fast.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });
+    for (let i = 0; i < 6; i++) await queueOne(t, `n${i}`);
+    const running = runDueDeliveries(t.deps);
+    expect(inFlightCount(t.deps, a._id)).toBe(4);
+    expect(inFlightCount(t.deps, b._id)).toBe(4);
+    for (let i = 0; i < 100 && inFlightCount(t.deps, b._id) > 0; i++) await Bun.sleep(10);
+    await runDueDeliveries(t.deps);
+    expect(inFlightCount(t.deps, a._id)).toBe(4);
+    expect(deliveryRows(t, b._id).every((d) => d.status === 'succeeded')).toBe(true);
+    release();
+    await running;
+    await runDueDeliveries(t.deps);
+    expect(deliveryRows(t, a._id).every((d) => d.status === 'succeeded')).toBe(true);
+  });
+
+  it('disables a webhook with no success for 3 days while deliveries kept failing, with a notification', async () => {
+    const t = webhookApp();
+    const r = serve();
+    r.respond = () => new Response('down', { status: 503 });
+    await addSubsystem(t, 'media');
+    const hook = await addWebhook(t, { url: r.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });
+    const disabled = recordEvents(t, (e) => e.type === 'webhook.disabled');
+    const step = 6 * 3_600_000;
+    for (let elapsed = 0; elapsed < FAILING_DISABLE_MS; elapsed += step) {
+      await queueOne(t, `n${elapsed}`);
+      await runDueDeliveries(t.deps);
+      t.clock.advance(step);
+    }
+    expect(disabled).toEqual([]);
+    expect((await t.call('GET', `/webhook/${hook._id}`, { as: 'admin' })).body.state).toBe('failing');
+    await queueOne(t, 'last');
+    await runDueDeliveries(t.deps);
+    expect(disabled.map((e) => e.data)).toEqual([{ _id: hook._id, disabledReason: 'failing' }]);
+    const read = await t.call('GET', `/webhook/${hook._id}`, { as: 'admin' });
+    expect(read.body).toMatchObject({ active: false, state: 'disabled', disabledReason: 'failing' });
+    const notes = await t.call('GET', '/notifications', { as: 'admin' });
+    expect(notes.body.map((n: { key: string }) => n.key)).toContain(`webhook-disabled:${hook._id}`);
+    const before = r.received.length;
+    t.clock.advance(RETRY_DELAYS_MS[6] ?? 0);
+    await runDueDeliveries(t.deps);
+    expect(r.received).toHaveLength(before);
+  });
+});
