@@ -7,7 +7,6 @@
 import { iso } from '../../clock';
 import type { Deps } from '../../deps';
 import { emit } from '../../realtime/emit';
-import type { PushConnection } from '../../rpc/hub';
 import { resolveCached } from './engine/cache';
 import { expandItem } from './engine/recurrence';
 import type { Entry, ScheduleSnapshot } from './engine/types';
@@ -35,6 +34,9 @@ export interface RunnerState {
   armed: boolean;
 }
 
+/** How far back a tick still delivers what it finds due (ticks come at least every minute). */
+const MAX_LATE_MS = 5 * 60_000;
+
 const states = new WeakMap<Deps, RunnerState>();
 const hooked = new WeakSet<Deps>();
 
@@ -56,7 +58,11 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
   states.set(deps, state);
   if (!hooked.has(deps)) {
     hooked.add(deps);
-    deps.push.onSubscribe((connection, targets) => sendRunningTo(deps, connection, targets));
+    // After the current line's answer: a client sees `{"result": true}` before the starts.
+    deps.push.onSubscribe((connection, targets) => {
+      const lines = runningLines(deps, targets);
+      if (lines.length > 0) queueMicrotask(() => lines.forEach((line) => connection.send(line)));
+    });
   }
   return state;
 }
@@ -118,7 +124,8 @@ export function runScheduleTick(deps: Deps): void {
   const state = states.get(deps);
   if (!state) return;
   const now = deps.clock.now();
-  const from = state.lastTick ?? now - 1;
+  // A wall clock stepped far ahead is not an outage: only the last few minutes are delivered late.
+  const from = Math.max(state.lastTick ?? now - 1, now - MAX_LATE_MS);
   const snapshot = state.load(deps);
   const { entries } = resolveCached(snapshot, Math.min(from, now), now + 1);
 
@@ -193,15 +200,17 @@ export function nextScheduleBoundary(deps: Deps, horizonMs = 3_600_000): number 
   return next;
 }
 
-/** Rule 13: a connection that subscribes gets `schedule.item.start` for every playable running for those ids. */
-export function sendRunningTo(deps: Deps, connection: PushConnection, targets: readonly string[]): void {
+/** Rule 13: the `schedule.item.start` lines of every playable running now for any of `targets`. */
+export function runningLines(deps: Deps, targets: readonly string[]): string[] {
   const state = states.get(deps);
-  if (!state) return;
+  if (!state) return [];
   const now = deps.clock.now();
   const wanted = new Set(targets);
+  const lines: string[] = [];
   for (const e of resolveCached(state.load(deps), now, now + 1).entries) {
     if (e.itemType !== 'PLAYABLE' || e.start > now || now >= e.end || state.suppressed.has(playKey(e))) continue;
     if (!e.targets.some((t) => wanted.has(t))) continue;
-    connection.send(JSON.stringify({ jsonrpc: '2.0', method: 'schedule.item.start', params: pushParams(e) }));
+    lines.push(JSON.stringify({ jsonrpc: '2.0', method: 'schedule.item.start', params: pushParams(e) }));
   }
+  return lines;
 }
