@@ -10,6 +10,7 @@ import { recoverMissedRuns } from './runner-recover';
 import { pruneRuns } from './runs';
 
 const MAX_SLEEP_MS = 60_000;
+const REPLAN_GAP_MS = 200;
 
 function arm(deps: Deps): void {
   const state = runnerState(deps);
@@ -19,19 +20,45 @@ function arm(deps: Deps): void {
   const next = nextScheduleBoundary(deps);
   const delay = Math.max(0, Math.min(MAX_SLEEP_MS, next === null ? MAX_SLEEP_MS : next - now));
   state.timer = setTimeout(() => {
-    try {
-      runScheduleTick(deps);
-    } catch (err) {
-      deps.log.error({ err }, 'schedule tick failed');
-    }
+    tickSafely(deps);
     arm(deps);
   }, delay);
 }
 
-/** Re-plans at once after a schedule change (rule 14) and re-arms the timer to the new next boundary. */
+/**
+ * Re-plans after a schedule change (rule 14) and re-arms the timer to the new next boundary. In the
+ * daemon a burst of writes (an import of many items) coalesces into one re-plan per REPLAN_GAP_MS,
+ * so each write does not rebuild and re-resolve the whole schedule; tests re-plan on every change.
+ */
 export function replanSchedule(deps: Deps): void {
-  runScheduleTick(deps);
-  arm(deps);
+  const state = runnerState(deps);
+  if (!state) return;
+  if (!state.armed) {
+    runScheduleTick(deps);
+    return;
+  }
+  if (state.replanTimer) return;
+  const since = deps.clock.monotonic() - state.lastReplan;
+  if (since >= REPLAN_GAP_MS) {
+    state.lastReplan = deps.clock.monotonic();
+    tickSafely(deps);
+    arm(deps);
+    return;
+  }
+  state.replanTimer = setTimeout(() => {
+    state.replanTimer = null;
+    state.lastReplan = deps.clock.monotonic();
+    tickSafely(deps);
+    arm(deps);
+  }, REPLAN_GAP_MS - since);
+}
+
+function tickSafely(deps: Deps): void {
+  try {
+    runScheduleTick(deps);
+  } catch (err) {
+    deps.log.error({ err }, 'schedule tick failed');
+  }
 }
 
 /** Starts the runner's timer after recovering missed runs; the returned function stops it. */
@@ -48,6 +75,8 @@ export function startScheduleJobs(deps: Deps): () => void {
   return () => {
     state.armed = false;
     if (state.timer) clearTimeout(state.timer);
+    if (state.replanTimer) clearTimeout(state.replanTimer);
     state.timer = null;
+    state.replanTimer = null;
   };
 }

@@ -3,7 +3,8 @@ import { makeTestApp, recordEvents, rowCount, type TestApp } from '../../../test
 import type { PushConnection } from '../../rpc/hub';
 import { item, snapshot, target } from './engine/test-support';
 import type { EngineItem, ScheduleSnapshot } from './engine/types';
-import { installScheduleRunner, nextScheduleBoundary, runScheduleTick } from './runner';
+import { installScheduleRunner, nextScheduleBoundary, runnerState, runScheduleTick } from './runner';
+import { replanSchedule } from './runner-jobs';
 import { recoverMissedRuns } from './runner-recover';
 import { listRuns, plannedThrough, pruneRuns } from './runs';
 
@@ -306,5 +307,29 @@ describe('run records', () => {
     expect(pruneRuns(h.t.deps)).toBe(0);
     h.t.clock.advance(2000);
     expect(pruneRuns(h.t.deps)).toBe(1);
+  });
+});
+
+describe('re-planning in the daemon', () => {
+  it('coalesces a burst of changes into one deferred re-plan', () => {
+    const h = harness('2026-06-01T10:00:00Z', [
+      item({ id: 1, itemId: 1, startLocal: '2026-06-01T09:00:00', endLocal: '2026-06-01T11:00:00' }),
+    ]);
+    const state = runnerState(h.t.deps);
+    if (!state) throw new Error('no runner');
+    state.armed = true;
+    replanSchedule(h.t.deps);
+    expect(h.sent()).toEqual(['start PLAYABLE#1 09:00:00-11:00:00']);
+    h.set([]);
+    h.t.clock.advance(50);
+    replanSchedule(h.t.deps);
+    replanSchedule(h.t.deps);
+    expect([h.sent(), state.replanTimer !== null]).toEqual([[], true]);
+    h.t.clock.advance(200);
+    state.armed = false;
+    if (state.replanTimer) clearTimeout(state.replanTimer);
+    if (state.timer) clearTimeout(state.timer);
+    replanSchedule(h.t.deps);
+    expect(h.sent()).toEqual(['end PLAYABLE#1 09:00:00-11:00:00']);
   });
 });

@@ -31,7 +31,11 @@ export interface RunnerState {
   /** Segments started by the recovery after a restart: recorded `caught_up`. */
   catchingUp: Set<string>;
   timer: ReturnType<typeof setTimeout> | null;
+  /** Set while the daemon's timer runs (startScheduleJobs); tests tick by hand. */
   armed: boolean;
+  /** Monotonic time of the last re-plan, and the deferred one a burst of writes coalesces into. */
+  lastReplan: number;
+  replanTimer: ReturnType<typeof setTimeout> | null;
 }
 
 /** How far back a tick still delivers what it finds due (ticks come at least every minute). */
@@ -54,6 +58,8 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
     catchingUp: new Set(),
     timer: null,
     armed: false,
+    lastReplan: Number.NEGATIVE_INFINITY,
+    replanTimer: null,
   };
   states.set(deps, state);
   if (!hooked.has(deps)) {
