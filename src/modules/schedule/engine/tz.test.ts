@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'bun:test';
+import { entryTimes } from './format';
+import type { Entry } from './types';
 import {
   formatLocal,
   fromLocalNaive,
@@ -72,5 +74,22 @@ describe('formatting and parsing', () => {
     expect(isLocalDate('2026-02-28')).toBe(true);
     expect(isLocalDate('2026-02-29')).toBe(false);
     expect(isLocalDate('2026-02-28T10:00:00')).toBe(false);
+  });
+});
+
+describe('entry times', () => {
+  it('writes UTC, local with the offset and Unix seconds', () => {
+    const start = Date.parse('2026-10-25T00:30:00Z');
+    const e = { start, end: start + 2 * 3_600_000, occurrenceStart: start, occurrenceEnd: start + 2 * 3_600_000 };
+    expect(entryTimes(e as Entry, 'Europe/Berlin')).toEqual({
+      startTime: '2026-10-25T00:30:00.000Z',
+      endTime: '2026-10-25T02:30:00.000Z',
+      startTimeLocal: '2026-10-25T02:30:00.000+02:00',
+      endTimeLocal: '2026-10-25T03:30:00.000+01:00',
+      startTimeUnix: 1792888200,
+      endTimeUnix: 1792895400,
+      occurrenceStartTime: '2026-10-25T00:30:00.000Z',
+      occurrenceEndTime: '2026-10-25T02:30:00.000Z',
+    });
   });
 });
