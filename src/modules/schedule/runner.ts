@@ -98,7 +98,7 @@ export function pushParams(e: Entry): Record<string, unknown> {
 function deliver(deps: Deps, method: 'schedule.item.start' | 'schedule.item.end', e: Entry): string[] {
   const params = pushParams(e);
   const deliveredTo = deps.push.publish(e.targets, method, params);
-  emit(deps, method, { ...params, scheduledItemId: e.scheduledItemId, entryId: e.id, deliveredTo });
+  emit(deps, method, { ...params, scheduledItemId: e.scheduledItemId });
   return deliveredTo;
 }
 
