@@ -11,7 +11,7 @@ import { getSettingGroup } from '../settings/service';
 import { findUserById, findUserByUsername } from '../users/accounts';
 import { getVariable, getVariableByRef } from '../variables/service';
 import { compileRegex } from './evaluate';
-import { type AlertWrite, criticalityOf, ORDERING_OPERATORS } from './model';
+import { type AlertWrite, criticalityOf, DEFAULT_MESSAGE, ORDERING_OPERATORS } from './model';
 import type { AlertRow } from './store';
 
 export type RuleValues = Partial<Omit<AlertRow, 'id' | 'createdAt' | 'updatedAt'>>;
@@ -110,7 +110,8 @@ export function ruleValues(deps: Deps, body: AlertWrite, existing?: AlertRow): R
     if (body.operator !== undefined) values.operator = body.operator;
     if (body.value !== undefined) values.value = rawValue;
     if (body.delaySeconds !== undefined) values.delaySeconds = body.delaySeconds;
-    if (body.message !== undefined) values.message = body.message;
+    // The default text read back and sent again stays "the default" (null).
+    if (body.message !== undefined) values.message = body.message === DEFAULT_MESSAGE ? null : body.message;
     if (body.lock !== undefined) values.lock = body.lock;
     const log = body.log ?? body.Log;
     if (log !== undefined) values.log = log;
