@@ -18,9 +18,9 @@ import {
   onSubsystemOnline,
   onVariableGoneHealth,
   onVariableHealth,
-  onWebhookBack,
   onWebhookDeleted,
   onWebhookDisabled,
+  onWebhookUpdated,
 } from './system';
 
 /** Rules whose variable no longer exists are deactivated (`variable_missing`), never deleted. */
@@ -70,10 +70,10 @@ function handle(deps: Deps, event: BusEvent): void {
       deactivateMissing(deps);
       return;
     case 'webhook.disabled':
-      onWebhookDisabled(deps, event.data);
+      onWebhookDisabled(deps, id, typeof event.data.disabledReason === 'string' ? event.data.disabledReason : null);
       return;
     case 'webhook.updated':
-      if (event.data.active === true) onWebhookBack(deps, id);
+      onWebhookUpdated(deps, id);
       return;
     case 'webhook.deleted':
       onWebhookDeleted(deps, id);

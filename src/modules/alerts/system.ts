@@ -1,13 +1,15 @@
 /**
  * System rules (§8 rule 10): one per `systemKind`, created at boot when missing, their condition
  * fixed. Wired today: `subsystem-offline` (subsystem.offline / .online / .deleted), `webhook-disabled`
- * (webhook.disabled; closed by webhook.updated with active true or webhook.deleted) and
+ * (webhook.disabled; closed by a webhook.updated that leaves it active, or webhook.deleted) and
  * `variable-health` (variable.health_changed: a state above 0 opens, 0 closes). `backup-failed`,
  * `storage-low`, `license-expiry` and `schedule-missed` exist but have no source in this build yet.
  */
 import { alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { AppError } from '../../http/errors';
 import { findSubsystem } from '../subsystems/lookup';
+import { getWebhook } from '../webhooks/service';
 import { closeIncident, conditionCleared, fire } from './engine';
 import { type Criticality, SYSTEM_KINDS, type SystemKind } from './model';
 import { openIncident, systemRule, variableInfo } from './store';
@@ -81,19 +83,29 @@ export function onSubsystemDeleted(deps: Deps, id: number): void {
   sourceGone(deps, 'subsystem-offline', id);
 }
 
-export function onWebhookDisabled(deps: Deps, data: Record<string, unknown>): void {
-  const rule = activeRule(deps, 'webhook-disabled');
-  const id = data._id;
-  if (!rule || typeof id !== 'number') return;
-  const name =
-    typeof data.displayName === 'string' ? data.displayName : typeof data.name === 'string' ? data.name : null;
-  const reason = typeof data.disabledReason === 'string' ? data.disabledReason : null;
-  fire(deps, rule, { type: 'webhook', id, externalId: null, displayName: name }, reason);
+/** The webhook's name and whether it is active; null when it is gone. */
+function webhookInfo(deps: Deps, id: number): { displayName: string; active: boolean } | null {
+  try {
+    const w = getWebhook(deps, String(id));
+    return { displayName: w.displayName, active: w.active };
+  } catch (err) {
+    if (err instanceof AppError && err.errorCode === 'not_found') return null;
+    throw err;
+  }
 }
 
-export function onWebhookBack(deps: Deps, id: number): void {
+/** `webhook.disabled` `{_id, disabledReason}`: the reason is the incident's value. */
+export function onWebhookDisabled(deps: Deps, id: number, reason: string | null): void {
   const rule = activeRule(deps, 'webhook-disabled');
-  if (rule) conditionCleared(deps, rule, id, null);
+  const hook = webhookInfo(deps, id);
+  if (!rule || !hook) return;
+  fire(deps, rule, { type: 'webhook', id, externalId: null, displayName: hook.displayName }, reason);
+}
+
+/** `webhook.updated`: an active webhook has recovered. */
+export function onWebhookUpdated(deps: Deps, id: number): void {
+  const rule = activeRule(deps, 'webhook-disabled');
+  if (rule && webhookInfo(deps, id)?.active === true) conditionCleared(deps, rule, id, null);
 }
 
 export function onWebhookDeleted(deps: Deps, id: number): void {
