@@ -5,11 +5,13 @@
  *
  *   bun bench/ingest.ts                 (RUNS=3 DURATION=10s CONNECTIONS=64 THREADS=2)
  *   WS_SUBSCRIBERS=1 bun bench/ingest.ts   (also N WebSocket clients subscribed to `variables`)
+ *   WEBHOOKS=1 bun bench/ingest.ts         (also N webhooks on `variable.changed` to a local receiver)
  *
  * Both servers start on free ports with fresh data directories and are stopped afterwards. The
  * product runs from source with its defaults (info logging included); wrk sends no credential, so
  * it acts through the trusted-network rule (loopback) as the integration role.
  */
+import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,6 +24,7 @@ const CONNECTIONS = process.env.CONNECTIONS ?? '64';
 const THREADS = process.env.THREADS ?? '2';
 const VARIABLES = 1000;
 const WS_SUBSCRIBERS = Number(process.env.WS_SUBSCRIBERS ?? 0);
+const WEBHOOKS = Number(process.env.WEBHOOKS ?? 0);
 const ADMIN_PASSWORD = 'bench-admin-password-1';
 
 function freePort(): number {
@@ -99,6 +102,26 @@ async function subscribers(
   };
 }
 
+/** N webhooks on `variable.changed` to a receiver in this process that answers 204, counting what arrives. */
+async function webhooks(base: string, session: string, count: number) {
+  let received = 0;
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: async (req) => {
+      await req.arrayBuffer();
+      received += 1;
+      return new Response(null, { status: 204 });
+    },
+  });
+  for (let i = 0; i < count; i++) {
+    const url = `http://127.0.0.1:${server.port}/hook${i}`;
+    const body = { displayName: `bench ${i}`, url, allowPrivateNetwork: true, events: ['variable.changed'] };
+    await api(base, 'POST', '/webhook', body, session);
+  }
+  return { received: () => received, stop: () => server.stop(true) };
+}
+
 /** Runs wrk without blocking this process's event loop (the WebSocket subscribers must keep reading). */
 async function wrk(port: number, offset: number): Promise<{ rps: number; non2xx: number }> {
   const proc = Bun.spawn(
@@ -159,8 +182,9 @@ try {
   await waitFor(`http://127.0.0.1:${productPort}/api/v1/health`);
   const { offset, session } = await seed(`http://127.0.0.1:${productPort}`);
   const listeners = await subscribers(productPort, session, WS_SUBSCRIBERS);
+  const hooks = await webhooks(`http://127.0.0.1:${productPort}`, session, WEBHOOKS);
   console.log(
-    `floor on ${floorPort}, pmsd on ${productPort} (ID_OFFSET=${offset}, ${WS_SUBSCRIBERS} WebSocket subscriber(s)); wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}`,
+    `floor on ${floorPort}, pmsd on ${productPort} (ID_OFFSET=${offset}, ${WS_SUBSCRIBERS} WebSocket subscriber(s), ${WEBHOOKS} webhook(s)); wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}`,
   );
   const floorRuns: number[] = [];
   const productRuns: number[] = [];
@@ -184,6 +208,17 @@ try {
       `WebSocket subscribers received ${listeners.received()} variable.changed messages in all${dropped.length ? `; closed by the server: ${dropped.join(', ')}` : ''}`,
     );
   }
+  if (WEBHOOKS > 0) {
+    const db = new Database(join(productDir, 'pms.db'), { readonly: true });
+    const rows = db
+      .query<{ status: string; n: number }, []>('SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status')
+      .all();
+    db.close();
+    console.log(
+      `webhook receiver got ${hooks.received()} deliveries during the runs; delivery log: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}`,
+    );
+  }
+  hooks.stop();
   listeners.close();
 } finally {
   floor.kill('SIGTERM');

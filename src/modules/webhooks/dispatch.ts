@@ -10,12 +10,11 @@
  * `runDueDeliveries` is the plain work function tests drive on the fake clock; `startWebhookJobs`
  * (jobs.ts) makes it run on a 1 s timer and right after an event queued deliveries.
  */
-import { eq } from 'drizzle-orm';
-import { webhookDeliveries, webhooks } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { performAttempt } from './attempt';
 import type { DeliveryRow } from './mapper';
 import { type AttemptKind, recordAttempt } from './record';
+import { webhookStore } from './store';
 
 export const MAX_IN_FLIGHT_PER_WEBHOOK = 4;
 export const MAX_IN_FLIGHT = 16;
@@ -85,10 +84,11 @@ function dueCandidates(deps: Deps, state: DispatcherState, now: number): Candida
 /** Runs one attempt of a delivery and records it; resolves when recorded. */
 async function attempt(deps: Deps, deliveryId: number, kind: AttemptKind): Promise<void> {
   try {
-    const delivery = deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+    const store = webhookStore(deps);
+    const delivery = store.delivery(deliveryId);
     if (!delivery) return;
     if (kind === 'scheduled' && (delivery.nextAttemptAt === null || delivery.nextAttemptAt > deps.clock.now())) return;
-    const hook = deps.db.select().from(webhooks).where(eq(webhooks.id, delivery.webhookId)).get();
+    const hook = store.webhook(delivery.webhookId);
     if (!hook || (kind === 'scheduled' && !hook.active)) return;
     const outcome = await performAttempt(deps, hook, delivery);
     recordAttempt(deps, deliveryId, outcome, kind);

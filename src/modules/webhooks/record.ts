@@ -3,8 +3,7 @@
  * webhook's health fields, in one transaction; then `webhook.disabled` (and for rule 4 a notification)
  * when the attempt disabled the webhook.
  */
-import { eq } from 'drizzle-orm';
-import { type StoredAttempt, webhookDeliveries, webhooks } from '../../db/schema';
+import type { StoredAttempt } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { webhookIo } from '../../realtime/dispatch-io';
 import { emit } from '../../realtime/emit';
@@ -12,6 +11,7 @@ import { invalidateWebhookCache } from '../../realtime/outbox';
 import { raiseNotification } from '../notifications/show';
 import type { AttemptOutcome } from './attempt';
 import type { DeliveryRow, WebhookRow } from './mapper';
+import { webhookStore } from './store';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -89,21 +89,18 @@ function nextWebhookState(hook: WebhookRow, outcome: AttemptOutcome, now: number
  * delivery is gone (its webhook was deleted while the attempt ran).
  */
 export function recordAttempt(deps: Deps, deliveryId: number, outcome: AttemptOutcome, kind: AttemptKind): void {
+  const store = webhookStore(deps);
   const now = deps.clock.now();
   const disabled: { hook?: WebhookRow; reason: Disabled } = { reason: null };
   deps.sqlite.transaction(() => {
-    const delivery = deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+    const delivery = store.delivery(deliveryId);
     if (!delivery) return;
-    deps.db
-      .update(webhookDeliveries)
-      .set(nextDeliveryState(deps, delivery, outcome, kind))
-      .where(eq(webhookDeliveries.id, deliveryId))
-      .run();
+    store.saveDelivery({ ...delivery, ...nextDeliveryState(deps, delivery, outcome, kind) });
     if (kind === 'test') return;
-    const hook = deps.db.select().from(webhooks).where(eq(webhooks.id, delivery.webhookId)).get();
+    const hook = store.webhook(delivery.webhookId);
     if (!hook) return;
     const [changes, reason] = nextWebhookState(hook, outcome, now);
-    deps.db.update(webhooks).set(changes).where(eq(webhooks.id, hook.id)).run();
+    store.saveHealth({ ...hook, ...changes });
     disabled.hook = hook;
     disabled.reason = reason;
   })();
