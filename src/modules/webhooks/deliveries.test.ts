@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, it } from 'bun:test';
+import { describe, expect, it } from 'bun:test';
 import { addSubsystem, recordEvents, rowCount, type TestApp } from '../../../tests/helpers/app';
 import { errorBody } from '../../../tests/helpers/errors';
 import { insertDelivery } from '../../realtime/outbox';
 import { inFlightCount, runDueDeliveries, startDispatcher, stopDispatcher } from './dispatch';
 import { MAX_DELIVERIES_PER_WEBHOOK, pruneDeliveries, RETENTION_MS } from './jobs';
-import { addWebhook, deliveryRows, type Receiver, receiver, T0, webhookApp } from './test-support';
+import { addWebhook, deliveryRows, receiverPool, T0, webhookApp } from './test-support';
 
-const receivers: Receiver[] = [];
-function serve(): Receiver {
-  const r = receiver();
-  receivers.push(r);
-  return r;
-}
-afterEach(() => {
-  for (const r of receivers.splice(0)) r.stop();
-});
+const serve = receiverPool();
 
 async function rename(t: TestApp, name: string) {
   await t.call('PATCH', '/subsystems/media', { as: 'admin', body: { displayName: name } });

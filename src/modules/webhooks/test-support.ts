@@ -1,4 +1,5 @@
 /** Shared set-up for the webhook tests: a local receiver, fake name resolution and a webhook factory. */
+import { afterEach } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import { makeTestApp, type TestApp } from '../../../tests/helpers/app';
 import { setWebhookIo } from '../../realtime/dispatch-io';
@@ -40,6 +41,19 @@ export function receiver(path = '/hook'): Receiver {
   r.port = server.port ?? 0;
   r.url = `http://127.0.0.1:${r.port}${path}`;
   return r;
+}
+
+/** `serve()` starts a receiver that is stopped after the test. Call at the top of a test file. */
+export function receiverPool(): (path?: string) => Receiver {
+  const running: Receiver[] = [];
+  afterEach(() => {
+    for (const r of running.splice(0)) r.stop();
+  });
+  return (path) => {
+    const r = receiver(path);
+    running.push(r);
+    return r;
+  };
 }
 
 /** The names the tests resolve: everything else fails to resolve. */
