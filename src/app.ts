@@ -20,6 +20,7 @@ import { parametersRoutes } from './modules/parameters/routes';
 import { playablesRoutes } from './modules/playables/routes';
 import { presetsRoutes } from './modules/presets/routes';
 import { rolesRoutes } from './modules/roles/routes';
+import { scheduleRoutes } from './modules/schedule/routes';
 import { subsystemsRoutes } from './modules/subsystems/routes';
 import { systemRoutes } from './modules/system/routes';
 import { tokensRoutes } from './modules/tokens/routes';
@@ -51,6 +52,7 @@ export function apiRoutes(deps: Deps) {
     .use(userTemplatesRoutes(deps))
     .use(variablesRoutes(deps))
     .use(variableRefRoutes(deps))
+    .use(scheduleRoutes(deps))
     .use(webhooksRoutes(deps))
     .use(wsRoutes(deps));
 }

@@ -15,6 +15,8 @@ import { installAlertListeners } from './modules/alerts/listeners';
 import { ensureSystemRules } from './modules/alerts/system';
 import { writePlatformLog } from './modules/logs/write';
 import { ensureBuiltInRoles } from './modules/roles/service';
+import { installScheduleListeners } from './modules/schedule/snapshot-listeners';
+import { ensureScheduleBuiltIns } from './modules/schedule/zones';
 import { HealthMonitor } from './modules/subsystems/health';
 import { createAdminAccount, userCount } from './modules/users/accounts';
 import { EventBus } from './realtime/bus';
@@ -56,6 +58,8 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     remoteAddress: options.remoteAddress,
   };
   ensureBuiltInRoles(deps);
+  ensureScheduleBuiltIns(deps);
+  installScheduleListeners(deps);
   ensureSystemRules(deps);
   installAlertListeners(deps);
   installOutboxListeners(deps);

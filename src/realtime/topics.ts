@@ -57,7 +57,13 @@ const TOPICS: readonly TopicDef[] = [
   { topic: 'alerts', permission: 'alerts:read', nouns: ['alert', 'incident'] },
   { topic: 'logs', permission: 'logs:read', nouns: ['log', 'logscenario', 'logpreset'] },
   { topic: 'webhook', permission: 'webhook:read', nouns: ['webhook'], aliases: ['webhooks'] },
-  { topic: 'schedule', permission: 'schedule:read', nouns: ['schedule'], aliases: ['schedules'] },
+  {
+    topic: 'schedule',
+    permission: 'schedule:read',
+    // The schedule's definitions (§11.1–11.4) travel with its own events.
+    nouns: ['schedule', 'zone', 'calendar', 'scheduleditem', 'playlist', 'block'],
+    aliases: ['schedules', 'zones', 'calendars', 'scheduleditems', 'playlists', 'blocks'],
+  },
   { topic: 'objects', permission: 'media:read', nouns: ['object'] },
   { topic: 'playables', permission: 'media:read', nouns: ['playable'] },
   { topic: 'compositions', permission: 'media:read', nouns: ['composition'] },

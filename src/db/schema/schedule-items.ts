@@ -32,7 +32,8 @@ export const scheduledItems = sqliteTable(
     displayName: text(),
     description: text(),
     startLocal: text().notNull(),
-    endLocal: text().notNull(),
+    /** null: EVENT without an end (= the start), BLOCK without an end (start + the block's duration). */
+    endLocal: text(),
     recurrence: text({ mode: 'json' }).$type<StoredRecurrence>(),
     exclusions: text({ mode: 'json' }).$type<string[]>().notNull(),
     priority: integer().notNull(),

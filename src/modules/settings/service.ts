@@ -18,6 +18,7 @@ export interface SettingGroups {
   alerts: { flapWindowSeconds: number };
   /** Mail (§18): null until configured; mail is not sent by this build yet (alerts only check it is set). */
   smtp: { host?: string; port?: number; secure?: boolean; username?: string; from?: string } | null;
+  schedule: { missedRunGraceSeconds: number };
 }
 
 export const SETTING_DEFAULTS: SettingGroups = {
@@ -29,6 +30,7 @@ export const SETTING_DEFAULTS: SettingGroups = {
   notifications: { retentionDays: 30 },
   alerts: { flapWindowSeconds: 300 },
   smtp: null,
+  schedule: { missedRunGraceSeconds: 300 },
 };
 
 interface Cached {
@@ -89,4 +91,21 @@ export function trustedNetworks(deps: Deps): Cidr[] {
     c.trusted = list.map(parseCidr).filter((x): x is Cidr => x !== null);
   }
   return c.trusted;
+}
+
+/** The appliance time zone (top-level setting `timezone`, an IANA name; §18), `UTC` when unset. */
+export function getTimezone(deps: Deps): string {
+  const stored = cached(deps).groups.get('timezone');
+  return typeof stored === 'string' && stored !== '' ? stored : 'UTC';
+}
+
+/** Stores the `timezone` setting (the settings routes validate the name first). */
+export function putTimezone(deps: Deps, timezone: string): void {
+  const now = deps.clock.now();
+  deps.db
+    .insert(settings)
+    .values({ key: 'timezone', value: timezone, updatedAt: now })
+    .onConflictDoUpdate({ target: settings.key, set: { value: timezone, updatedAt: now } })
+    .run();
+  caches.delete(deps);
 }

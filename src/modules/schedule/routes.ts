@@ -1,0 +1,22 @@
+/** Every route of the schedule's definitions and reads (§11.1–11.5), except the runner's `/schedule/runs`. */
+import { Elysia } from 'elysia';
+import type { Deps } from '../../deps';
+import { calendarsRoutes } from './calendars-routes';
+import { schedulesRoutes } from './items-routes';
+import { readsRoutes } from './reads-routes';
+import { zonesRoutes } from './zones-routes';
+
+/**
+ * The plugin's route types are erased at this boundary: carried into the app's one long `.use()`
+ * chain they multiply its type-checking time, and nothing reads them there (tests and clients go
+ * through HTTP).
+ */
+export function scheduleRoutes(deps: Deps): Elysia {
+  const routes = new Elysia()
+    .use(zonesRoutes(deps, '/zones'))
+    .use(zonesRoutes(deps, '/schedule/zones'))
+    .use(calendarsRoutes(deps))
+    .use(schedulesRoutes(deps))
+    .use(readsRoutes(deps));
+  return routes as unknown as Elysia;
+}

@@ -1,0 +1,110 @@
+/**
+ * The schedule's change clock: a version bumped by every write to the schedule or to something it
+ * depends on (targets, zones, the `timezone` setting), and the time of that last change, which is the
+ * base of every schedule read's `Last-Modified` (C: Responses). Kept in memory per daemon; it starts
+ * from the newest `updatedAt` of the schedule tables (targets join in when the snapshot loads).
+ */
+import { sql } from 'drizzle-orm';
+import { scheduleBlocks, scheduleCalendars, scheduledItems, schedulePlaylists, scheduleZones } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { emit } from '../../realtime/emit';
+import type { Principal } from '../auth/principal';
+import { writeAuditLog } from '../logs/write';
+import { getTimezone } from '../settings/service';
+
+export interface ScheduleState {
+  version: number;
+  lastChangedAt: number;
+  timezone: string;
+}
+
+const states = new WeakMap<Deps, ScheduleState>();
+const hooks = new WeakMap<Deps, Array<() => void>>();
+
+function newestUpdate(deps: Deps): number {
+  let newest = 0;
+  for (const table of [scheduleZones, scheduleCalendars, scheduledItems, schedulePlaylists, scheduleBlocks]) {
+    const row = deps.db
+      .select({ n: sql<number | null>`max(${table.updatedAt})` })
+      .from(table)
+      .get();
+    newest = Math.max(newest, row?.n ?? 0);
+  }
+  return newest;
+}
+
+/**
+ * The current state. A `timezone` setting changed by anyone since the last look counts as a change
+ * (rule 4: local times stay, instants move).
+ */
+export function scheduleState(deps: Deps): ScheduleState {
+  let state = states.get(deps);
+  if (!state) {
+    state = { version: 1, lastChangedAt: newestUpdate(deps), timezone: getTimezone(deps) };
+    states.set(deps, state);
+  }
+  const timezone = getTimezone(deps);
+  if (timezone !== state.timezone) {
+    state.timezone = timezone;
+    markScheduleChanged(deps, ['timezone']);
+  }
+  return state;
+}
+
+/** Moves `lastChangedAt` forward to `at` (never back) without a new version. */
+export function noteChangeTime(deps: Deps, at: number): void {
+  const state = scheduleState(deps);
+  if (at > state.lastChangedAt) state.lastChangedAt = at;
+}
+
+/** Registers a function run after every schedule change (the runner's re-plan). */
+export function onScheduleChanged(deps: Deps, hook: () => void): void {
+  const list = hooks.get(deps) ?? [];
+  list.push(hook);
+  hooks.set(deps, list);
+}
+
+/**
+ * A definition changed (§11.6 rule 14): new version, `Last-Modified` moves to now, `schedule.changed`
+ * `{changedAt, kinds}` is emitted and the re-plan hooks run.
+ */
+export function markScheduleChanged(deps: Deps, kinds: readonly string[]): void {
+  const state = states.get(deps) ?? scheduleState(deps);
+  const now = deps.clock.now();
+  state.version += 1;
+  state.lastChangedAt = Math.max(state.lastChangedAt, now);
+  emit(deps, 'schedule.changed', { changedAt: new Date(now).toISOString(), kinds: [...kinds] });
+  for (const hook of hooks.get(deps) ?? []) hook();
+}
+
+export type ScheduleNoun = 'zone' | 'calendar' | 'scheduleditem' | 'playlist' | 'block';
+
+const KIND: Record<ScheduleNoun, string> = {
+  zone: 'zones',
+  calendar: 'calendars',
+  scheduleditem: 'items',
+  playlist: 'playlists',
+  block: 'blocks',
+};
+
+/**
+ * One write of a schedule definition: `<noun>.<change>` with the §0.4 data, the audit entry of a
+ * person or token (field names, never values), then `schedule.changed`.
+ */
+export function announceScheduleWrite(
+  deps: Deps,
+  principal: Principal,
+  noun: ScheduleNoun,
+  change: 'created' | 'updated' | 'deleted',
+  entity: { _id: number; displayName?: string | null },
+  changed: readonly string[],
+  extra: Record<string, unknown> = {},
+): void {
+  emit(deps, `${noun}.${change}`, { _id: entity._id, changed: [...changed], ...extra });
+  const name = entity.displayName ? ` (${entity.displayName})` : '';
+  writeAuditLog(deps, principal, {
+    key: `${noun}.${change}`,
+    value: `${noun} ${entity._id}${name} ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+  });
+  markScheduleChanged(deps, [KIND[noun]]);
+}
