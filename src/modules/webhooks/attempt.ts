@@ -4,6 +4,7 @@
  * Never throws: every failure is an outcome with an error code.
  */
 import { createHmac } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Deps } from '../../deps';
 import { webhookIo } from '../../realtime/dispatch-io';
 import { addressAllowed, literalAddress } from '../../realtime/dispatch-targets';
@@ -71,7 +72,15 @@ async function readExcerpt(response: Response): Promise<string | null> {
   return new TextDecoder().decode(bytes);
 }
 
-async function resolveTarget(deps: Deps, hook: WebhookRow): Promise<string | null> {
+/**
+ * Resolves the host and checks every address (rule 6). A plain-http name is then reached at the
+ * checked address with its name in the Host header, so a second lookup by the HTTP client cannot
+ * lead elsewhere (DNS rebinding); https keeps the name for TLS, whose certificate check binds it.
+ */
+async function resolveTarget(
+  deps: Deps,
+  hook: WebhookRow,
+): Promise<{ error: string } | { url: string; host?: string }> {
   const url = new URL(hook.url);
   const literal = literalAddress(url);
   let addresses: string[];
@@ -80,11 +89,16 @@ async function resolveTarget(deps: Deps, hook: WebhookRow): Promise<string | nul
     try {
       addresses = await webhookIo(deps).lookup(url.hostname);
     } catch {
-      return 'dns_failed';
+      return { error: 'dns_failed' };
     }
   }
-  if (addresses.length === 0) return 'dns_failed';
-  return addresses.every((a) => addressAllowed(a, hook.allowPrivateNetwork)) ? null : 'target_refused';
+  const [first] = addresses;
+  if (first === undefined) return { error: 'dns_failed' };
+  if (!addresses.every((a) => addressAllowed(a, hook.allowPrivateNetwork))) return { error: 'target_refused' };
+  if (literal !== null || url.protocol !== 'http:') return { url: hook.url };
+  const host = url.host;
+  url.hostname = isIP(first) === 6 ? `[${first}]` : first;
+  return { url: url.toString(), host };
 }
 
 function errorOf(err: unknown): string {
@@ -103,13 +117,15 @@ export async function performAttempt(deps: Deps, hook: WebhookRow, delivery: Del
     error,
     excerpt,
   });
-  const refused = await resolveTarget(deps, hook);
-  if (refused) return done(null, refused, null);
+  const target = await resolveTarget(deps, hook);
+  if ('error' in target) return done(null, target.error, null);
   const signal = AbortSignal.timeout(hook.timeoutSeconds * 1000);
+  const headers: Record<string, string> = attemptHeaders(deps, hook, delivery, at);
+  if (target.host !== undefined) headers.host = target.host;
   try {
-    const response = await webhookIo(deps).fetch(hook.url, {
+    const response = await webhookIo(deps).fetch(target.url, {
       method: 'POST',
-      headers: attemptHeaders(deps, hook, delivery, at),
+      headers,
       body: delivery.payload,
       redirect: 'manual',
       signal,

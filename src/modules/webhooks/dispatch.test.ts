@@ -212,6 +212,22 @@ describe('webhook delivery', () => {
     expect(list.body[0].attempts[1].error).toBe('dns_failed');
   });
 
+  it('reaches a plain-http name at the address it checked, with the name in the Host header', async () => {
+    const t = webhookApp();
+    const r = serve();
+    await addSubsystem(t, 'media');
+    setWebhookIo(t.deps, { lookup: async () => ['127.0.0.1'] });
+    const hook = await addWebhook(t, {
+      url: `http://receiver.test:${r.port}/hook?x=1`,
+      allowPrivateNetwork: true,
+      events: ['subsystem.updated'],
+    });
+    await queueOne(t, 'A');
+    await runDueDeliveries(t.deps);
+    expect(r.received.map((x) => x.headers.host)).toEqual([`receiver.test:${r.port}`]);
+    expect(deliveryRows(t, hook._id).map((d) => d.status)).toEqual(['succeeded']);
+  });
+
   it('signs with both secrets for 24 h after a rotation, then with the new one only', async () => {
     const t = webhookApp();
     const r = serve();
