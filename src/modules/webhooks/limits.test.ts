@@ -98,7 +98,9 @@ describe('webhook dispatcher limits', () => {
     const read = await t.call('GET', `/webhook/${hook._id}`, { as: 'admin' });
     expect(read.body).toMatchObject({ active: false, state: 'disabled', disabledReason: 'failing' });
     const notes = await t.call('GET', '/notifications', { as: 'admin' });
-    expect(notes.body.map((n: { key: string }) => n.key)).toContain(`webhook-disabled:${hook._id}`);
+    const note = notes.body.filter((n: { key: string }) => n.key === `webhook-disabled:${hook._id}`);
+    expect(note).toHaveLength(1);
+    expect(note[0]).toMatchObject({ state: 'shown', count: 1 });
     const before = r.received.length;
     t.clock.advance(RETRY_DELAYS_MS[6] ?? 0);
     await runDueDeliveries(t.deps);

@@ -51,6 +51,8 @@ describe('webhook create and read', () => {
     const own = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
     const made = await addWebhook(t, { url: 'https://hooks.example.com/', secret: own });
     expect(made.secret).toBe(own);
+    const unpadded = `whsec_${Buffer.alloc(25, 1).toString('base64').replace(/=+$/, '')}`;
+    expect((await addWebhook(t, { url: 'https://hooks.example.com/', secret: unpadded })).secret).toBe(unpadded);
     const rule = 'must be whsec_ followed by the base64 of 24 to 64 bytes';
     for (const secret of [
       Buffer.alloc(32).toString('base64'),
@@ -64,7 +66,7 @@ describe('webhook create and read', () => {
       });
       expect(res.body).toEqual(validationBody(res, '/secret', rule));
     }
-    expect(rowCount(t, 'webhooks')).toBe(1);
+    expect(rowCount(t, 'webhooks')).toBe(2);
   });
 
   it('refuses bad URLs and refused addresses, literal or resolved, and accepts a name that does not resolve', async () => {
