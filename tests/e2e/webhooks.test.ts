@@ -2,7 +2,8 @@
  * Webhooks of the compiled executable against a receiver in this process: a value written over HTTP
  * reaches the receiver as a correctly signed `variable.changed` carrying the same data as the
  * WebSocket event; and a delivery that failed once and was in flight when the daemon was killed
- * with SIGKILL goes out after the restart under the same webhook-id.
+ * with SIGKILL goes out after the restart under the same webhook-id; SIGTERM with an attempt in
+ * flight exits 0 within its grace and leaves that delivery due for the next start.
  * Runs only with PMS_E2E=1 (after `npm run build`).
  */
 import { afterAll, describe, expect, it } from 'bun:test';
@@ -120,6 +121,25 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled): webhooks', () => {
     expect(log.body[0]).toMatchObject({ eventId: ids[0], status: 'succeeded' });
     // The attempt in flight at the kill was never recorded: the log holds the 500 and the success.
     expect(log.body[0].attempts.map((a: { responseStatus: number }) => a.responseStatus)).toEqual([500, 200]);
+    expect((await daemon.stop('SIGTERM')).code).toBe(0);
+  }, 30_000);
+
+  it('SIGTERM with an attempt in flight exits 0 within the grace and sends it after the restart', async () => {
+    let daemon = await suite.start();
+    const session = await sessionOf(daemon, 'admin', ADMIN_PASSWORD);
+    const variables = await api(daemon, session)('GET', '/variables?externalRef=temp');
+    r.state.received = [];
+    r.state.mode = 'hang';
+    const write = await api(daemon, session)('POST', `/variables/${variables.body[0]._id}/value`, { value: 'late' });
+    expect(write.status).toBe(200);
+    await until(() => r.state.received.length === 1, 5000);
+    const stopped = await daemon.stop('SIGTERM');
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(5000);
+    r.state.mode = 'ok';
+    daemon = await suite.start();
+    await until(() => r.state.received.length === 2, 5000);
+    expect(r.state.received[1]?.headers['webhook-id']).toBe(r.state.received[0]?.headers['webhook-id'] ?? '');
     expect((await daemon.stop('SIGTERM')).code).toBe(0);
   }, 30_000);
 });
