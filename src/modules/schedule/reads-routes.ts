@@ -6,6 +6,20 @@ import { readLastModified, type ScheduleRead, scheduleRead } from './document';
 import { readQuery, ScheduleReadQuery } from './reads-query';
 import { explainSchedule, ResolveModel } from './reads-resolve';
 
+const EntryList = t.Array(t.Record(t.String(), t.Unknown()), { description: 'schedule entries (§11.5)' });
+/** The document of §11.5 (for the API description; the body is written from the cached read). */
+const ScheduleDocument = t.Object({
+  _id: t.String(),
+  queryTime: t.Number(),
+  countLimitReached: t.Boolean(),
+  depthLimitReached: t.Boolean(),
+  generatedAt: t.String(),
+  numberOfResults: t.Integer(),
+  timezone: t.String(),
+  values: EntryList,
+  objectList: t.Optional(t.Array(t.Record(t.String(), t.Unknown()))),
+});
+
 /** Whether the request's validators say the client's copy is current (C: Responses, conditional reads). */
 function notModified(request: Request, lastModified: number, etag: string): boolean {
   const tags = request.headers.get('if-none-match');
@@ -62,7 +76,12 @@ export function readsRoutes(deps: Deps) {
         const read = scheduleRead(deps, q);
         return answer(deps, request, read, () => documentText(deps, read, q.objectList, startedAt));
       },
-      { auth: 'schedule:read', query: ScheduleReadQuery, detail: { summary: 'The schedule document (§11.5)' } },
+      {
+        auth: 'schedule:read',
+        query: ScheduleReadQuery,
+        response: ScheduleDocument,
+        detail: { summary: 'The schedule document (§11.5)' },
+      },
     )
     .get(
       '/scheduledItems',
@@ -73,6 +92,7 @@ export function readsRoutes(deps: Deps) {
       {
         auth: 'schedule:read',
         query: ScheduleReadQuery,
+        response: EntryList,
         detail: { summary: 'The schedule entries as a bare list (§11.5)' },
       },
     )

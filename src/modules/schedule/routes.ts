@@ -1,8 +1,10 @@
 /** Every route of the schedule's definitions and reads (§11.1–11.5), except the runner's `/schedule/runs`. */
 import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
+import { blocksRoutes } from './blocks-routes';
 import { calendarsRoutes } from './calendars-routes';
 import { schedulesRoutes } from './items-routes';
+import { playlistsRoutes } from './playlists-routes';
 import { readsRoutes } from './reads-routes';
 import { zonesRoutes } from './zones-routes';
 
@@ -17,6 +19,8 @@ export function scheduleRoutes(deps: Deps): Elysia {
     .use(zonesRoutes(deps, '/schedule/zones'))
     .use(calendarsRoutes(deps))
     .use(schedulesRoutes(deps))
+    .use(playlistsRoutes(deps))
+    .use(blocksRoutes(deps))
     .use(readsRoutes(deps));
   return routes as unknown as Elysia;
 }
