@@ -37,10 +37,16 @@ export function signingSecrets(hook: WebhookRow, now: number): string[] {
   return [hook.secret, ...previous];
 }
 
-/** The request headers of one attempt: the webhook's own, then the ones it may not override. */
+/**
+ * The request headers of one attempt: the signature headers and content type, which a webhook may
+ * not set, and the webhook's own headers; its own User-Agent, if it has one, replaces ours.
+ */
 export function attemptHeaders(deps: Deps, hook: WebhookRow, delivery: DeliveryRow, now: number) {
   const timestamp = Math.floor(now / 1000);
+  const ownAgent = Object.keys(hook.headers).some((name) => name.toLowerCase() === 'user-agent');
+  const headers: Record<string, string> = ownAgent ? {} : { 'user-agent': `pms-webhook/${deps.version.version}` };
   return {
+    ...headers,
     ...hook.headers,
     'webhook-id': delivery.eventId,
     'webhook-timestamp': String(timestamp),
@@ -48,7 +54,6 @@ export function attemptHeaders(deps: Deps, hook: WebhookRow, delivery: DeliveryR
       .map((s) => signature(s, delivery.eventId, timestamp, delivery.payload))
       .join(' '),
     'content-type': 'application/json',
-    'user-agent': `pms-webhook/${deps.version.version}`,
   };
 }
 
@@ -120,7 +125,7 @@ export async function performAttempt(deps: Deps, hook: WebhookRow, delivery: Del
   const target = await resolveTarget(deps, hook);
   if ('error' in target) return done(null, target.error, null);
   const signal = AbortSignal.timeout(hook.timeoutSeconds * 1000);
-  const headers: Record<string, string> = attemptHeaders(deps, hook, delivery, at);
+  const headers = attemptHeaders(deps, hook, delivery, at);
   if (target.host !== undefined) headers.host = target.host;
   try {
     const response = await webhookIo(deps).fetch(target.url, {

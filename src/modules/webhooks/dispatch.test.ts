@@ -212,7 +212,7 @@ describe('webhook delivery', () => {
     expect(list.body[0].attempts[1].error).toBe('dns_failed');
   });
 
-  it('reaches a plain-http name at the address it checked, with the name in the Host header', async () => {
+  it('reaches a plain-http name at the address it checked, with the name in the Host header and its own User-Agent', async () => {
     const t = webhookApp();
     const r = serve();
     await addSubsystem(t, 'media');
@@ -220,11 +220,13 @@ describe('webhook delivery', () => {
     const hook = await addWebhook(t, {
       url: `http://receiver.test:${r.port}/hook?x=1`,
       allowPrivateNetwork: true,
+      headers: { 'User-Agent': 'custom-agent/2' },
       events: ['subsystem.updated'],
     });
     await queueOne(t, 'A');
     await runDueDeliveries(t.deps);
     expect(r.received.map((x) => x.headers.host)).toEqual([`receiver.test:${r.port}`]);
+    expect(r.received[0]?.headers['user-agent']).toBe('custom-agent/2');
     expect(deliveryRows(t, hook._id).map((d) => d.status)).toEqual(['succeeded']);
   });
 
