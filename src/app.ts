@@ -21,6 +21,7 @@ import { playablesRoutes } from './modules/playables/routes';
 import { presetsRoutes } from './modules/presets/routes';
 import { rolesRoutes } from './modules/roles/routes';
 import { scheduleRoutes } from './modules/schedule/routes';
+import { scheduleRunsRoutes } from './modules/schedule/runs-routes';
 import { subsystemsRoutes } from './modules/subsystems/routes';
 import { systemRoutes } from './modules/system/routes';
 import { tokensRoutes } from './modules/tokens/routes';
@@ -53,6 +54,7 @@ export function apiRoutes(deps: Deps) {
     .use(variablesRoutes(deps))
     .use(variableRefRoutes(deps))
     .use(scheduleRoutes(deps))
+    .use(scheduleRunsRoutes(deps))
     .use(webhooksRoutes(deps))
     .use(wsRoutes(deps));
 }

@@ -15,6 +15,7 @@ import { installAlertListeners } from './modules/alerts/listeners';
 import { ensureSystemRules } from './modules/alerts/system';
 import { writePlatformLog } from './modules/logs/write';
 import { ensureBuiltInRoles } from './modules/roles/service';
+import { installScheduleRunnerFor } from './modules/schedule/runner-install';
 import { installScheduleListeners } from './modules/schedule/snapshot-listeners';
 import { ensureScheduleBuiltIns } from './modules/schedule/zones';
 import { HealthMonitor } from './modules/subsystems/health';
@@ -60,6 +61,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
   ensureBuiltInRoles(deps);
   ensureScheduleBuiltIns(deps);
   installScheduleListeners(deps);
+  installScheduleRunnerFor(deps);
   ensureSystemRules(deps);
   installAlertListeners(deps);
   installOutboxListeners(deps);

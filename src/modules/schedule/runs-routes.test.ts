@@ -8,8 +8,20 @@ function seeded() {
   const add = (id: number, at: string, status: 'ran' | 'missed' | 'skipped', sub = 'media-1') =>
     recordRun(
       t.deps,
-      { id: `${id}:${Date.parse(at) / 1000}`, scheduledItemId: id, itemType: 'PLAYABLE', itemId: 3, subsystemExternalId: sub, zoneId: 1 },
-      { scheduledStart: Date.parse(at), actualStart: status === 'ran' ? Date.parse(at) : null, status, deliveredTo: status === 'ran' ? [sub] : [] },
+      {
+        id: `${id}:${Date.parse(at) / 1000}`,
+        scheduledItemId: id,
+        itemType: 'PLAYABLE',
+        itemId: 3,
+        subsystemExternalId: sub,
+        zoneId: 1,
+      },
+      {
+        scheduledStart: Date.parse(at),
+        actualStart: status === 'ran' ? Date.parse(at) : null,
+        status,
+        deliveredTo: status === 'ran' ? [sub] : [],
+      },
     );
   add(1, '2026-06-01T10:00:00Z', 'ran');
   add(2, '2026-06-01T11:00:00Z', 'missed', 'show-1');
