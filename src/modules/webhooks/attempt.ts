@@ -125,7 +125,7 @@ export async function performAttempt(deps: Deps, hook: WebhookRow, delivery: Del
   const target = await resolveTarget(deps, hook);
   if ('error' in target) return done(null, target.error, null);
   const signal = AbortSignal.timeout(hook.timeoutSeconds * 1000);
-  const headers = attemptHeaders(deps, hook, delivery, at);
+  const headers: Record<string, string> = attemptHeaders(deps, hook, delivery, at);
   if (target.host !== undefined) headers.host = target.host;
   try {
     const response = await webhookIo(deps).fetch(target.url, {
