@@ -13,6 +13,8 @@ import { loadSchedule } from './snapshot';
 import { scheduleState } from './snapshot-state';
 
 const HOUR = 3_600_000;
+/** Versions restart with the daemon; this keeps an `_id` (and ETag) from one run from matching the next. */
+const BOOT = crypto.randomUUID();
 const MAX_CACHED = 32;
 
 export interface ScheduleRead {
@@ -33,6 +35,8 @@ export interface ScheduleRead {
 }
 
 const caches = new WeakMap<Deps, Map<string, ScheduleRead>>();
+/** An entry's unfiltered JSON; entries belong to one snapshot, so to one time zone. */
+const entryJson = new WeakMap<Entry, string>();
 
 /** The delivery target a read is filtered by (`null`: unfiltered; `''`: one that does not exist). */
 function filterTarget(
@@ -78,7 +82,18 @@ function compute(deps: Deps, q: ReadQuery, version: number, now: number): Schedu
   const chosen = q.from !== null ? result.entries.filter(select) : result.entries;
   const entries = chosen.slice(0, q.limit);
   const delivered = target === null || target === '' ? null : target;
-  const valuesJson = JSON.stringify(entries.map((e) => toEntryDto(e, snapshot.timezone, delivered, q.objectList)));
+  const plain = delivered === null && !q.objectList;
+  const valuesJson = `[${entries
+    .map((e) => {
+      // Entries come from the engine's per-snapshot cache, so the plain form is written once per entry.
+      let text = plain ? entryJson.get(e) : undefined;
+      if (text === undefined) {
+        text = JSON.stringify(toEntryDto(e, snapshot.timezone, delivered, q.objectList));
+        if (plain) entryJson.set(e, text);
+      }
+      return text;
+    })
+    .join(',')}]`;
   const boundaries = new Float64Array(entries.length * 2);
   entries.forEach((e, i) => {
     boundaries[2 * i] = e.start;
@@ -99,7 +114,10 @@ function compute(deps: Deps, q: ReadQuery, version: number, now: number): Schedu
     version,
     computedAt: now,
     validUntil,
-    id: Bun.hash(`${version}|${snapshot.timezone}|${valuesJson}`).toString(16),
+    // Within one version an entry id always carries the same content, so the ids name the answer.
+    id: Bun.hash(
+      `${BOOT}|${version}|${snapshot.timezone}|${q.objectList}|${delivered?.subsystemId}|${entries.map((e) => e.id).join(',')}`,
+    ).toString(16),
     timezone: snapshot.timezone,
     valuesJson,
     count: entries.length,

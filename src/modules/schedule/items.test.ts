@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { rowCount } from '../../../tests/helpers/app';
+import { auditEntries, rowCount } from '../../../tests/helpers/app';
 import { putTimezone } from '../settings/service';
 import { errorBody, scheduleApp, validation } from './routes-test-support';
 
@@ -304,42 +304,44 @@ describe('exclusions and detach (§11.2, rule 18)', () => {
   });
 });
 
-describe('targets (rule 17)', () => {
-  it('an item whose event is deleted is targetMissing and re-links when the same pair appears again', async () => {
+describe('GET /schedules filters and the audit', () => {
+  it('filters by itemType, itemId, zoneId and enabled; writes by a token are audited', async () => {
     const t = await scheduleApp();
-    await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-16T10:00:00Z' });
-    expect((await t.call('DELETE', `/events/${t.event._id}`, { as: 'admin' })).status).toBe(204);
-    const missing = (await t.call('GET', '/schedules/1', { as: 'admin' })).body;
-    expect(missing).toMatchObject({
-      targetMissing: true,
-      itemId: t.event._id,
-      subsystemExternalId: 'media',
-      externalRef: 'cue-1',
-      subsystemId: null,
-      command: null,
-    });
-    const again = await t.call('POST', '/events', {
-      as: 'admin',
-      body: { subsystemExternalId: 'media', externalRef: 'cue-1', command: 'GO 2' },
-    });
-    const relinked = (await t.call('GET', '/schedules/1', { as: 'admin' })).body;
-    expect(relinked).toMatchObject({ targetMissing: false, itemId: again.body._id, command: 'GO 2' });
-  });
-
-  it('a deleted playable marks its items missing too', async () => {
-    const t = await scheduleApp();
+    await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-16T10:00:00Z', enabled: false });
     await t.schedule({
       itemType: 'PLAYABLE',
       itemId: t.playable._id,
       startTime: '2026-01-16T10:00:00Z',
       endTime: '2026-01-16T11:00:00Z',
     });
-    await t.call('DELETE', `/playables/${t.playable._id}`, { as: 'admin' });
-    expect((await t.call('GET', '/schedules/1', { as: 'admin' })).body.targetMissing).toBe(true);
-    await t.register({ externalRef: 'show-1', displayName: 'Show again' });
-    expect((await t.call('GET', '/schedules/1', { as: 'admin' })).body).toMatchObject({
-      targetMissing: false,
-      displayName: 'Show again',
+    const ids = async (query: Record<string, string>) =>
+      (await t.call('GET', '/schedules', { as: 'viewer', query })).body.map((i: { _id: number }) => i._id);
+    expect(await ids({ itemType: 'PLAYABLE' })).toEqual([2]);
+    expect(await ids({ itemId: String(t.event._id), itemType: 'EVENT' })).toEqual([1]);
+    expect(await ids({ enabled: 'false' })).toEqual([1]);
+    expect(await ids({ zoneId: '1' })).toEqual([1, 2]);
+    expect(await ids({ zoneId: '2' })).toEqual([]);
+    const bad = await t.call('GET', '/schedules', { as: 'viewer', query: { enabled: 'maybe' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('bad_request');
+    const fields =
+      'calendarId, itemType, itemId, zoneId, displayName, description, startTime, endTime, recurrence, exclusions, priority, enabled, catchUp, subsystemExternalId, externalRef, targetMissing, parentId';
+    expect(auditEntries(t).filter((a) => a.key.startsWith('scheduleditem.'))).toEqual([
+      { key: 'scheduleditem.created', value: `scheduleditem 1 (cue-1) created: ${fields}`, createdBy: 'token:1' },
+      { key: 'scheduleditem.created', value: `scheduleditem 2 (Show) created: ${fields}`, createdBy: 'token:1' },
+    ]);
+  });
+
+  it('refuses a bad byDay token of a recurrence', async () => {
+    const t = await scheduleApp();
+    const res = await t.schedule({
+      itemType: 'EVENT',
+      itemId: t.event._id,
+      startTime: '2026-01-16T10:00:00Z',
+      recurrence: { freq: 'weekly', byDay: ['XX'] },
     });
+    expect(res.body).toEqual(
+      validation(res, '/recurrence/byDay/0', 'must be MO…SU, with an ordinal for monthly (1MO, -1FR)'),
+    );
   });
 });

@@ -194,6 +194,23 @@ describe('conditional reads (C: Responses)', () => {
     expect(changed.body._id).not.toBe(first.body._id);
   });
 
+  it('a time zone change moves Last-Modified and announces schedule.changed (rule 4)', async () => {
+    const t = await scheduleApp();
+    await dailyShow(t);
+    const first = await t.call('GET', '/schedule', { as: 'admin' });
+    t.clock.advance(7000);
+    putTimezone(t.deps, 'Europe/Berlin');
+    const res = await t.call('GET', '/schedule', {
+      as: 'admin',
+      headers: { 'if-modified-since': first.headers.get('last-modified') ?? '' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('last-modified')).toBe('Thu, 15 Jan 2026 12:00:07 GMT');
+    // 13:00 in Berlin is 12:00 UTC: the first occurrence started seven seconds ago and runs now.
+    expect(res.body.values[0].startTime).toBe('2026-01-15T12:00:00.000Z');
+    expect(t.events.filter((e) => e.type === 'schedule.changed').map((e) => e.data.kinds)).toContainEqual(['timezone']);
+  });
+
   it('a deleted target moves Last-Modified', async () => {
     const t = await scheduleApp();
     await dailyShow(t);
