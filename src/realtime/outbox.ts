@@ -201,7 +201,11 @@ export function stageEvent(deps: Deps, type: string, data: Record<string, unknow
       if (deps.sqlite.inTransaction) queued = queueRows(deps, hooks, type, data, at);
       else {
         try {
-          queued = queueRows(deps, hooks, type, data, at);
+          // Several webhooks: their rows commit together (one commit, all or none).
+          queued =
+            hooks.length === 1
+              ? queueRows(deps, hooks, type, data, at)
+              : deps.sqlite.transaction(() => queueRows(deps, hooks, type, data, at))();
         } catch (err) {
           deps.log.error({ err, event: type }, 'webhook deliveries could not be queued');
         }
