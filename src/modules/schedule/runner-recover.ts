@@ -13,13 +13,23 @@ import { resolveWindow } from './engine/resolve';
 import { playKey, runnerState, runScheduleTick } from './runner';
 import { plannedThrough, recordRun } from './runs';
 
-/** Looks back to the persisted progress, marks what is caught up or missed, then ticks. Returns the missed count. */
+/**
+ * Looks back to the persisted progress, marks what is caught up or missed, then ticks. Returns the
+ * missed count. The first tick of a runner comes here itself, so a change announced before the
+ * daemon's jobs start cannot move the progress past what was missed.
+ */
 export function recoverMissedRuns(deps: Deps): number {
   const state = runnerState(deps);
   if (!state) return 0;
   const now = deps.clock.now();
+  if (state.lastTick !== null) {
+    // Already recovered: the first tick of this runner did it.
+    runScheduleTick(deps);
+    return 0;
+  }
   const through = plannedThrough(deps);
   if (through === null || through >= now) {
+    state.lastTick = now - 1;
     runScheduleTick(deps);
     return 0;
   }

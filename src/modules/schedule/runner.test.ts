@@ -279,6 +279,22 @@ describe('a restart across a scheduled start (rule 15)', () => {
         .map((r) => r.split(':')[0]),
     ).toEqual(['caught_up 1', 'caught_up 3']);
   });
+  it('the first tick after a restart recovers, even when a change triggers it before the jobs start', () => {
+    const h = harness('2026-06-01T09:50:00Z', [
+      item({ id: 1, itemType: 'EVENT', itemId: 1, startLocal: '2026-06-01T10:00:00', catchUp: false }),
+    ]);
+    h.tick();
+    h.t.clock.advance(20 * MIN);
+    installScheduleRunner(h.t.deps, () =>
+      snapshot({
+        items: [item({ id: 1, itemType: 'EVENT', itemId: 1, startLocal: '2026-06-01T10:00:00', catchUp: false })],
+      }),
+    );
+    runScheduleTick(h.t.deps);
+    expect(recoverMissedRuns(h.t.deps)).toBe(0);
+    expect(runs(h.t)).toEqual([`missed 1:${Date.parse('2026-06-01T10:00:00Z') / 1000} 10:00:00 `]);
+    expect(h.sent()).toEqual([]);
+  });
   it('a first start with no recorded progress misses nothing', () => {
     const h = harness('2026-06-01T10:10:00Z', [item({ id: 1, itemType: 'EVENT', startLocal: '2026-06-01T10:00:00' })]);
     expect(recoverMissedRuns(h.t.deps)).toBe(0);

@@ -10,6 +10,7 @@ import { emit } from '../../realtime/emit';
 import { resolveCached } from './engine/cache';
 import { expandItem } from './engine/recurrence';
 import type { Entry, ScheduleSnapshot } from './engine/types';
+import { recoverMissedRuns } from './runner-recover';
 import { type RunStatus, recordRun, savePlannedThrough } from './runs';
 
 export type SnapshotLoader = (deps: Deps) => ScheduleSnapshot;
@@ -129,9 +130,14 @@ function startEntry(deps: Deps, state: RunnerState, e: Entry, key: string): stri
 export function runScheduleTick(deps: Deps): void {
   const state = states.get(deps);
   if (!state) return;
+  if (state.lastTick === null) {
+    recoverMissedRuns(deps);
+    return;
+  }
   const now = deps.clock.now();
-  // A wall clock stepped far ahead is not an outage: only the last few minutes are delivered late.
-  const from = Math.max(state.lastTick ?? now - 1, now - MAX_LATE_MS);
+  // A wall clock stepped far ahead is not an outage: only the last few minutes are delivered late
+  // (after a restart, the recovery has judged every start since the persisted progress).
+  const from = state.catchingUp.size > 0 ? state.lastTick : Math.max(state.lastTick, now - MAX_LATE_MS);
   const snapshot = state.load(deps);
   const { entries } = resolveCached(snapshot, Math.min(from, now), now + 1);
 
