@@ -91,3 +91,85 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled): the schedule runner', () => {
     expect(await second.text()).toBe('');
   });
 });
+
+describe.skipIf(!E2E_ENABLED)('pmsd (compiled): a restart across a scheduled start', () => {
+  const suite = suiteDaemon(null);
+
+  it('catches up what its items say and records the rest missed', async () => {
+    const env = { PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD, PMS_TRUSTED_NETWORKS: '' };
+    let daemon = await suite.start(env);
+    let session = await sessionOf(daemon, 'admin', ADMIN_PASSWORD);
+    const call = async (method: string, path: string, body?: Record<string, unknown>) => {
+      const res = await fetch(`${daemon.baseUrl}/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> & { _id: number } };
+    };
+    expect((await call('POST', '/subsystems', { externalId: 'stage-2' })).status).toBe(201);
+    const event = (
+      await call('POST', '/events', { subsystemExternalId: 'stage-2', externalRef: 'cue-2', command: 'GO 2' })
+    ).body;
+    const clip = (
+      await call('POST', '/playables', { subsystemExternalId: 'stage-2', externalRef: 'clip-2', duration: 60_000 })
+    ).body;
+    const start = Math.ceil(Date.now() / 1000) * 1000 + 2000;
+    const at = (ms: number) => new Date(ms).toISOString();
+    const caughtUp = (await call('POST', '/schedules', { itemType: 'EVENT', itemId: event._id, startTime: at(start) }))
+      .body;
+    const missed = (
+      await call('POST', '/schedules', {
+        itemType: 'EVENT',
+        itemId: event._id,
+        startTime: at(start + 500),
+        catchUp: false,
+      })
+    ).body;
+    const running = (
+      await call('POST', '/schedules', {
+        itemType: 'PLAYABLE',
+        itemId: clip._id,
+        startTime: at(start),
+        endTime: at(start + 60_000),
+      })
+    ).body;
+
+    expect((await daemon.stop('SIGTERM')).code).toBe(0);
+    await Bun.sleep(Math.max(0, start + 1500 - Date.now()));
+    daemon = await suite.start(env);
+    session = await sessionOf(daemon, 'admin', ADMIN_PASSWORD);
+
+    const runs = (await call('GET', '/schedule/runs')).body as unknown as { scheduledItemId: number; status: string }[];
+    expect(runs.map((r) => [r.scheduledItemId, r.status]).sort()).toEqual(
+      [
+        [caughtUp._id, 'caught_up'],
+        [missed._id, 'missed'],
+        [running._id, 'caught_up'],
+      ].sort(),
+    );
+    const client = await connectLines(daemon.rpcPort);
+    try {
+      client.call({ jsonrpc: '2.0', method: 'auth', params: [session], id: 1 });
+      expect(await client.next()).toEqual({ jsonrpc: '2.0', result: true, id: 1 });
+      client.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['stage-2'], id: 2 });
+      expect(await client.next()).toEqual({ jsonrpc: '2.0', result: true, id: 2 });
+      expect(await client.next()).toEqual({
+        jsonrpc: '2.0',
+        method: 'schedule.item.start',
+        params: {
+          itemType: 'PLAYABLE',
+          command: expect.any(String),
+          subsystemExternalId: 'stage-2',
+          externalRef: 'clip-2',
+          itemId: clip._id,
+          zoneId: 1,
+          startTime: at(start),
+          endTime: at(start + 60_000),
+        },
+      });
+    } finally {
+      client.close();
+    }
+  }, 20_000);
+});
