@@ -3,7 +3,8 @@
  * the rule, minus exclusions and the calendar's closed dates, at the start's wall-clock time, each
  * start and end resolved to instants by the DST rule of tz.ts.
  */
-import type { EngineCalendar, EngineItem, Recurrence } from './types';
+import { firstPeriodFor, periodDays, periodLowerBound } from './periods';
+import type { EngineCalendar, EngineItem } from './types';
 import { DAY_MS, formatNaiveDate, fromLocalNaive, parseNaive, toLocalNaive } from './tz';
 
 export interface Occurrence {
@@ -16,20 +17,10 @@ export interface Occurrence {
   date: string;
 }
 
-const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
-const BYDAY_RE = /^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$/;
 /** Periods scanned without finding an occurrence before a rule is taken to have none (e.g. 31st of every April). */
 const MAX_EMPTY_PERIODS = 2000;
 /** More than any zone's offset moves between two instants a window apart (DST shifts are at most 2 h). */
 const SLACK = 6 * 3_600_000;
-
-const weekday = (day: number) => (new Date(day * DAY_MS).getUTCDay() + 6) % 7;
-const ymd = (day: number) => {
-  const d = new Date(day * DAY_MS);
-  return { y: d.getUTCFullYear(), m: d.getUTCMonth(), d: d.getUTCDate() };
-};
-const dayOf = (y: number, m: number, d: number) => Math.floor(Date.UTC(y, m, d) / DAY_MS);
-const daysInMonth = (y: number, m: number) => new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
 
 interface Parsed {
   startNaive: number;
@@ -72,94 +63,6 @@ function parseItemNow(item: EngineItem): Parsed | null {
     durationMs: Math.max(0, item.durationMs ?? 0),
     untilNaive,
   };
-}
-
-/** The local dates (day numbers, ascending) the rule gives in period `p`. */
-function periodDays(rec: Recurrence, startDay: number, p: number): number[] {
-  const interval = Math.max(1, rec.interval ?? 1);
-  const s = ymd(startDay);
-  switch (rec.freq) {
-    case 'daily':
-      return [startDay + p * interval];
-    case 'weekly': {
-      const monday = startDay - weekday(startDay) + p * interval * 7;
-      const days = rec.byDay?.length
-        ? rec.byDay.map((t) => WEEKDAYS.indexOf(t.slice(-2))).filter((i) => i >= 0)
-        : [weekday(startDay)];
-      return [...new Set(days)].sort((a, b) => a - b).map((i) => monday + i);
-    }
-    case 'monthly': {
-      const mi = s.y * 12 + s.m + p * interval;
-      const y = Math.floor(mi / 12);
-      const m = mi % 12;
-      const last = daysInMonth(y, m);
-      let days: number[] = [];
-      if (rec.byDay?.length) {
-        for (const token of rec.byDay) {
-          const match = BYDAY_RE.exec(token);
-          if (!match) continue;
-          const wd = WEEKDAYS.indexOf(match[2] ?? '');
-          const all: number[] = [];
-          for (let d = 1; d <= last; d++) if (weekday(dayOf(y, m, d)) === wd) all.push(d);
-          const n = match[1] ? Number(match[1]) : 0;
-          if (n === 0) days.push(...all);
-          else {
-            const pick = n > 0 ? all[n - 1] : all[all.length + n];
-            if (pick !== undefined) days.push(pick);
-          }
-        }
-        if (rec.byMonthDay?.length) {
-          const allowed = new Set(rec.byMonthDay.map((d) => (d === -1 ? last : d)));
-          days = days.filter((d) => allowed.has(d));
-        }
-      } else {
-        const wanted = rec.byMonthDay?.length ? rec.byMonthDay : [s.d];
-        for (const d of wanted) {
-          if (d === -1) days.push(last);
-          else if (d >= 1 && d <= last) days.push(d);
-        }
-      }
-      return [...new Set(days)].sort((a, b) => a - b).map((d) => dayOf(y, m, d));
-    }
-    case 'yearly': {
-      const y = s.y + p * interval;
-      return s.d <= daysInMonth(y, s.m) ? [dayOf(y, s.m, s.d)] : [];
-    }
-  }
-}
-
-function periodLowerBound(rec: Recurrence, startDay: number, p: number): number {
-  const interval = Math.max(1, rec.interval ?? 1);
-  const s = ymd(startDay);
-  switch (rec.freq) {
-    case 'daily':
-      return startDay + p * interval;
-    case 'weekly':
-      return startDay - weekday(startDay) + p * interval * 7;
-    case 'monthly': {
-      const mi = s.y * 12 + s.m + p * interval;
-      return dayOf(Math.floor(mi / 12), mi % 12, 1);
-    }
-    case 'yearly':
-      return dayOf(s.y + p * interval, 0, 1);
-  }
-}
-
-function firstPeriodFor(rec: Recurrence, startDay: number, day: number): number {
-  const interval = Math.max(1, rec.interval ?? 1);
-  if (day <= startDay) return 0;
-  const s = ymd(startDay);
-  const t = ymd(day);
-  switch (rec.freq) {
-    case 'daily':
-      return Math.floor((day - startDay) / interval);
-    case 'weekly':
-      return Math.floor((day - (startDay - weekday(startDay))) / (7 * interval));
-    case 'monthly':
-      return Math.floor((t.y * 12 + t.m - (s.y * 12 + s.m)) / interval);
-    case 'yearly':
-      return Math.floor((t.y - s.y) / interval);
-  }
 }
 
 /**
@@ -333,36 +236,4 @@ export function occurrencesOverlap(item: EngineItem, tz: string): boolean {
   return false;
 }
 
-export interface RuleProblem {
-  path: string;
-  message: string;
-}
-
-/** Recurrence rules of §11.2 and the bad-input list of §11.6 (paths relative to the item body). */
-export function validateRecurrence(rec: Recurrence, startLocal: string): RuleProblem[] {
-  const problems: RuleProblem[] = [];
-  const add = (path: string, message: string) => problems.push({ path: `/recurrence${path}`, message });
-  if (!['daily', 'weekly', 'monthly', 'yearly'].includes(rec.freq))
-    add('/freq', 'must be daily, weekly, monthly or yearly');
-  const interval = rec.interval ?? 1;
-  if (!Number.isInteger(interval) || interval < 1 || interval > 1000) add('/interval', 'must be 1–1000');
-  (rec.byDay ?? []).forEach((token, i) => {
-    const m = BYDAY_RE.exec(token);
-    if (!m) add(`/byDay/${i}`, 'must be MO…SU, with an ordinal for monthly (1MO, -1FR)');
-    else if (m[1] && rec.freq !== 'monthly') add(`/byDay/${i}`, 'an ordinal is allowed only for monthly');
-  });
-  (rec.byMonthDay ?? []).forEach((d, i) => {
-    if (!Number.isInteger(d) || !((d >= 1 && d <= 31) || d === -1)) add(`/byMonthDay/${i}`, 'must be 1–31 or -1');
-  });
-  if (rec.until != null && rec.count != null) add('/until', 'until and count cannot both be given');
-  if (rec.count != null && (!Number.isInteger(rec.count) || rec.count < 1 || rec.count > 10000))
-    add('/count', 'must be 1–10000');
-  if (rec.until != null) {
-    const u = parseNaive(rec.until);
-    const s = parseNaive(startLocal);
-    if (u === null) add('/until', 'must be a local date YYYY-MM-DD or date-time YYYY-MM-DDTHH:mm:ss');
-    else if (s !== null && (rec.until.length <= 10 ? u + DAY_MS - 1 : u) < s)
-      add('/until', 'must not be before the start');
-  }
-  return problems;
-}
+export { type RuleProblem, validateRecurrence } from './recurrence-rules';
