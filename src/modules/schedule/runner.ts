@@ -68,7 +68,10 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
     // After the current line's answer: a client sees `{"result": true}` before the starts.
     deps.push.onSubscribe((connection, targets) => {
       const lines = runningLines(deps, targets);
-      if (lines.length > 0) queueMicrotask(() => lines.forEach((line) => connection.send(line)));
+      if (lines.length === 0) return;
+      queueMicrotask(() => {
+        for (const line of lines) connection.send(line);
+      });
     });
   }
   return state;
