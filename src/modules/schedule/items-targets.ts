@@ -3,7 +3,7 @@
  * target's subsystem externalId and externalRef, is `targetMissing` while the target is gone and
  * re-links when an event or playable with the same pair appears again.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq, ne, or } from 'drizzle-orm';
 import { scheduledItems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
@@ -107,5 +107,73 @@ export function syncItemTargets(deps: Deps): void {
   });
   if (changedIds.length === 0) return;
   for (const { id, changed } of changedIds) emit(deps, 'scheduleditem.updated', { _id: id, changed });
+  markScheduleChanged(deps, ['items']);
+}
+
+/** What a target's bus event says about it (§0.4 rule 2 data). */
+export interface TargetChange {
+  itemType: 'EVENT' | 'PLAYABLE';
+  change: 'created' | 'updated' | 'deleted';
+  id: number;
+  subsystemExternalId: string | null;
+  externalRef: string | null;
+}
+
+/**
+ * Rule 17 for one target's change, in SQL on the items that can be affected (no snapshot rebuild,
+ * so a bulk registration stays cheap): a delete marks its items missing, a create re-links missing
+ * items with the same pair, an update keeps the stored pair current.
+ */
+export function applyTargetChange(deps: Deps, c: TargetChange): void {
+  const now = deps.clock.now();
+  const ofType = eq(scheduledItems.itemType, c.itemType);
+  let rows: Array<{ id: number }> = [];
+  let changed: string[] = [];
+  if (c.change === 'deleted') {
+    rows = deps.db
+      .update(scheduledItems)
+      .set({ targetMissing: true, updatedAt: now })
+      .where(and(ofType, eq(scheduledItems.itemId, c.id), eq(scheduledItems.targetMissing, false)))
+      .returning({ id: scheduledItems.id })
+      .all();
+    changed = ['targetMissing'];
+  } else if (c.subsystemExternalId !== null && c.externalRef !== null) {
+    const pair = { targetSubsystemExternalId: c.subsystemExternalId, targetExternalRef: c.externalRef };
+    if (c.change === 'created') {
+      rows = deps.db
+        .update(scheduledItems)
+        .set({ itemId: c.id, targetMissing: false, updatedAt: now })
+        .where(
+          and(
+            ofType,
+            eq(scheduledItems.targetMissing, true),
+            eq(scheduledItems.targetSubsystemExternalId, pair.targetSubsystemExternalId),
+            eq(scheduledItems.targetExternalRef, pair.targetExternalRef),
+          ),
+        )
+        .returning({ id: scheduledItems.id })
+        .all();
+      changed = ['itemId', 'targetMissing'];
+    } else {
+      rows = deps.db
+        .update(scheduledItems)
+        .set({ ...pair, updatedAt: now })
+        .where(
+          and(
+            ofType,
+            eq(scheduledItems.itemId, c.id),
+            or(
+              ne(scheduledItems.targetSubsystemExternalId, pair.targetSubsystemExternalId),
+              ne(scheduledItems.targetExternalRef, pair.targetExternalRef),
+            ),
+          ),
+        )
+        .returning({ id: scheduledItems.id })
+        .all();
+      changed = ['subsystemExternalId', 'externalRef'];
+    }
+  }
+  if (rows.length === 0) return;
+  for (const row of rows) emit(deps, 'scheduleditem.updated', { _id: row.id, changed });
   markScheduleChanged(deps, ['items']);
 }

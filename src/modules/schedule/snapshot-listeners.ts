@@ -4,21 +4,42 @@
  */
 import type { Deps } from '../../deps';
 import type { BusEvent } from '../../realtime/bus';
-import { syncItemTargets } from './items-targets';
-import { markScheduleChanged, scheduleState } from './snapshot-state';
+import { applyTargetChange, syncItemTargets } from './items-targets';
+import { markDependencyChanged, scheduleState } from './snapshot-state';
 
-const TARGET_KINDS: Record<string, string> = { event: 'events', playable: 'playables', subsystem: 'subsystems' };
+const TARGETS = new Set(['event', 'playable', 'subsystem']);
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 function onEvent(deps: Deps, event: BusEvent): void {
   const [noun, change] = event.type.split('.');
-  const kind = noun === undefined ? undefined : TARGET_KINDS[noun];
-  if (kind && (change === 'created' || change === 'updated' || change === 'deleted')) {
-    markScheduleChanged(deps, [kind]);
-    syncItemTargets(deps);
+  if (
+    noun === undefined ||
+    !TARGETS.has(noun) ||
+    (change !== 'created' && change !== 'updated' && change !== 'deleted')
+  ) {
+    // A timezone change is picked up (and announced) by the change clock itself.
+    if (event.type === 'settings.changed') scheduleState(deps);
     return;
   }
-  // A timezone change is picked up (and announced) by the change clock itself.
-  if (event.type === 'settings.changed') scheduleState(deps);
+  if (noun === 'subsystem') {
+    // Only who a target belongs to matters; a subsystem's delete takes its events and playables along silently.
+    const changed = Array.isArray(event.data.changed) ? event.data.changed : [];
+    if (change === 'updated' && !changed.includes('externalId') && !changed.includes('type')) return;
+    markDependencyChanged(deps);
+    if (change !== 'created') syncItemTargets(deps);
+    return;
+  }
+  markDependencyChanged(deps);
+  const id = event.data._id;
+  if (typeof id !== 'number') return;
+  applyTargetChange(deps, {
+    itemType: noun === 'event' ? 'EVENT' : 'PLAYABLE',
+    change,
+    id,
+    subsystemExternalId: text(event.data.subsystemExternalId),
+    externalRef: text(event.data.externalRef),
+  });
 }
 
 /** Installed once per daemon by boot's openDeps. */

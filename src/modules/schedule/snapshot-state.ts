@@ -5,6 +5,7 @@
  * from the newest `updatedAt` of the schedule tables (targets join in when the snapshot loads).
  */
 import { sql } from 'drizzle-orm';
+import { iso } from '../../clock';
 import { scheduleBlocks, scheduleCalendars, scheduledItems, schedulePlaylists, scheduleZones } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { emit } from '../../realtime/emit';
@@ -64,17 +65,42 @@ export function onScheduleChanged(deps: Deps, hook: () => void): void {
   hooks.set(deps, list);
 }
 
+function bump(deps: Deps): number {
+  const state = states.get(deps) ?? scheduleState(deps);
+  const now = deps.clock.now();
+  state.version += 1;
+  state.lastChangedAt = Math.max(state.lastChangedAt, now);
+  return now;
+}
+
+function runHooks(deps: Deps): void {
+  for (const hook of hooks.get(deps) ?? []) {
+    // The write is already committed: a failing re-plan is logged, never turned into the writer's error.
+    try {
+      hook();
+    } catch (err) {
+      deps.log.error({ err }, 'schedule change hook failed');
+    }
+  }
+}
+
 /**
  * A definition changed (§11.6 rule 14): new version, `Last-Modified` moves to now, `schedule.changed`
  * `{changedAt, kinds}` is emitted and the re-plan hooks run.
  */
 export function markScheduleChanged(deps: Deps, kinds: readonly string[]): void {
-  const state = states.get(deps) ?? scheduleState(deps);
-  const now = deps.clock.now();
-  state.version += 1;
-  state.lastChangedAt = Math.max(state.lastChangedAt, now);
-  emit(deps, 'schedule.changed', { changedAt: new Date(now).toISOString(), kinds: [...kinds] });
-  for (const hook of hooks.get(deps) ?? []) hook();
+  const now = bump(deps);
+  emit(deps, 'schedule.changed', { changedAt: iso(now), kinds: [...kinds] });
+  runHooks(deps);
+}
+
+/**
+ * Something the schedule reads changed (an event, playable or subsystem) but no definition did: new
+ * version and `Last-Modified`, and a re-plan, without announcing a definition change.
+ */
+export function markDependencyChanged(deps: Deps): void {
+  bump(deps);
+  runHooks(deps);
 }
 
 export type ScheduleNoun = 'zone' | 'calendar' | 'scheduleditem' | 'playlist' | 'block';
