@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test';
+import { auditEntries } from '../../../tests/helpers/app';
 import { expireNotifications } from '../notifications/jobs';
 import { putSettingGroup } from '../settings/service';
 import { tickAlerts } from './jobs';
@@ -185,6 +186,7 @@ describe('lock and acknowledge (rule 7)', () => {
       expect.objectContaining({ state: 'closed', closedReason: 'acknowledged', acknowledgedAt: T0 }),
     ]);
     expect(t.notices().map((n) => n.state)).toEqual(['cleared']);
+    expect(auditEntries(t).filter((e) => e.key === 'alert.acknowledged')).toHaveLength(1);
   });
 
   it('acknowledging while the condition holds keeps it open without a new notice; it recovers later', async () => {
@@ -296,5 +298,14 @@ describe('deactivation, deletion of the variable (rules 9, "never lost")', () =>
     expect(again.body.detail).toEqual([
       { path: '/active', message: 'cannot be true while the variable is missing; name another variable' },
     ]);
+  });
+
+  it('deleting the subsystem (and with it the variable) deactivates the rule the same way', async () => {
+    const t = await alertsApp();
+    const a = await t.rule();
+    await t.write('95');
+    expect((await t.call('DELETE', '/subsystems/media', { as: 'admin' })).status).toBe(204);
+    expect(await t.read(a._id)).toMatchObject({ active: false, inactiveReason: 'variable_missing', openIncidents: 0 });
+    expect(t.emitted('alert.updated')).toEqual([{ _id: a._id, changed: ['active', 'inactiveReason'] }]);
   });
 });
