@@ -15,23 +15,44 @@ import { targetView } from './items-targets';
 import { engineItem, type LoadedSchedule, loadSchedule } from './snapshot';
 import { announceScheduleWrite } from './snapshot-state';
 
+interface CachedDto {
+  dto: ItemDto;
+  computedAt: number;
+  /** The next occurrence's start: until then the answer stays the same. */
+  validUntil: number;
+}
+
+/** Item DTOs per loaded schedule (so per version), by `_id` and `updatedAt`. */
+const dtoCaches = new WeakMap<LoadedSchedule, Map<string, CachedDto>>();
+
 /** The wire form of a stored item, with what it shows of its target and its next occurrence. */
 export function itemDto(deps: Deps, loaded: LoadedSchedule, row: ItemRow): ItemDto {
+  const now = deps.clock.now();
+  let cache = dtoCaches.get(loaded);
+  if (!cache) {
+    cache = new Map();
+    dtoCaches.set(loaded, cache);
+  }
+  const key = `${row.id}:${row.updatedAt}`;
+  const hit = cache.get(key);
+  if (hit && now >= hit.computedAt && now < hit.validUntil) return hit.dto;
   const tz = loaded.snapshot.timezone;
   const asEngine = engineItem(row, loaded.blocks);
   const calendar = loaded.calendars.get(row.calendarId);
   const next = nextOccurrence(
     asEngine,
     tz,
-    deps.clock.now(),
+    now,
     calendar && { id: calendar.id, enabled: calendar.enabled, closedDates: calendar.closedDates },
   );
-  return toItemDto(row, {
+  const dto = toItemDto(row, {
     timezone: tz,
     target: targetView(loaded, row),
     defaultDurationMs: asEngine.durationMs ?? 0,
     next,
   });
+  cache.set(key, { dto, computedAt: now, validUntil: next ? next.start : Number.POSITIVE_INFINITY });
+  return dto;
 }
 
 /** The item an `{id}` names (optionally only inside calendar `calendarId`), or 404. */
