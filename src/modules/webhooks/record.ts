@@ -8,8 +8,6 @@ import type { Deps } from '../../deps';
 import { webhookIo } from '../../realtime/dispatch-io';
 import { emit } from '../../realtime/emit';
 import { invalidateWebhookCache } from '../../realtime/outbox';
-import { findByKey } from '../notifications/service';
-import { raiseNotification } from '../notifications/show';
 import type { AttemptOutcome } from './attempt';
 import type { DeliveryRow, WebhookRow } from './mapper';
 import { webhookStore } from './store';
@@ -105,22 +103,11 @@ export function recordAttempt(deps: Deps, deliveryId: number, outcome: AttemptOu
     disabled.hook = hook;
     disabled.reason = reason;
   })();
-  if (disabled.hook && disabled.reason) announceDisabled(deps, disabled.hook, disabled.reason, now);
+  if (disabled.hook && disabled.reason) announceDisabled(deps, disabled.hook, disabled.reason);
 }
 
-function announceDisabled(deps: Deps, hook: WebhookRow, reason: 'gone' | 'failing', now: number): void {
+/** The notification and the `webhook-disabled` incident come from the alerts module's system rule on this event. */
+function announceDisabled(deps: Deps, hook: WebhookRow, reason: 'gone' | 'failing'): void {
   invalidateWebhookCache(deps);
   emit(deps, 'webhook.disabled', { _id: hook.id, disabledReason: reason });
-  if (reason !== 'failing') return;
-  const key = `webhook-disabled:${hook.id}`;
-  // The alerts module's webhook-disabled incident raises this same notification on the event; once is enough.
-  const raised = findByKey(deps, key);
-  if (raised?.state === 'shown' && raised.lastShownAt >= now) return;
-  raiseNotification(deps, {
-    key,
-    title: `Webhook ${hook.displayName} disabled`.slice(0, 200),
-    message:
-      'No delivery succeeded for 3 days while deliveries kept failing; PATCH it with active: true to turn it back on.',
-    severity: 'warning',
-  });
 }
