@@ -230,6 +230,24 @@ describe('scheduled items (§11.2)', () => {
     expect((await t.call('GET', '/schedules', { as: 'admin', query: { calendarId: 1 } })).body).toEqual([]);
   });
 
+  it('PATCH under the calendar and PUT at /schedules change only the fields sent', async () => {
+    const t = await scheduleApp();
+    await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-16T10:00:00Z', priority: 20 });
+    const patch = await t.call('PATCH', '/schedule/calendars/1/scheduledItems/1', {
+      as: 'admin',
+      body: { startTime: '2026-01-16T11:00:00Z' },
+    });
+    expect(patch.body).toMatchObject({
+      startTime: '2026-01-16T11:00:00.000Z',
+      endTime: '2026-01-16T11:00:00.000Z',
+      priority: 20,
+    });
+    const put = await t.call('PUT', '/schedules/1', { as: 'admin', body: { catchUp: 'false' } });
+    expect(put.body).toMatchObject({ startTime: '2026-01-16T11:00:00.000Z', catchUp: false, priority: 20 });
+    const unknown = await t.call('PUT', '/schedules/7', { as: 'admin', body: {} });
+    expect(unknown.body).toEqual(errorBody(unknown, 404, 'not_found', 'scheduled item 7 not found'));
+  });
+
   it('deletes on both paths (204) and 404s after', async () => {
     const t = await scheduleApp();
     await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-16T10:00:00Z' });

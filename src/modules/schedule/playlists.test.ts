@@ -47,6 +47,23 @@ describe('playlists (§11.3)', () => {
     ]);
   });
 
+  it('PUT /playlists/{id} replaces the entries and keeps the rest', async () => {
+    const t = await scheduleApp();
+    await t.call('POST', '/playlists', {
+      as: 'admin',
+      body: { displayName: 'L', loop: false, entries: [{ itemType: 'EVENT', itemId: t.event._id }] },
+    });
+    const put = await t.call('PUT', '/playlists/1', {
+      as: 'admin',
+      body: { entries: [{ itemType: 'PLAYABLE', itemId: t.playable._id, durationMs: 1000 }] },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ displayName: 'L', loop: false, duration: 1000 });
+    expect(put.body.entries).toHaveLength(1);
+    const unknown = await t.call('PUT', '/playlists/9', { as: 'admin', body: {} });
+    expect(unknown.body).toEqual(errorBody(unknown, 404, 'not_found', 'playlist 9 not found'));
+  });
+
   it('marks an entry whose playable was deleted as missing', async () => {
     const t = await scheduleApp();
     await t.call('POST', '/playlists', {
