@@ -6,6 +6,7 @@ import type { Deps } from '../../deps';
 import type { BusEvent } from '../../realtime/bus';
 import { applyTargetChange, syncItemTargets } from './items-targets';
 import { markDependencyChanged, scheduleState } from './snapshot-state';
+import { dropZoneMember } from './zones';
 
 const TARGETS = new Set(['event', 'playable', 'subsystem']);
 
@@ -28,6 +29,7 @@ function onEvent(deps: Deps, event: BusEvent): void {
     if (change === 'updated' && !changed.includes('externalId') && !changed.includes('type')) return;
     markDependencyChanged(deps);
     if (change !== 'created') syncItemTargets(deps);
+    if (change === 'deleted' && typeof event.data._id === 'number') dropZoneMember(deps, event.data._id);
     return;
   }
   markDependencyChanged(deps);

@@ -110,4 +110,14 @@ describe('zones (§11.1)', () => {
     expect((await t.call('DELETE', '/zones/2', { as: 'admin' })).status).toBe(204);
     expect(events.map((e) => e.data)).toEqual([{ _id: 2, changed: [] }]);
   });
+
+  it('a deleted member subsystem leaves the zone', async () => {
+    const t = await scheduleApp();
+    await t.call('POST', '/zones', { as: 'admin', body: { displayName: 'Lobby', members: ['media'] } });
+    expect((await t.call('DELETE', '/subsystems/media', { as: 'admin' })).status).toBe(204);
+    expect((await t.call('GET', '/zones/2', { as: 'admin' })).body.members).toEqual([]);
+    expect(t.events.filter((e) => e.type === 'zone.updated').map((e) => e.data)).toEqual([
+      { _id: 2, changed: ['members'] },
+    ]);
+  });
 });

@@ -5,9 +5,10 @@ import type { Deps } from '../../deps';
 import { badRequest, conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
+import { emit } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { findSubsystem } from '../subsystems/lookup';
-import { announceScheduleWrite } from './snapshot-state';
+import { announceScheduleWrite, markScheduleChanged } from './snapshot-state';
 import { toZoneDto, type ZoneRow } from './zones-mapper';
 import type { ZoneCreate, ZoneDto, ZoneUpdate } from './zones-model';
 import { nextPaletteColor } from './zones-palette';
@@ -164,4 +165,25 @@ export function deleteZone(deps: Deps, principal: Principal, id: string, moveTo?
   announceScheduleWrite(deps, principal, 'zone', 'deleted', toZoneDto(row), [], {
     ...(target ? { movedTo: target.id, movedItems: items, movedBlocks: blocks } : {}),
   });
+}
+
+/** A deleted subsystem or player leaves every zone it was a member of (emits `zone.updated` for each). */
+export function dropZoneMember(deps: Deps, subsystemId: number): void {
+  const zones = deps.db
+    .select()
+    .from(scheduleZones)
+    .all()
+    .filter((z) => z.members.includes(subsystemId));
+  if (zones.length === 0) return;
+  const now = deps.clock.now();
+  deps.db.transaction((tx) => {
+    for (const zone of zones) {
+      tx.update(scheduleZones)
+        .set({ members: zone.members.filter((m) => m !== subsystemId), updatedAt: now })
+        .where(eq(scheduleZones.id, zone.id))
+        .run();
+    }
+  });
+  for (const zone of zones) emit(deps, 'zone.updated', { _id: zone.id, changed: ['members'] });
+  markScheduleChanged(deps, ['zones']);
 }
