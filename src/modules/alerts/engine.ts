@@ -25,7 +25,7 @@ import {
 } from './store';
 
 export interface AlertSource {
-  type: 'variable' | 'subsystem' | 'webhook';
+  type: 'variable' | 'subsystem' | 'webhook' | 'schedule';
   id: number;
   externalId: string | null;
   displayName: string | null;
@@ -166,7 +166,8 @@ export function closeAll(deps: Deps, rule: AlertRow, reason: 'rule_deleted' | 'r
 
 /**
  * Rule 7: open incidents (those of `source` when given, by `_id` or externalId) are acknowledged; one
- * held only by the lock closes (`acknowledged`), one whose condition still holds stays open.
+ * held only by the lock (or a `schedule-missed` one) closes (`acknowledged`), one whose condition still
+ * holds stays open.
  */
 export function acknowledge(deps: Deps, ruleId: number, by: string, source?: number | string): number {
   const rule = findRule(deps, ruleId);
@@ -178,7 +179,8 @@ export function acknowledge(deps: Deps, ruleId: number, by: string, source?: num
     const acked = updateIncident(deps, incident.id, { acknowledgedAt: now, acknowledgedBy: by });
     emit(deps, 'alert.acknowledged', { ...incidentEventData(rule, acked), acknowledgedBy: by });
     count += 1;
-    if (incident.locked) closeIncident(deps, rule, acked, 'acknowledged');
+    // A missed schedule run is a past fact: nothing keeps holding once someone has seen it.
+    if (incident.locked || rule.systemKind === 'schedule-missed') closeIncident(deps, rule, acked, 'acknowledged');
   }
   return count;
 }

@@ -13,6 +13,7 @@ import { dropAlertIndex, onVariableValue } from './evaluate';
 import { acknowledgeByNoticeKey } from './service';
 import { variableInfo } from './store';
 import {
+  onScheduleRunMissed,
   onSubsystemDeleted,
   onSubsystemOffline,
   onSubsystemOnline,
@@ -46,6 +47,10 @@ function deactivateMissing(deps: Deps): void {
 }
 
 function handle(deps: Deps, event: BusEvent): void {
+  if (event.type === 'schedule.run.missed') {
+    onScheduleRunMissed(deps);
+    return;
+  }
   const id = event.data._id;
   if (typeof id !== 'number') return;
   switch (event.type) {

@@ -22,6 +22,7 @@ const DAY_MS = 24 * 3600_000;
 export function noticeKey(rule: AlertRow, sourceId: number): string {
   if (rule.systemKind === 'subsystem-offline') return `subsystem-offline:${sourceId}`;
   if (rule.systemKind === 'webhook-disabled') return `webhook-disabled:${sourceId}`;
+  if (rule.systemKind === 'schedule-missed') return 'schedule-missed';
   return `alert:${rule.id}:${sourceId}`;
 }
 
@@ -54,6 +55,11 @@ function texts(rule: AlertRow, incident: IncidentRow, ctx: NoticeContext): { tit
       };
     case 'webhook-disabled':
       return { title: `Webhook ${name} is disabled`, message: incident.lastValue ?? '' };
+    case 'schedule-missed':
+      return {
+        title: 'Scheduled runs missed',
+        message: `${incident.lastValue} scheduled run(s) were missed while the daemon was down; see GET /api/v1/schedule/runs?status=missed.`,
+      };
     case 'variable-health':
       return { title: `${rule.displayName}: ${name}`, message: `${name} reports health ${incident.lastValue}.` };
     default:

@@ -1,9 +1,10 @@
 /**
  * System rules (§8 rule 10): one per `systemKind`, created at boot when missing, their condition
  * fixed. Wired today: `subsystem-offline` (subsystem.offline / .online / .deleted), `webhook-disabled`
- * (webhook.disabled; closed by a webhook.updated that leaves it active, or webhook.deleted) and
- * `variable-health` (variable.health_changed: a state above 0 opens, 0 closes). `backup-failed`,
- * `storage-low`, `license-expiry` and `schedule-missed` exist but have no source in this build yet.
+ * (webhook.disabled; closed by a webhook.updated that leaves it active, or webhook.deleted),
+ * `variable-health` (variable.health_changed: a state above 0 opens, 0 closes) and `schedule-missed`
+ * (the schedule.run.missed records of one daemon start: one incident with their count, §11.6 rule 15).
+ * `backup-failed`, `storage-low` and `license-expiry` exist but have no source in this build yet.
  */
 import { alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -125,4 +126,29 @@ export function onVariableHealth(deps: Deps, id: number, healthState: number): v
 
 export function onVariableGoneHealth(deps: Deps, id: number): void {
   sourceGone(deps, 'variable-health', id);
+}
+
+/**
+ * `schedule.run.missed`: the runner records a daemon start's missed runs in one synchronous pass, so
+ * the events of one turn are counted and become one incident (source: that moment, so each start has
+ * its own) with one notice, key `schedule-missed`. A missed run is a past fact, not a condition that
+ * clears: the incident stays open until acknowledged, which closes it (rule 7).
+ */
+const missedBatches = new WeakMap<Deps, { count: number }>();
+
+export function onScheduleRunMissed(deps: Deps): void {
+  const batch = missedBatches.get(deps);
+  if (batch) {
+    batch.count++;
+    return;
+  }
+  const fresh = { count: 1 };
+  missedBatches.set(deps, fresh);
+  queueMicrotask(() => {
+    missedBatches.delete(deps);
+    const rule = activeRule(deps, 'schedule-missed');
+    if (!rule) return;
+    const at = Math.floor(deps.clock.now() / 1000);
+    fire(deps, rule, { type: 'schedule', id: at, externalId: null, displayName: 'Schedule' }, String(fresh.count));
+  });
 }
