@@ -7,12 +7,13 @@ import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
 import { type DeliveredTo, toEntryDto } from './document-entry';
 import { entriesAround, resolveCached } from './engine/cache';
-import type { Entry } from './engine/types';
+import type { Entry, ResolveResult, ScheduleSnapshot } from './engine/types';
 import type { ReadQuery } from './reads-query';
 import { loadSchedule } from './snapshot';
 import { scheduleState } from './snapshot-state';
 
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 /** Versions restart with the daemon; this keeps an `_id` (and ETag) from one run from matching the next. */
 const BOOT = crypto.randomUUID();
 const MAX_CACHED = 32;
@@ -71,15 +72,43 @@ function selector(q: ReadQuery, target: DeliveredTo | null | ''): (e: Entry) => 
           : e.itemType === q.itemType));
 }
 
+/**
+ * The entries of [from, to) that `select` keeps, resolved in growing chunks (1, 4, 16 … days) that
+ * stop once more than `limit` are found: a year-long read of a busy schedule costs what it returns.
+ */
+function windowEntries(
+  snapshot: ScheduleSnapshot,
+  from: number,
+  to: number,
+  limit: number,
+  select: (e: Entry) => boolean,
+): ResolveResult {
+  const entries: Entry[] = [];
+  const seen = new Set<string>();
+  let depthLimitReached = false;
+  for (let lo = from, span = DAY; lo < to && entries.length <= limit; lo += span, span *= 4) {
+    const r = resolveCached(snapshot, lo, Math.min(to, lo + span));
+    depthLimitReached ||= r.depthLimitReached;
+    for (const e of r.entries) {
+      // An entry across a chunk border comes in both chunks; later chunks only add later starts.
+      if (!seen.has(e.id) && select(e)) {
+        seen.add(e.id);
+        entries.push(e);
+      }
+    }
+  }
+  return { entries, depthLimitReached };
+}
+
 function compute(deps: Deps, q: ReadQuery, version: number, now: number): ScheduleRead {
   const { snapshot } = loadSchedule(deps);
   const target = filterTarget(q, snapshot.subsystems);
   const select = selector(q, target);
   const result =
     q.from !== null && q.to !== null
-      ? resolveCached(snapshot, q.from, q.to)
+      ? windowEntries(snapshot, q.from, q.to, q.limit, select)
       : entriesAround(snapshot, now, q.beforeCount, q.afterCount, select);
-  const chosen = q.from !== null ? result.entries.filter(select) : result.entries;
+  const chosen = result.entries;
   const entries = chosen.slice(0, q.limit);
   const delivered = target === null || target === '' ? null : target;
   const plain = delivered === null && !q.objectList;

@@ -108,6 +108,29 @@ describe('GET /schedule (§11.5)', () => {
     expect(all.body.values[0].objects).toBeUndefined();
   });
 
+  it('reads a long window in order without doubles across chunk borders, and stops at limit', async () => {
+    const t = await scheduleApp();
+    // 23:30–00:30 every day: each occurrence crosses midnight, where the window's chunks meet.
+    await t.schedule({
+      itemType: 'PLAYABLE',
+      itemId: t.playable._id,
+      startTime: '2026-01-15T23:30:00Z',
+      endTime: '2026-01-16T00:30:00Z',
+      recurrence: { freq: 'daily', count: 40 },
+    });
+    const window = { from: '2026-01-16T00:00:00Z', to: '2026-02-15T00:00:00Z' };
+    const all = await t.call('GET', '/schedule', { as: 'admin', query: window });
+    const starts = all.body.values.map((v: { startTime: string }) => v.startTime);
+    expect(starts).toHaveLength(31);
+    expect(starts[0]).toBe('2026-01-15T23:30:00.000Z');
+    expect(starts[30]).toBe('2026-02-14T23:30:00.000Z');
+    expect([...starts].sort()).toEqual(starts);
+    expect(all.body.countLimitReached).toBe(false);
+    const cut = await t.call('GET', '/schedule', { as: 'admin', query: { ...window, limit: 5 } });
+    expect(cut.body).toMatchObject({ countLimitReached: true, numberOfResults: 5 });
+    expect(cut.body.values.map((v: { startTime: string }) => v.startTime)).toEqual(starts.slice(0, 5));
+  });
+
   it('refuses bad query values with 400 bad_request naming the parameter', async () => {
     const t = await scheduleApp();
     const cases: Array<[Record<string, string>, string, string]> = [
