@@ -46,5 +46,6 @@ function onEvent(deps: Deps, event: BusEvent): void {
 
 /** Installed once per daemon by boot's openDeps. */
 export function installScheduleListeners(deps: Deps): void {
+  scheduleState(deps);
   deps.bus.subscribe((event) => onEvent(deps, event));
 }

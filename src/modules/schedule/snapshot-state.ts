@@ -2,7 +2,8 @@
  * The schedule's change clock: a version bumped by every write to the schedule or to something it
  * depends on (targets, zones, the `timezone` setting), and the time of that last change, which is the
  * base of every schedule read's `Last-Modified` (C: Responses). Kept in memory per daemon; it starts
- * from the newest `updatedAt` of the schedule tables (targets join in when the snapshot loads).
+ * at the daemon's start or the newest `updatedAt` of the schedule tables, whichever is later (targets
+ * join in when the snapshot loads).
  */
 import { sql } from 'drizzle-orm';
 import { iso } from '../../clock';
@@ -41,7 +42,12 @@ function newestUpdate(deps: Deps): number {
 export function scheduleState(deps: Deps): ScheduleState {
   let state = states.get(deps);
   if (!state) {
-    state = { version: 1, lastChangedAt: newestUpdate(deps), timezone: getTimezone(deps) };
+    // A delete before a restart left no row behind: what changed then is unknown, so the start counts as a change.
+    state = {
+      version: 1,
+      lastChangedAt: Math.max(newestUpdate(deps), deps.clock.now()),
+      timezone: getTimezone(deps),
+    };
     states.set(deps, state);
   }
   const timezone = getTimezone(deps);
