@@ -36,8 +36,8 @@ describe('conditional reads across a restart', () => {
     );
     expect(res.status).toBe(200);
     expect(res.headers.get('last-modified')).toBe('Thu, 15 Jan 2026 12:05:00 GMT');
-    const body = await res.json();
-    expect(body.values.map((v: { scheduledItemId: number }) => v.scheduledItemId)).toEqual([1]);
+    const body = (await res.json()) as { values: Array<{ scheduledItemId: number }> };
+    expect(body.values.map((v) => v.scheduledItemId)).toEqual([1]);
     deps.sqlite.close();
   });
 });
