@@ -9,7 +9,6 @@
  *   pmsd version                  print the version
  */
 import { createApp } from './app';
-import { startAlertJobs } from './modules/alerts/jobs';
 import { ensureInitialAdmin, openDeps } from './boot';
 import { systemClock } from './clock';
 import { type Config, ConfigError, loadConfig } from './config';
@@ -18,6 +17,7 @@ import type { Deps } from './deps';
 import { openApiDocument } from './http/openapi';
 import { scheduleHousekeeping } from './jobs/housekeeping';
 import { createLogger, type Logger } from './log';
+import { startAlertJobs } from './modules/alerts/jobs';
 import { scheduleLogRetention } from './modules/logs/jobs';
 import { writePlatformLog } from './modules/logs/write';
 import { scheduleNotificationJobs } from './modules/notifications/jobs';
