@@ -12,10 +12,9 @@ export interface EventSubsystem {
 }
 
 /**
- * The only row → wire mapping of an event. `scheduledItemCount` stays 0 until the schedule exists
- * to point at events.
+ * The only row → wire mapping of an event; `scheduledItemCount` comes from the schedule.
  */
-export function toEventDto(row: EventRow, subsystem: EventSubsystem): EventDto {
+export function toEventDto(row: EventRow, subsystem: EventSubsystem, scheduledItemCount: number): EventDto {
   return {
     ...entityMeta(row, 'events', {
       subsystem: selfLink('subsystems', row.subsystemId),
@@ -33,6 +32,6 @@ export function toEventDto(row: EventRow, subsystem: EventSubsystem): EventDto {
     eventPlayer: row.eventPlayer,
     metadata: row.metadata,
     lastTriggeredAt: isoOrNull(row.lastTriggeredAt),
-    scheduledItemCount: 0,
+    scheduledItemCount,
   };
 }

@@ -8,6 +8,7 @@ import type { ListResult, Page } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
+import { scheduledItemCounts } from '../schedule/usage';
 import { requireSubsystem } from '../subsystems/lookup';
 import { type EventRow, toEventDto } from './mapper';
 import type { EventDto, EventListQuery } from './model';
@@ -22,7 +23,7 @@ function select(deps: Deps, where: SQL | undefined) {
 export function eventDto(deps: Deps, id: number): EventDto {
   const row = select(deps, eq(events.id, id)).get();
   if (!row) throw notFound('event', id);
-  return toEventDto(row.event, row);
+  return toEventDto(row.event, row, scheduledItemCounts(deps, 'EVENT', [id]).get(id) ?? 0);
 }
 
 /** The event an `{id}` names (digits only), or 404. */
@@ -89,7 +90,12 @@ export function listEvents(deps: Deps, query: EventListQuery, page: Page): ListR
       .where(condition)
       .get()?.n ?? 0;
   const rows = select(deps, condition).orderBy(asc(events.id)).limit(page.limit).offset(page.offset).all();
-  return { items: rows.map((r) => toEventDto(r.event, r)), total };
+  const counts = scheduledItemCounts(
+    deps,
+    'EVENT',
+    rows.map((r) => r.event.id),
+  );
+  return { items: rows.map((r) => toEventDto(r.event, r, counts.get(r.event.id) ?? 0)), total };
 }
 
 /** `event.<created|updated|deleted>` with the §0.4 data, and the audit entry of a person or token. */

@@ -6,6 +6,7 @@ import { and, eq } from 'drizzle-orm';
 import { playables, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
+import { upcomingPlayableIds } from '../schedule/usage';
 import { findSubsystem } from '../subsystems/lookup';
 import { type PlayableRow, toInstantPlayable, toPlayableDto } from './mapper';
 import type { InstantPlayable, PlayableDto } from './model';
@@ -34,7 +35,7 @@ export function playableDto(deps: Deps, row: PlayableRow): PlayableDto {
     .from(subsystems)
     .where(eq(subsystems.id, row.subsystemId))
     .get();
-  return toPlayableDto(row, owner?.externalId ?? '');
+  return toPlayableDto(row, owner?.externalId ?? '', upcomingPlayableIds(deps).has(row.id));
 }
 
 /** One playable by `_id`, or undefined. */
@@ -51,7 +52,7 @@ export function findPlayableByRef(
 ): PlayableDto | undefined {
   const owner = findSubsystem(deps, subsystem);
   const row = owner ? playableRowByRef(deps, owner.id, externalRef) : undefined;
-  return row && owner ? toPlayableDto(row, owner.externalId) : undefined;
+  return row && owner ? toPlayableDto(row, owner.externalId, upcomingPlayableIds(deps).has(row.id)) : undefined;
 }
 
 /** The instant-playable form (§14) of a stored playable, for `forcePlay` payloads; undefined when unknown. */

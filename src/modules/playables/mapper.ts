@@ -8,9 +8,9 @@ export type PlayableRow = typeof playables.$inferSelect;
 /**
  * The only row → wire mapping of a playable. cms-media objects, copying to players and the schedule
  * are not part of this build, so a playable names no objects (`objectsDetails` is empty and
- * `mediaReady` vacuously true), its copy status is idle and nothing of it is upcoming.
+ * `mediaReady` vacuously true) and its copy status is idle; `isUpcomingSchedule` comes from the schedule.
  */
-export function toPlayableDto(row: PlayableRow, subsystemExternalId: string): PlayableDto {
+export function toPlayableDto(row: PlayableRow, subsystemExternalId: string, isUpcomingSchedule: boolean): PlayableDto {
   return {
     ...entityMeta(row, 'playables', { subsystem: selfLink('subsystems', row.subsystemId) }),
     subsystemId: row.subsystemId,
@@ -47,7 +47,7 @@ export function toPlayableDto(row: PlayableRow, subsystemExternalId: string): Pl
       updatedAt: null,
       players: [],
     },
-    isUpcomingSchedule: false,
+    isUpcomingSchedule,
     metadata: row.metadata,
   };
 }

@@ -10,6 +10,7 @@ import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lis
 import { emit } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
+import { upcomingPlayableIds } from '../schedule/usage';
 import { findSubsystem } from '../subsystems/lookup';
 import { findPlayableByRef, type PlayableRow, playableDto, playableRowById } from './lookup';
 import { toPlayableDto } from './mapper';
@@ -96,8 +97,9 @@ export function listPlayables(deps: Deps, query: PlayableListQuery, page: Page):
     .orderBy(asc(playables.id))
     .all()
     .filter(({ playable: p }) => fuzzyMatch(query.fuzzy, p.displayName, p.externalRef, p.description));
+  const upcoming = upcomingPlayableIds(deps);
   return paginate(
-    rows.map((r) => toPlayableDto(r.playable, r.subsystemExternalId)),
+    rows.map((r) => toPlayableDto(r.playable, r.subsystemExternalId, upcoming.has(r.playable.id))),
     page,
   );
 }

@@ -37,6 +37,13 @@ export interface LoadedSchedule {
 }
 
 const caches = new WeakMap<Deps, LoadedSchedule>();
+/** Daemons whose schedule is being built now (it reads its targets through their services). */
+const building = new WeakSet<Deps>();
+
+/** True while the schedule reads its targets, so what they derive from the schedule is not asked back. */
+export function isScheduleLoading(deps: Deps): boolean {
+  return building.has(deps);
+}
 
 function allPages<T>(read: (page: { limit: number; offset: number }) => { items: T[]; total: number }): T[] {
   const out: T[] = [];
@@ -150,7 +157,13 @@ export function loadSchedule(deps: Deps): LoadedSchedule {
   const version = scheduleState(deps).version;
   const cached = caches.get(deps);
   if (cached && cached.snapshot.version === version) return cached;
-  const loaded = build(deps, version);
+  building.add(deps);
+  let loaded: LoadedSchedule;
+  try {
+    loaded = build(deps, version);
+  } finally {
+    building.delete(deps);
+  }
   caches.set(deps, loaded);
   return loaded;
 }
