@@ -8,7 +8,7 @@ import type { Deps } from '../../deps';
 import { conflict, forbidden, invalid, notFound } from '../../http/errors';
 import { unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { toRoleDto } from './mapper';
@@ -177,22 +177,25 @@ export function createRole(deps: Deps, principal: Principal, body: RoleCreate): 
   const permissions = checkPermissions(principal, body.permissions);
   if ([...cache(deps).values()].some((r) => r.name === body.name)) throw conflict(`role name ${body.name} is taken`);
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(roles)
-    .values({
-      name: body.name,
-      displayName: body.displayName?.trim() || body.name,
-      description: body.description ?? '',
-      permissions,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  dropCache(deps);
-  const changed = ['name', 'displayName', 'description', 'permissions'];
-  emit(deps, 'role.created', { _id: row.id, changed });
-  audit(deps, principal, 'created', row, changed);
+  const row = transact(deps, () => {
+    const created = deps.db
+      .insert(roles)
+      .values({
+        name: body.name,
+        displayName: body.displayName?.trim() || body.name,
+        description: body.description ?? '',
+        permissions,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    dropCache(deps);
+    const changed = ['name', 'displayName', 'description', 'permissions'];
+    emit(deps, 'role.created', { _id: created.id, changed });
+    audit(deps, principal, 'created', created, changed);
+    return created;
+  });
   return dto(deps, row);
 }
 
@@ -205,15 +208,18 @@ export function updateRole(deps: Deps, principal: Principal, id: string, body: R
   if (body.displayName !== undefined) changes.displayName = body.displayName.trim() || row.name;
   if (body.description !== undefined) changes.description = body.description;
   const now = deps.clock.now();
-  const updated = deps.db
-    .update(roles)
-    .set({ ...changes, updatedAt: now })
-    .where(eq(roles.id, row.id))
-    .returning()
-    .get();
-  dropCache(deps);
-  emit(deps, 'role.updated', { _id: row.id, changed: Object.keys(changes) });
-  audit(deps, principal, 'updated', row, Object.keys(changes));
+  const updated = transact(deps, () => {
+    const stored = deps.db
+      .update(roles)
+      .set({ ...changes, updatedAt: now })
+      .where(eq(roles.id, row.id))
+      .returning()
+      .get();
+    dropCache(deps);
+    emit(deps, 'role.updated', { _id: row.id, changed: Object.keys(changes) });
+    audit(deps, principal, 'updated', row, Object.keys(changes));
+    return stored;
+  });
   return dto(deps, updated ?? row);
 }
 
@@ -227,10 +233,12 @@ export function deleteRole(deps: Deps, principal: Principal, id: string): void {
       `role ${row.name} is still used by ${used.userCount} user(s), ${used.tokenCount} token(s) and ${used.templateCount} template(s)`,
     );
   }
-  deps.db.delete(roles).where(eq(roles.id, row.id)).run();
-  dropCache(deps);
-  emit(deps, 'role.deleted', { _id: row.id, changed: [] });
-  audit(deps, principal, 'deleted', row, []);
+  transact(deps, () => {
+    deps.db.delete(roles).where(eq(roles.id, row.id)).run();
+    dropCache(deps);
+    emit(deps, 'role.deleted', { _id: row.id, changed: [] });
+    audit(deps, principal, 'deleted', row, []);
+  });
 }
 
 /** The `role.<change>` audit entry of a person or token: the role and the changed field names. */

@@ -10,7 +10,7 @@ import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
 import { numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { assertGrantableRole } from '../roles/service';
@@ -81,24 +81,27 @@ export function createToken(deps: Deps, principal: Principal, body: TokenCreate)
   const expiresAt = checkExpiry(deps, body.expiresAt);
   const secret = TOKEN_PREFIX + randomSecret();
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(tokens)
-    .values({
-      displayName: body.displayName.trim(),
-      tokenHash: sha256Hex(secret),
-      prefix: secret.slice(TOKEN_PREFIX.length, TOKEN_PREFIX.length + 8),
-      roleId: body.roleId,
-      subsystemIds,
-      expiresAt,
-      createdBy: principal.username ?? principal.label,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  const changed = ['displayName', 'roleId', 'subsystemIds', 'expiresAt'];
-  emit(deps, 'token.created', { _id: row.id, changed });
-  audit(deps, principal, 'created', row, changed);
+  const row = transact(deps, () => {
+    const created = deps.db
+      .insert(tokens)
+      .values({
+        displayName: body.displayName.trim(),
+        tokenHash: sha256Hex(secret),
+        prefix: secret.slice(TOKEN_PREFIX.length, TOKEN_PREFIX.length + 8),
+        roleId: body.roleId,
+        subsystemIds,
+        expiresAt,
+        createdBy: principal.username ?? principal.label,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    const changed = ['displayName', 'roleId', 'subsystemIds', 'expiresAt'];
+    emit(deps, 'token.created', { _id: created.id, changed });
+    audit(deps, principal, 'created', created, changed);
+    return created;
+  });
   return toTokenDto(row, secret);
 }
 
@@ -113,24 +116,29 @@ export function updateToken(deps: Deps, principal: Principal, id: string, body: 
   }
   if (body.subsystemIds !== undefined) changes.subsystemIds = checkSubsystems(deps, body.subsystemIds);
   if (body.expiresAt !== undefined) changes.expiresAt = checkExpiry(deps, body.expiresAt);
-  const updated = deps.db
-    .update(tokens)
-    .set({ ...changes, updatedAt: deps.clock.now() })
-    .where(eq(tokens.id, row.id))
-    .returning()
-    .get();
-  emit(deps, 'token.updated', { _id: row.id, changed: Object.keys(changes) });
-  audit(deps, principal, 'updated', row, Object.keys(changes));
+  const updated = transact(deps, () => {
+    const stored = deps.db
+      .update(tokens)
+      .set({ ...changes, updatedAt: deps.clock.now() })
+      .where(eq(tokens.id, row.id))
+      .returning()
+      .get();
+    emit(deps, 'token.updated', { _id: row.id, changed: Object.keys(changes) });
+    audit(deps, principal, 'updated', row, Object.keys(changes));
+    return stored;
+  });
   return toTokenDto(updated ?? row);
 }
 
 /** Revokes (deletes) a token. */
 export function revokeToken(deps: Deps, principal: Principal, id: string): void {
   const row = rowOf(deps, id);
-  deps.db.delete(tokens).where(eq(tokens.id, row.id)).run();
-  emit(deps, 'token.revoked', { _id: row.id });
-  emit(deps, 'token.deleted', { _id: row.id, changed: [] });
-  audit(deps, principal, 'deleted', row, []);
+  transact(deps, () => {
+    deps.db.delete(tokens).where(eq(tokens.id, row.id)).run();
+    emit(deps, 'token.revoked', { _id: row.id });
+    emit(deps, 'token.deleted', { _id: row.id, changed: [] });
+    audit(deps, principal, 'deleted', row, []);
+  });
 }
 
 /** The `token.<change>` audit entry of a person or token: the token's id and name and the changed field names, never its secret. */

@@ -59,10 +59,23 @@ export async function setUserPassword(
 ): Promise<void> {
   checkPasswordRule(password, user.username, path);
   const passwordHash = await hashPassword(deps, password);
+  storePasswordHash(deps, user.id, passwordHash, keepSessionId);
+}
+
+/**
+ * Stores an already checked and hashed password, stamps `passwordChangedAt` and ends the user's other
+ * sessions, in one transaction (joins the caller's when there is one). Synchronous, for `transact`.
+ */
+export function storePasswordHash(
+  deps: Deps,
+  userId: number,
+  passwordHash: string,
+  keepSessionId: number | null,
+): void {
   const now = deps.clock.now();
   deps.db.transaction((tx) => {
-    tx.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now }).where(eq(users.id, user.id)).run();
-    endUserSessions(tx, user.id, keepSessionId);
+    tx.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now }).where(eq(users.id, userId)).run();
+    endUserSessions(tx, userId, keepSessionId);
   });
 }
 

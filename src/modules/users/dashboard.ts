@@ -8,7 +8,7 @@ import { users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { unique } from '../../http/fields';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { openablePanelIds, panelsByIds } from '../control-panels/access';
 import type { ControlPanelDto } from '../control-panels/model';
@@ -80,9 +80,11 @@ export function replaceDashboard(deps: Deps, principal: Principal, id: string, b
   const [ids, path] = Array.isArray(body) ? [body, ''] : [body.controlpanels, '/controlpanels'];
   const visible = checkDashboard(ids, openable, path);
   const controlpanels = withHiddenEntries(deps, row.controlpanels, visible, openable);
-  deps.db.update(users).set({ controlpanels, updatedAt: deps.clock.now() }).where(eq(users.id, row.id)).run();
-  emit(deps, 'user.updated', { _id: row.id, changed: ['controlpanels'] });
-  auditUser(deps, principal, 'updated', row, ['controlpanels']);
+  transact(deps, () => {
+    deps.db.update(users).set({ controlpanels, updatedAt: deps.clock.now() }).where(eq(users.id, row.id)).run();
+    emit(deps, 'user.updated', { _id: row.id, changed: ['controlpanels'] });
+    auditUser(deps, principal, 'updated', row, ['controlpanels']);
+  });
   return visiblePanels(deps, controlpanels, roleIds);
 }
 

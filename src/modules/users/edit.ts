@@ -14,7 +14,7 @@ import { users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, forbidden, invalid } from '../../http/errors';
 import { unique } from '../../http/fields';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { can, type Principal } from '../auth/principal';
 import { assertGrantableRoles, builtInRoleId } from '../roles/service';
 import { boolInput, checkPreferences, mergePreferences, templateForNewUser } from '../user-templates/service';
@@ -63,8 +63,18 @@ export async function createUser(deps: Deps, principal: Principal, body: UserCre
   if (findUserByUsername(deps, body.username)) throw conflict('the username is taken');
   const passwordHash = await hashPassword(deps, body.password);
   const now = deps.clock.now();
-  const row = deps.db.transaction((tx) => {
-    const inserted = tx
+  const changed = [
+    'username',
+    'displayName',
+    'email',
+    'roleIds',
+    'enabled',
+    'controlpanels',
+    'templateId',
+    'preferences',
+  ];
+  const row = transact(deps, () => {
+    const inserted = deps.db
       .insert(users)
       .values({
         username: body.username,
@@ -81,21 +91,11 @@ export async function createUser(deps: Deps, principal: Principal, body: UserCre
       })
       .returning()
       .get();
-    setRoleIds(tx, inserted.id, roleIds);
+    setRoleIds(deps.db, inserted.id, roleIds);
+    emit(deps, 'user.created', { _id: inserted.id, changed });
+    auditUser(deps, principal, 'created', inserted, changed);
     return inserted;
   });
-  const changed = [
-    'username',
-    'displayName',
-    'email',
-    'roleIds',
-    'enabled',
-    'controlpanels',
-    'templateId',
-    'preferences',
-  ];
-  emit(deps, 'user.created', { _id: row.id, changed });
-  auditUser(deps, principal, 'created', row, changed);
   return userDto(deps, row);
 }
 
@@ -145,21 +145,21 @@ export async function updateUser(deps: Deps, principal: Principal, id: string, b
   if (changed.length === 0) return userDto(deps, row);
   // Checked after the hash's await, so no other request can slip in between the check and the write.
   assertAdminRemains(deps, row, { enabled: changes.enabled ?? row.enabled, roleIds });
-  const updated = deps.db.transaction((tx) => {
-    const next = tx
+  const updated = transact(deps, () => {
+    const next = deps.db
       .update(users)
       .set({ ...changes, updatedAt: now })
       .where(eq(users.id, row.id))
       .returning()
       .get();
-    if (roleIds !== heldRoles) setRoleIds(tx, row.id, roleIds);
-    if (changes.enabled === false) endUserSessions(tx, row.id);
+    if (roleIds !== heldRoles) setRoleIds(deps.db, row.id, roleIds);
+    if (changes.enabled === false) endUserSessions(deps.db, row.id);
     else if (changes.passwordHash !== undefined) {
-      endUserSessions(tx, row.id, row.id === principal.userId ? principal.sessionId : null);
+      endUserSessions(deps.db, row.id, row.id === principal.userId ? principal.sessionId : null);
     }
+    emit(deps, 'user.updated', { _id: row.id, changed });
+    auditUser(deps, principal, 'updated', row, changed);
     return next;
   });
-  emit(deps, 'user.updated', { _id: row.id, changed });
-  auditUser(deps, principal, 'updated', row, changed);
   return userDto(deps, updated ?? row);
 }

@@ -12,15 +12,16 @@ import type { Deps } from '../../deps';
 import { conflict, forbidden, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { can, type Principal } from '../auth/principal';
 import { openablePanelIds, panelsByIds } from '../control-panels/access';
 import { writeAuditLog } from '../logs/write';
 import type { Permission } from '../roles/permissions';
 import { builtInRoleId, grantsOf } from '../roles/service';
-import { endUserSessions, findUserById, roleIdsOf, setUserPassword, type UserRow } from './accounts';
+import { endUserSessions, findUserById, roleIdsOf, storePasswordHash, type UserRow } from './accounts';
 import { toUserDto } from './mapper';
 import type { UserDto, UserListQuery } from './model';
+import { checkPasswordRule, hashPassword } from './passwords';
 
 /** The wire form of a user, with dashboard entries the user cannot open hidden (rule 4). */
 export function userDto(deps: Deps, row: UserRow, options: { availablePanels?: boolean } = {}): UserDto {
@@ -137,12 +138,12 @@ export function deleteUser(deps: Deps, principal: Principal, id: string): void {
   const row = targetUser(deps, principal, id, 'users:write');
   if (row.id === principal.userId) throw conflict('you cannot delete your own account');
   assertAdminRemains(deps, row, null);
-  deps.db.transaction((tx) => {
-    endUserSessions(tx, row.id);
-    tx.delete(users).where(eq(users.id, row.id)).run();
+  transact(deps, () => {
+    endUserSessions(deps.db, row.id);
+    deps.db.delete(users).where(eq(users.id, row.id)).run();
+    emit(deps, 'user.deleted', { _id: row.id, changed: [] });
+    auditUser(deps, principal, 'deleted', row, []);
   });
-  emit(deps, 'user.deleted', { _id: row.id, changed: [] });
-  auditUser(deps, principal, 'deleted', row, []);
 }
 
 /**
@@ -156,9 +157,13 @@ export async function setPasswordByAdmin(
   password: string,
 ): Promise<void> {
   const row = targetUser(deps, principal, id, 'users:write');
-  await setUserPassword(deps, row, password, row.id === principal.userId ? principal.sessionId : null);
-  emit(deps, 'user.updated', { _id: row.id, changed: ['passwordChangedAt'] });
-  auditUser(deps, principal, 'updated', row, ['passwordChangedAt']);
+  checkPasswordRule(password, row.username);
+  const passwordHash = await hashPassword(deps, password);
+  transact(deps, () => {
+    storePasswordHash(deps, row.id, passwordHash, row.id === principal.userId ? principal.sessionId : null);
+    emit(deps, 'user.updated', { _id: row.id, changed: ['passwordChangedAt'] });
+    auditUser(deps, principal, 'updated', row, ['passwordChangedAt']);
+  });
 }
 
 /** The `user.<change>` audit entry of a person or token: the user and the changed field names, never a password. */
