@@ -13,7 +13,7 @@ import type { Deps } from '../../deps';
 import { forbidden, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { can, type Principal, requireOwnWrite, requirePermission } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { openablePanelIds, panelsByIds, selectPanelDtos } from './access';
@@ -137,9 +137,11 @@ export function deletePanel(deps: Deps, principal: Principal, id: string, locati
           .map((r) => r.id)
       : [];
   const gone = panelsByIds(deps, [row.id, ...dependents]);
-  deps.db.delete(controlPanels).where(eq(controlPanels.id, row.id)).run();
-  for (const panel of gone) {
-    if (panel._id === row.id) announcePanel(deps, principal, 'deleted', panel, []);
-    else emitPanel(deps, 'deleted', panel, []);
-  }
+  transact(deps, () => {
+    deps.db.delete(controlPanels).where(eq(controlPanels.id, row.id)).run();
+    for (const panel of gone) {
+      if (panel._id === row.id) announcePanel(deps, principal, 'deleted', panel, []);
+      else emitPanel(deps, 'deleted', panel, []);
+    }
+  });
 }

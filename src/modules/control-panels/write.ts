@@ -8,6 +8,7 @@ import { controlPanels } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, invalid, notFound } from '../../http/errors';
 import { cleanName } from '../../http/fields';
+import { transact } from '../../realtime/emit';
 import { can, type Principal, requireOwnWrite, requirePermission } from '../auth/principal';
 import type { SubsystemRow } from '../subsystems/lookup';
 import { connectionOf, requireIframeUrl, rolesOf, scaleOf, subsystemOf } from './checks';
@@ -72,8 +73,8 @@ function createRegistered(
   const scale = scaleOf({ enabled: false }, body.scale);
   const name = body.displayName == null ? null : cleanName(body.displayName);
   const externalRef = body.externalRef ?? null;
-  const id = deps.db.transaction((tx) => {
-    const row = insertPanel(tx, deps.clock.now(), {
+  return transact(deps, () => {
+    const row = insertPanel(deps.db, deps.clock.now(), {
       location: 'registered',
       subsystemId: subsystem.id,
       externalRef,
@@ -89,16 +90,16 @@ function createRegistered(
     });
     // The default name of an unnamed panel without externalRef needs the `_id` it was just given.
     if (row.displayName === '') {
-      tx.update(controlPanels)
+      deps.db
+        .update(controlPanels)
         .set({ displayName: `Panel ${row.id}` })
         .where(eq(controlPanels.id, row.id))
         .run();
     }
-    return row.id;
+    const panel = panelDto(deps, row.id);
+    announcePanel(deps, principal, 'created', panel, CREATED_FIELDS);
+    return panel;
   });
-  const panel = panelDto(deps, id);
-  announcePanel(deps, principal, 'created', panel, CREATED_FIELDS);
-  return panel;
 }
 
 function createAvailable(deps: Deps, principal: Principal, body: ControlPanelWrite): ControlPanelDto {
@@ -109,24 +110,26 @@ function createAvailable(deps: Deps, principal: Principal, body: ControlPanelWri
   const roles = rolesOf(deps, body.roles ?? []);
   const scale = scaleOf({ enabled: false }, body.scale);
   const name = body.displayName == null ? null : cleanName(body.displayName);
-  const row = insertPanel(deps.db, deps.clock.now(), {
-    location: 'available',
-    subsystemId: source.subsystemId,
-    externalRef: null,
-    displayName: name ?? source.displayName,
-    displayNameSet: name !== null,
-    description: body.description ?? '',
-    type: source.type,
-    connection: source.connection,
-    active: body.active ?? true,
-    registeredPanelId: source.id,
-    roles,
-    scale,
-    openExternally: body.openExternally ?? false,
+  return transact(deps, () => {
+    const row = insertPanel(deps.db, deps.clock.now(), {
+      location: 'available',
+      subsystemId: source.subsystemId,
+      externalRef: null,
+      displayName: name ?? source.displayName,
+      displayNameSet: name !== null,
+      description: body.description ?? '',
+      type: source.type,
+      connection: source.connection,
+      active: body.active ?? true,
+      registeredPanelId: source.id,
+      roles,
+      scale,
+      openExternally: body.openExternally ?? false,
+    });
+    const panel = panelDto(deps, row.id);
+    announcePanel(deps, principal, 'created', panel, CREATED_FIELDS);
+    return panel;
   });
-  const panel = panelDto(deps, row.id);
-  announcePanel(deps, principal, 'created', panel, CREATED_FIELDS);
-  return panel;
 }
 
 /** The fields both kinds write the same way. */
@@ -155,27 +158,33 @@ function updateRegistered(
   if (body.connection !== undefined) changes.connection = connectionOf(body.connection);
   requireIframeUrl(changes.type ?? row.type, changes.connection ?? row.connection);
   const now = deps.clock.now();
-  const copies: Array<{ id: number; changed: string[] }> = [];
-  const changed = deps.db.transaction((tx) => {
-    const own = applyChanges(tx, row, changes, now);
-    if (!own.some((k) => k === 'type' || k === 'connection' || k === 'displayName')) return own;
-    const next = { ...row, ...changes };
-    const dependents = tx
-      .select()
-      .from(controlPanels)
-      .where(and(eq(controlPanels.location, 'available'), eq(controlPanels.registeredPanelId, row.id)))
-      .all();
-    for (const available of dependents) {
-      const copy: PanelChanges = { type: next.type, connection: next.connection };
-      if (!available.displayNameSet) copy.displayName = next.displayName;
-      copies.push({ id: available.id, changed: applyChanges(tx, available, copy, now) });
-    }
-    return own;
+  return transact(deps, () => {
+    const changed = applyChanges(deps.db, row, changes, now);
+    const copies = changed.some((k) => k === 'type' || k === 'connection' || k === 'displayName')
+      ? copyToAvailable(deps, { ...row, ...changes }, now)
+      : [];
+    const panel = panelDto(deps, row.id);
+    if (changed.length > 0) announcePanel(deps, principal, 'updated', panel, changed);
+    for (const copy of copies) emitPanel(deps, 'updated', panelDto(deps, copy.id), copy.changed);
+    return panel;
   });
-  const panel = panelDto(deps, row.id);
-  if (changed.length > 0) announcePanel(deps, principal, 'updated', panel, changed);
-  for (const copy of copies) emitPanel(deps, 'updated', panelDto(deps, copy.id), copy.changed);
-  return panel;
+}
+
+/**
+ * Hands a registered panel's `type`, `connection` and (unless set by a person) `displayName` down to
+ * its available panels; returns each one's changed field names.
+ */
+function copyToAvailable(deps: Deps, next: ControlPanelRow, now: number): Array<{ id: number; changed: string[] }> {
+  const dependents = deps.db
+    .select()
+    .from(controlPanels)
+    .where(and(eq(controlPanels.location, 'available'), eq(controlPanels.registeredPanelId, next.id)))
+    .all();
+  return dependents.map((available) => {
+    const copy: PanelChanges = { type: next.type, connection: next.connection };
+    if (!available.displayNameSet) copy.displayName = next.displayName;
+    return { id: available.id, changed: applyChanges(deps.db, available, copy, now) };
+  });
 }
 
 /** Updates an available panel; `type` and `connection` stay copies, a displayName sent by a person sticks. */
@@ -195,10 +204,12 @@ function updateAvailable(
     changes.displayName = cleanName(body.displayName);
     changes.displayNameSet = true;
   }
-  const changed = applyChanges(deps.db, row, changes, deps.clock.now());
-  const panel = panelDto(deps, row.id);
-  if (changed.length > 0) announcePanel(deps, principal, 'updated', panel, changed);
-  return panel;
+  return transact(deps, () => {
+    const changed = applyChanges(deps.db, row, changes, deps.clock.now());
+    const panel = panelDto(deps, row.id);
+    if (changed.length > 0) announcePanel(deps, principal, 'updated', panel, changed);
+    return panel;
+  });
 }
 
 function updatePanel(deps: Deps, principal: Principal, row: ControlPanelRow, body: ControlPanelWrite) {

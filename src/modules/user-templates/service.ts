@@ -9,7 +9,7 @@ import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, metadataProblem, numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { panelsByIds } from '../control-panels/access';
 import { writeAuditLog } from '../logs/write';
@@ -119,10 +119,15 @@ export function createUserTemplate(deps: Deps, principal: Principal, body: UserT
   const isDefault = boolInput(body.isDefault) ?? false;
   checkNameFree(deps, displayName, null);
   const now = deps.clock.now();
-  const row = deps.db.transaction((tx) => {
+  const changed = ['displayName', 'description', 'roleIds', 'controlpanels', 'preferences', 'isDefault'];
+  const row = transact(deps, () => {
     if (isDefault)
-      tx.update(userTemplates).set({ isDefault: false, updatedAt: now }).where(eq(userTemplates.isDefault, true)).run();
-    return tx
+      deps.db
+        .update(userTemplates)
+        .set({ isDefault: false, updatedAt: now })
+        .where(eq(userTemplates.isDefault, true))
+        .run();
+    const created = deps.db
       .insert(userTemplates)
       .values({
         displayName,
@@ -136,10 +141,10 @@ export function createUserTemplate(deps: Deps, principal: Principal, body: UserT
       })
       .returning()
       .get();
+    emit(deps, 'usertemplate.created', { _id: created.id, changed });
+    audit(deps, principal, 'created', created, changed);
+    return created;
   });
-  const changed = ['displayName', 'description', 'roleIds', 'controlpanels', 'preferences', 'isDefault'];
-  emit(deps, 'usertemplate.created', { _id: row.id, changed });
-  audit(deps, principal, 'created', row, changed);
   return toUserTemplateDto(row);
 }
 
@@ -166,31 +171,35 @@ export function updateUserTemplate(
   const isDefault = boolInput(body.isDefault);
   if (isDefault !== undefined) changes.isDefault = isDefault;
   const now = deps.clock.now();
-  const updated = deps.db.transaction((tx) => {
+  const updated = transact(deps, () => {
     if (isDefault) {
-      tx.update(userTemplates)
+      deps.db
+        .update(userTemplates)
         .set({ isDefault: false, updatedAt: now })
         .where(and(eq(userTemplates.isDefault, true), ne(userTemplates.id, row.id)))
         .run();
     }
-    return tx
+    const stored = deps.db
       .update(userTemplates)
       .set({ ...changes, updatedAt: now })
       .where(eq(userTemplates.id, row.id))
       .returning()
       .get();
+    emit(deps, 'usertemplate.updated', { _id: row.id, changed: Object.keys(changes) });
+    audit(deps, principal, 'updated', row, Object.keys(changes));
+    return stored;
   });
-  emit(deps, 'usertemplate.updated', { _id: row.id, changed: Object.keys(changes) });
-  audit(deps, principal, 'updated', row, Object.keys(changes));
   return toUserTemplateDto(updated ?? row);
 }
 
 /** Deletes a template; users made from it keep everything and their `templateId` becomes null. */
 export function deleteUserTemplate(deps: Deps, principal: Principal, id: string): void {
   const row = rowOf(deps, id);
-  deps.db.delete(userTemplates).where(eq(userTemplates.id, row.id)).run();
-  emit(deps, 'usertemplate.deleted', { _id: row.id, changed: [] });
-  audit(deps, principal, 'deleted', row, []);
+  transact(deps, () => {
+    deps.db.delete(userTemplates).where(eq(userTemplates.id, row.id)).run();
+    emit(deps, 'usertemplate.deleted', { _id: row.id, changed: [] });
+    audit(deps, principal, 'deleted', row, []);
+  });
 }
 
 /** The `usertemplate.<change>` audit entry of a person or token: the template and the changed field names. */
