@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { notifications, type StoredNotificationAction } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, conflict, invalid } from '../../http/errors';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { eventRow } from '../events/service';
 import { triggerEvent } from '../events/trigger';
@@ -140,19 +140,22 @@ export async function runAction(
   const result = await perform(deps, principal, action);
   const now = deps.clock.now();
   const by = principal.label;
-  deps.db
-    .update(notifications)
-    .set({ lastAction: { action: action.id, at: now, by, result }, updatedAt: now })
-    .where(eq(notifications.id, row.id))
-    .run();
-  const acted = notificationDto(deps, row.id);
-  emit(deps, 'notification.action', { ...eventData(acted), action: action.id, actionType: action.type, by, result });
-  writeAuditLog(deps, principal, {
-    key: 'notification.action',
-    value: `notification ${row.id} action ${action.id} (${action.type}) run`,
-    subsystemId: row.subsystemId,
-    subsystemExternalId: acted.subsystemExternalId,
+  // The action's own effect (perform, async) has its own transaction; recording it is one change.
+  return transact(deps, () => {
+    deps.db
+      .update(notifications)
+      .set({ lastAction: { action: action.id, at: now, by, result }, updatedAt: now })
+      .where(eq(notifications.id, row.id))
+      .run();
+    const acted = notificationDto(deps, row.id);
+    emit(deps, 'notification.action', { ...eventData(acted), action: action.id, actionType: action.type, by, result });
+    writeAuditLog(deps, principal, {
+      key: 'notification.action',
+      value: `notification ${row.id} action ${action.id} (${action.type}) run`,
+      subsystemId: row.subsystemId,
+      subsystemExternalId: acted.subsystemExternalId,
+    });
+    if (action.clears || action.type === 'clear') clearRow(deps, principal, row.id, by);
+    return { notification: notificationDto(deps, row.id), result };
   });
-  if (action.clears || action.type === 'clear') clearRow(deps, principal, row.id, by);
-  return { notification: notificationDto(deps, row.id), result };
 }

@@ -6,7 +6,7 @@ import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import { notifications, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import type { NotificationClear, NotificationDto } from './model';
@@ -18,23 +18,25 @@ import { emitCleared, eventData, findByKey, notificationDto, visibleRow, visible
  */
 export function clearRow(deps: Deps, principal: Principal | null, id: number, by: string): boolean {
   const now = deps.clock.now();
-  const changed = deps.db
-    .update(notifications)
-    .set({ state: 'cleared', clearedAt: now, clearedBy: by, updatedAt: now })
-    .where(and(eq(notifications.id, id), eq(notifications.state, 'shown')))
-    .returning({ id: notifications.id })
-    .all();
-  if (changed.length === 0) return false;
-  const dto = notificationDto(deps, id);
-  emitCleared(deps, dto);
-  if (principal)
-    writeAuditLog(deps, principal, {
-      key: 'notification.cleared',
-      value: `notification ${id}${dto.key === null ? '' : ` (${dto.key})`} cleared`,
-      subsystemId: dto.subsystemId,
-      subsystemExternalId: dto.subsystemExternalId,
-    });
-  return true;
+  return transact(deps, () => {
+    const changed = deps.db
+      .update(notifications)
+      .set({ state: 'cleared', clearedAt: now, clearedBy: by, updatedAt: now })
+      .where(and(eq(notifications.id, id), eq(notifications.state, 'shown')))
+      .returning({ id: notifications.id })
+      .all();
+    if (changed.length === 0) return false;
+    const dto = notificationDto(deps, id);
+    emitCleared(deps, dto);
+    if (principal)
+      writeAuditLog(deps, principal, {
+        key: 'notification.cleared',
+        value: `notification ${id}${dto.key === null ? '' : ` (${dto.key})`} cleared`,
+        subsystemId: dto.subsystemId,
+        subsystemExternalId: dto.subsystemExternalId,
+      });
+    return true;
+  });
 }
 
 /** `PUT|POST /notifications/{id}/clear`: 200 with the notification, cleared or not before. */
@@ -75,9 +77,12 @@ export function clearNotifications(deps: Deps, principal: Principal, body: Notif
     .where(and(...where))
     .all()
     .map((r) => r.id);
-  let cleared = 0;
-  for (const id of ids) if (clearRow(deps, principal, id, principal.label)) cleared += 1;
-  return { cleared };
+  // One transaction for the whole selection: every clear, its event and its audit entry, or none.
+  return transact(deps, () => {
+    let cleared = 0;
+    for (const id of ids) if (clearRow(deps, principal, id, principal.label)) cleared += 1;
+    return { cleared };
+  });
 }
 
 /** Clears the notification of a platform key (rule 4), e.g. when a subsystem comes back; how many. */
@@ -91,12 +96,14 @@ export function deleteNotification(deps: Deps, principal: Principal, id: string)
   const row = visibleRow(deps, principal, id);
   if (row.state === 'shown') throw conflict('the notification is still shown; clear it first');
   const dto = notificationDto(deps, row.id);
-  deps.db.delete(notifications).where(eq(notifications.id, row.id)).run();
-  emit(deps, 'notification.deleted', { ...eventData(dto), changed: [] });
-  writeAuditLog(deps, principal, {
-    key: 'notification.deleted',
-    value: `notification ${row.id}${dto.key === null ? '' : ` (${dto.key})`} deleted`,
-    subsystemId: row.subsystemId,
-    subsystemExternalId: dto.subsystemExternalId,
+  transact(deps, () => {
+    deps.db.delete(notifications).where(eq(notifications.id, row.id)).run();
+    emit(deps, 'notification.deleted', { ...eventData(dto), changed: [] });
+    writeAuditLog(deps, principal, {
+      key: 'notification.deleted',
+      value: `notification ${row.id}${dto.key === null ? '' : ` (${dto.key})`} deleted`,
+      subsystemId: row.subsystemId,
+      subsystemExternalId: dto.subsystemExternalId,
+    });
   });
 }

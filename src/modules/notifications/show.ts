@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { notifications, type StoredNotificationAction } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, invalid } from '../../http/errors';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { can, type Principal, requireOwnWrite } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { roleExists } from '../roles/service';
@@ -99,46 +99,48 @@ function show(deps: Deps, values: ShowValues, source: NotificationSource, existi
     lastShownAt: now,
     updatedAt: now,
   };
-  let id: number;
-  if (existing) {
-    // A past expiry would clear the raised notification at once; it is dropped unless a new one is given.
-    const staleExpiry = values.expiresAt === undefined && existing.expiresAt !== null && existing.expiresAt <= now;
-    deps.db
-      .update(notifications)
-      .set({
-        ...changes,
-        ...(staleExpiry ? { expiresAt: null } : {}),
-        state: 'shown',
-        count: existing.count + 1,
-        clearedAt: null,
-        clearedBy: null,
-      })
-      .where(eq(notifications.id, existing.id))
-      .run();
-    id = existing.id;
-  } else {
-    id = deps.db
-      .insert(notifications)
-      .values({
-        roleIds: [],
-        actions: [],
-        ...changes,
-        key: values.key,
-        state: 'shown',
-        sourceType: source.type,
-        sourceId: source.id ?? null,
-        sourceExternalId: source.externalId ?? null,
-        count: 1,
-        firstShownAt: now,
-        createdAt: now,
-      })
-      .returning({ id: notifications.id })
-      .get().id;
-  }
-  const entity = notificationDto(deps, id);
-  if (!existing) emit(deps, 'notification.created', { ...eventData(entity), changed: [] });
-  emitShown(deps, entity);
-  return { entity, created: !existing };
+  return transact(deps, () => {
+    let id: number;
+    if (existing) {
+      // A past expiry would clear the raised notification at once; it is dropped unless a new one is given.
+      const staleExpiry = values.expiresAt === undefined && existing.expiresAt !== null && existing.expiresAt <= now;
+      deps.db
+        .update(notifications)
+        .set({
+          ...changes,
+          ...(staleExpiry ? { expiresAt: null } : {}),
+          state: 'shown',
+          count: existing.count + 1,
+          clearedAt: null,
+          clearedBy: null,
+        })
+        .where(eq(notifications.id, existing.id))
+        .run();
+      id = existing.id;
+    } else {
+      id = deps.db
+        .insert(notifications)
+        .values({
+          roleIds: [],
+          actions: [],
+          ...changes,
+          key: values.key,
+          state: 'shown',
+          sourceType: source.type,
+          sourceId: source.id ?? null,
+          sourceExternalId: source.externalId ?? null,
+          count: 1,
+          firstShownAt: now,
+          createdAt: now,
+        })
+        .returning({ id: notifications.id })
+        .get().id;
+    }
+    const entity = notificationDto(deps, id);
+    if (!existing) emit(deps, 'notification.created', { ...eventData(entity), changed: [] });
+    emitShown(deps, entity);
+    return { entity, created: !existing };
+  });
 }
 
 /**
@@ -166,33 +168,37 @@ export function showNotification(deps: Deps, principal: Principal, body: Notific
     actions: body.actions === undefined ? undefined : checkActions(deps, body.actions),
     expiresAt: timeOf(body.expiresAt, '/expiresAt'),
   };
-  const shown = show(deps, values, sourceOf(principal, subsystem), existing);
-  writeAuditLog(deps, principal, {
-    key: 'notification.shown',
-    value: `notification ${shown.entity._id}${key === null ? '' : ` (${key})`} ${shown.created ? 'created' : 'raised again'}`,
-    subsystemId: shown.entity.subsystemId,
-    subsystemExternalId: shown.entity.subsystemExternalId,
+  return transact(deps, () => {
+    const shown = show(deps, values, sourceOf(principal, subsystem), existing);
+    writeAuditLog(deps, principal, {
+      key: 'notification.shown',
+      value: `notification ${shown.entity._id}${key === null ? '' : ` (${key})`} ${shown.created ? 'created' : 'raised again'}`,
+      subsystemId: shown.entity.subsystemId,
+      subsystemExternalId: shown.entity.subsystemExternalId,
+    });
+    return shown;
   });
-  return shown;
 }
 
 /** `PUT|POST /notifications/{id}/show`: a cleared one shown again (count + 1); a shown one unchanged. */
 export function showNotificationById(deps: Deps, principal: Principal, id: string): NotificationDto {
   const row = visibleRow(deps, principal, id);
   if (row.state === 'shown') return notificationDto(deps, row.id);
-  const { entity } = show(
-    deps,
-    { title: row.title, message: row.message, severity: severityOf(row.severity), key: row.key },
-    { type: 'system' },
-    row,
-  );
-  writeAuditLog(deps, principal, {
-    key: 'notification.shown',
-    value: `notification ${row.id}${row.key === null ? '' : ` (${row.key})`} shown again`,
-    subsystemId: entity.subsystemId,
-    subsystemExternalId: entity.subsystemExternalId,
+  return transact(deps, () => {
+    const { entity } = show(
+      deps,
+      { title: row.title, message: row.message, severity: severityOf(row.severity), key: row.key },
+      { type: 'system' },
+      row,
+    );
+    writeAuditLog(deps, principal, {
+      key: 'notification.shown',
+      value: `notification ${row.id}${row.key === null ? '' : ` (${row.key})`} shown again`,
+      subsystemId: entity.subsystemId,
+      subsystemExternalId: entity.subsystemExternalId,
+    });
+    return entity;
   });
-  return entity;
 }
 
 export interface PlatformNotification {
