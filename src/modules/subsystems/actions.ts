@@ -8,7 +8,7 @@ import { and, asc, desc, eq, gte, inArray, lt, lte, ne } from 'drizzle-orm';
 import { subsystemMessages, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { findPlayable, toInstantPlayable } from '../playables/lookup';
@@ -55,7 +55,7 @@ export function queueMessage(deps: Deps, subsystemId: number, input: QueueInput)
   const subsystem = requireSubsystem(deps, subsystemId);
   const now = deps.clock.now();
   const ttlMs = getSettingGroup(deps, 'subsystems').actionMessageTtlSeconds * 1000;
-  const { expired, row } = deps.db.transaction((tx) => {
+  return transact(deps, () => {
     const waiting = waitingOf(deps, subsystem.id);
     const live = waiting.filter((m) => m.expiresAt > now);
     const expired = [
@@ -63,7 +63,8 @@ export function queueMessage(deps: Deps, subsystemId: number, input: QueueInput)
       ...live.slice(0, Math.max(0, live.length - (MAX_WAITING - 1))),
     ];
     if (expired.length > 0) {
-      tx.update(subsystemMessages)
+      deps.db
+        .update(subsystemMessages)
         .set({ state: 'expired' })
         .where(
           inArray(
@@ -73,7 +74,7 @@ export function queueMessage(deps: Deps, subsystemId: number, input: QueueInput)
         )
         .run();
     }
-    const row = tx
+    const row = deps.db
       .insert(subsystemMessages)
       .values({
         uuid: crypto.randomUUID(),
@@ -89,11 +90,10 @@ export function queueMessage(deps: Deps, subsystemId: number, input: QueueInput)
       })
       .returning()
       .get();
-    return { expired, row };
+    announce(deps, 'expired', subsystem.externalId, expired);
+    announce(deps, 'queued', subsystem.externalId, [row]);
+    return row;
   });
-  announce(deps, 'expired', subsystem.externalId, expired);
-  announce(deps, 'queued', subsystem.externalId, [row]);
-  return row;
 }
 
 /**
@@ -106,9 +106,10 @@ export function collectMessages(deps: Deps, subsystem: SubsystemRow): DeliveredM
   const now = deps.clock.now();
   const due = waiting.filter((m) => m.expiresAt > now);
   const overdue = waiting.filter((m) => m.expiresAt <= now);
-  deps.db.transaction((tx) => {
+  transact(deps, () => {
     if (due.length > 0) {
-      tx.update(subsystemMessages)
+      deps.db
+        .update(subsystemMessages)
         .set({ state: 'delivered', deliveredAt: now })
         .where(
           inArray(
@@ -119,7 +120,8 @@ export function collectMessages(deps: Deps, subsystem: SubsystemRow): DeliveredM
         .run();
     }
     if (overdue.length > 0) {
-      tx.update(subsystemMessages)
+      deps.db
+        .update(subsystemMessages)
         .set({ state: 'expired' })
         .where(
           inArray(
@@ -129,9 +131,9 @@ export function collectMessages(deps: Deps, subsystem: SubsystemRow): DeliveredM
         )
         .run();
     }
+    announce(deps, 'expired', subsystem.externalId, overdue);
+    announce(deps, 'delivered', subsystem.externalId, due);
   });
-  announce(deps, 'expired', subsystem.externalId, overdue);
-  announce(deps, 'delivered', subsystem.externalId, due);
   return due.map(toDeliveredMessage);
 }
 
@@ -146,20 +148,22 @@ export function sweepExpiredMessages(deps: Deps): number {
     .orderBy(asc(subsystemMessages.id))
     .all();
   if (overdue.length === 0) return 0;
-  deps.db
-    .update(subsystemMessages)
-    .set({ state: 'expired' })
-    .where(
-      and(
-        inArray(
-          subsystemMessages.id,
-          overdue.map((o) => o.message.id),
+  transact(deps, () => {
+    deps.db
+      .update(subsystemMessages)
+      .set({ state: 'expired' })
+      .where(
+        and(
+          inArray(
+            subsystemMessages.id,
+            overdue.map((o) => o.message.id),
+          ),
+          eq(subsystemMessages.state, 'queued'),
         ),
-        eq(subsystemMessages.state, 'queued'),
-      ),
-    )
-    .run();
-  for (const o of overdue) announce(deps, 'expired', o.externalId, [o.message]);
+      )
+      .run();
+    for (const o of overdue) announce(deps, 'expired', o.externalId, [o.message]);
+  });
   return overdue.length;
 }
 
@@ -238,12 +242,16 @@ function inputOf(deps: Deps, subsystem: SubsystemRow, body: ActionRequest): Queu
 export function requestAction(deps: Deps, principal: Principal, id: string, body: ActionRequest): QueuedActionDto {
   const subsystem = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', subsystem.id);
-  const row = queueMessage(deps, subsystem.id, inputOf(deps, subsystem, body));
-  writeAuditLog(deps, principal, {
-    key: 'subsystem.action.queued',
-    value: `action ${row.type} (${row.uuid}) queued for subsystem ${subsystem.id} (${subsystem.externalId})`,
-    subsystemId: subsystem.id,
-    subsystemExternalId: subsystem.externalId,
+  const input = inputOf(deps, subsystem, body);
+  const row = transact(deps, () => {
+    const queued = queueMessage(deps, subsystem.id, input);
+    writeAuditLog(deps, principal, {
+      key: 'subsystem.action.queued',
+      value: `action ${queued.type} (${queued.uuid}) queued for subsystem ${subsystem.id} (${subsystem.externalId})`,
+      subsystemId: subsystem.id,
+      subsystemExternalId: subsystem.externalId,
+    });
+    return queued;
   });
   return toQueuedAction(row, deps.health.live(subsystem).status);
 }

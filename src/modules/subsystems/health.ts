@@ -11,7 +11,7 @@ import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { writePlatformLog } from '../logs/write';
 import { getSettingGroup } from '../settings/service';
 import { setPlatformValue } from '../variables/platform';
@@ -222,6 +222,20 @@ export class HealthMonitor {
     return row;
   }
 
+  /**
+   * A status change with its row write, event and log entry in one `transact` (§10 rule 3); when it
+   * throws, the entry gets its status fields back so memory matches the rolled-back row.
+   */
+  private transition(e: Entry, change: () => void): void {
+    const before = { ...e };
+    try {
+      transact(this.deps(), change);
+    } catch (err) {
+      Object.assign(e, before);
+      throw err;
+    }
+  }
+
   private goOnline(id: number, e: Entry): void {
     const deps = this.deps();
     const recovered = e.status === 'offline';
@@ -229,33 +243,37 @@ export class HealthMonitor {
       e.offlineSince !== null
         ? deps.clock.monotonic() - e.offlineSince
         : deps.clock.now() - (e.statusChangedAt ?? deps.clock.now());
-    const row = this.setStatus(id, e, 'online');
-    if (!row) return;
-    const downtimeSeconds = Math.max(0, Math.round(downMs / 1000));
-    emit(deps, 'subsystem.online', {
-      ...statusData(row),
-      recovered,
-      ...(recovered ? { downtimeSeconds } : {}),
-    });
-    writePlatformLog(deps, {
-      category: 'system',
-      key: 'subsystem.online',
-      value: recovered
-        ? `subsystem ${row.externalId} is online again after ${downtimeSeconds} s offline`
-        : `subsystem ${row.externalId} is online`,
+    this.transition(e, () => {
+      const row = this.setStatus(id, e, 'online');
+      if (!row) return;
+      const downtimeSeconds = Math.max(0, Math.round(downMs / 1000));
+      emit(deps, 'subsystem.online', {
+        ...statusData(row),
+        recovered,
+        ...(recovered ? { downtimeSeconds } : {}),
+      });
+      writePlatformLog(deps, {
+        category: 'system',
+        key: 'subsystem.online',
+        value: recovered
+          ? `subsystem ${row.externalId} is online again after ${downtimeSeconds} s offline`
+          : `subsystem ${row.externalId} is online`,
+      });
     });
   }
 
   private goOffline(id: number, e: Entry): void {
     const deps = this.deps();
-    const row = this.setStatus(id, e, 'offline');
-    if (!row) return;
-    emit(deps, 'subsystem.offline', statusData(row));
-    writePlatformLog(deps, {
-      category: 'system',
-      key: 'subsystem.offline',
-      severity: 'warning',
-      value: `subsystem ${row.externalId} is offline: no contact for ${e.ownGrace ?? getSettingGroup(deps, 'health').defaultGracePeriodSeconds} s`,
+    this.transition(e, () => {
+      const row = this.setStatus(id, e, 'offline');
+      if (!row) return;
+      emit(deps, 'subsystem.offline', statusData(row));
+      writePlatformLog(deps, {
+        category: 'system',
+        key: 'subsystem.offline',
+        severity: 'warning',
+        value: `subsystem ${row.externalId} is offline: no contact for ${e.ownGrace ?? getSettingGroup(deps, 'health').defaultGracePeriodSeconds} s`,
+      });
     });
   }
 }

@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { collectMessages } from './actions';
 import { requireSubsystem, type SubsystemRow } from './lookup';
@@ -25,20 +25,22 @@ export function plainAddress(address: string | null): string | null {
 function fillIpAddress(deps: Deps, row: SubsystemRow, address: string | null): void {
   const current = row.metadata.ip_address;
   if (address === null || isIP(address) === 0 || (current !== undefined && current !== '')) return;
-  const updated = deps.db
-    .update(subsystems)
-    .set({ metadata: { ...row.metadata, ip_address: address }, updatedAt: deps.clock.now() })
-    .where(eq(subsystems.id, row.id))
-    .returning()
-    .get();
-  if (!updated) return;
-  const live = deps.health.live(updated);
-  emit(deps, 'subsystem.updated', {
-    _id: updated.id,
-    externalId: updated.externalId,
-    status: live.status,
-    lastContactedAt: isoOrNull(live.lastContactedAt),
-    changed: ['metadata'],
+  transact(deps, () => {
+    const updated = deps.db
+      .update(subsystems)
+      .set({ metadata: { ...row.metadata, ip_address: address }, updatedAt: deps.clock.now() })
+      .where(eq(subsystems.id, row.id))
+      .returning()
+      .get();
+    if (!updated) return;
+    const live = deps.health.live(updated);
+    emit(deps, 'subsystem.updated', {
+      _id: updated.id,
+      externalId: updated.externalId,
+      status: live.status,
+      lastContactedAt: isoOrNull(live.lastContactedAt),
+      changed: ['metadata'],
+    });
   });
 }
 

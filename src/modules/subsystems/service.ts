@@ -17,7 +17,7 @@ import {
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite, systemPrincipal } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { getSettingGroup } from '../settings/service';
@@ -62,8 +62,8 @@ function createSubsystem(deps: Deps, principal: Principal, body: SubsystemWrite)
   if (externalId === undefined) throw invalid('/externalId', 'is required');
   const values = valuesOf(body, undefined);
   const now = deps.clock.now();
-  const row = deps.db.transaction((tx) => {
-    const created = tx
+  return transact(deps, () => {
+    const created = deps.db
       .insert(subsystems)
       .values({
         externalId,
@@ -83,11 +83,10 @@ function createSubsystem(deps: Deps, principal: Principal, body: SubsystemWrite)
       .get();
     // Every subsystem owns its `is_alive` and `last_contacted_at` from the start (§3 rule 3).
     ensurePlatformVariables(deps, created.id);
+    emit(deps, 'subsystem.created', eventData(deps, created, [...WRITABLE]));
+    auditSubsystem(deps, principal, 'created', created, WRITABLE);
     return created;
   });
-  emit(deps, 'subsystem.created', eventData(deps, row, [...WRITABLE]));
-  auditSubsystem(deps, principal, 'created', row, WRITABLE);
-  return row;
 }
 
 function updateSubsystem(deps: Deps, principal: Principal, row: SubsystemRow, body: SubsystemWrite): SubsystemRow {
@@ -107,17 +106,25 @@ function updateSubsystem(deps: Deps, principal: Principal, row: SubsystemRow, bo
     (key) => values[key] !== undefined && JSON.stringify(values[key]) !== JSON.stringify(row[key]),
   );
   if (changed.length === 0) return row;
-  const updated =
-    deps.db
-      .update(subsystems)
-      .set({ ...values, updatedAt: deps.clock.now() })
-      .where(eq(subsystems.id, row.id))
-      .returning()
-      .get() ?? row;
-  deps.health.configure(updated);
-  emit(deps, 'subsystem.updated', eventData(deps, updated, changed));
-  auditSubsystem(deps, principal, 'updated', updated, changed);
-  return updated;
+  try {
+    return transact(deps, () => {
+      const updated =
+        deps.db
+          .update(subsystems)
+          .set({ ...values, updatedAt: deps.clock.now() })
+          .where(eq(subsystems.id, row.id))
+          .returning()
+          .get() ?? row;
+      deps.health.configure(updated);
+      emit(deps, 'subsystem.updated', eventData(deps, updated, changed));
+      auditSubsystem(deps, principal, 'updated', updated, changed);
+      return updated;
+    });
+  } catch (err) {
+    // The live health may have taken the rolled-back settings: rebuild it from the stored row.
+    deps.health.forget(row.id);
+    throw err;
+  }
 }
 
 /**
@@ -227,20 +234,20 @@ export type DeletedCounts = Record<keyof typeof OWNED, number>;
 export function deleteSubsystem(deps: Deps, principal: Principal, id: string): DeletedCounts {
   const row = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', row.id);
-  const counts = deps.db.transaction((tx) => {
+  return transact(deps, () => {
     // Counted here rather than through each owner's service: the cascade deletes them in the same
     // statement, and these counts are only what the event reports.
-    const counted = Object.fromEntries(
+    const counts = Object.fromEntries(
       Object.entries(OWNED).map(([name, table]) => [
         name,
-        tx.select({ n: count() }).from(table).where(eq(table.subsystemId, row.id)).get()?.n ?? 0,
+        deps.db.select({ n: count() }).from(table).where(eq(table.subsystemId, row.id)).get()?.n ?? 0,
       ]),
     ) as DeletedCounts;
-    tx.delete(subsystems).where(eq(subsystems.id, row.id)).run();
-    return counted;
+    deps.db.delete(subsystems).where(eq(subsystems.id, row.id)).run();
+    // Forgotten live health is rebuilt from the row on its next read, so a rollback loses nothing stored.
+    deps.health.forget(row.id);
+    emit(deps, 'subsystem.deleted', { _id: row.id, externalId: row.externalId, changed: [], counts });
+    auditSubsystem(deps, principal, 'deleted', row, []);
+    return counts;
   });
-  deps.health.forget(row.id);
-  emit(deps, 'subsystem.deleted', { _id: row.id, externalId: row.externalId, changed: [], counts });
-  auditSubsystem(deps, principal, 'deleted', row, []);
-  return counts;
 }
