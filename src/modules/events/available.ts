@@ -8,6 +8,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
+import { transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { requireSubsystem } from '../subsystems/lookup';
 import type { EventDto } from './model';
@@ -34,29 +35,30 @@ export function setAvailableEvents(
   const wanted = (r: (typeof rows)[number]) => commands.has(r.command) || ids.has(r.id) || refs.has(r.externalRef);
   const flips = rows.filter((r) => wanted(r) !== r.availableInSubsystem);
   const now = deps.clock.now();
-  deps.db.transaction((tx) => {
+  transact(deps, () => {
     for (const value of [true, false]) {
       const changed = flips.filter((r) => wanted(r) === value).map((r) => r.id);
       if (changed.length === 0) continue;
-      tx.update(events)
+      deps.db
+        .update(events)
         .set({ availableInSubsystem: value, updatedAt: now })
         .where(and(eq(events.subsystemId, subsystem.id), inArray(events.id, changed)))
         .run();
     }
+    for (const row of flips) {
+      announce(
+        deps,
+        principal,
+        'updated',
+        {
+          _id: row.id,
+          externalRef: row.externalRef,
+          subsystemId: subsystem.id,
+          subsystemExternalId: subsystem.externalId,
+        },
+        ['availableInSubsystem'],
+      );
+    }
   });
-  for (const row of flips) {
-    announce(
-      deps,
-      principal,
-      'updated',
-      {
-        _id: row.id,
-        externalRef: row.externalRef,
-        subsystemId: subsystem.id,
-        subsystemExternalId: subsystem.externalId,
-      },
-      ['availableInSubsystem'],
-    );
-  }
   return rows.map((r) => eventDto(deps, r.id));
 }

@@ -7,7 +7,7 @@ import { iso } from '../../clock';
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict } from '../../http/errors';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { writeAuditLog, writePlatformLog } from '../logs/write';
 import { eventDto, eventRow } from './service';
@@ -35,28 +35,31 @@ export function triggerEvent(deps: Deps, principal: Principal, id: string, zoneI
     startTime: firedAt,
     endTime: firedAt,
   });
-  deps.db.update(events).set({ lastTriggeredAt: now }).where(eq(events.id, row.id)).run();
-  emit(deps, 'event.triggered', {
-    _id: event._id,
-    externalRef: event.externalRef,
-    subsystemExternalId: event.subsystemExternalId,
-    source: 'manual',
-    deliveredTo,
-  });
   const where = { subsystemId: row.subsystemId, subsystemExternalId: event.subsystemExternalId };
-  if (deliveredTo.length === 0) {
-    writePlatformLog(deps, {
-      category: 'system',
-      severity: 'warning',
-      key: 'event.undelivered',
-      value: `event ${event._id} (${event.subsystemExternalId}/${event.externalRef}) fired by hand but no push connection is subscribed to ${event.subsystemExternalId}`,
+  // The push above is not stored; the stamp, its event and the log entries commit together (§10 rule 3).
+  transact(deps, () => {
+    deps.db.update(events).set({ lastTriggeredAt: now }).where(eq(events.id, row.id)).run();
+    emit(deps, 'event.triggered', {
+      _id: event._id,
+      externalRef: event.externalRef,
+      subsystemExternalId: event.subsystemExternalId,
+      source: 'manual',
+      deliveredTo,
+    });
+    if (deliveredTo.length === 0) {
+      writePlatformLog(deps, {
+        category: 'system',
+        severity: 'warning',
+        key: 'event.undelivered',
+        value: `event ${event._id} (${event.subsystemExternalId}/${event.externalRef}) fired by hand but no push connection is subscribed to ${event.subsystemExternalId}`,
+        ...where,
+      });
+    }
+    writeAuditLog(deps, principal, {
+      key: 'event.triggered',
+      value: `event ${event._id} (${event.subsystemExternalId}/${event.externalRef}) triggered in zone ${zoneId}`,
       ...where,
     });
-  }
-  writeAuditLog(deps, principal, {
-    key: 'event.triggered',
-    value: `event ${event._id} (${event.subsystemExternalId}/${event.externalRef}) triggered in zone ${zoneId}`,
-    ...where,
   });
   return { eventId: event._id, firedAt, deliveredTo };
 }

@@ -8,6 +8,7 @@ import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { cleanName, isExternalRef, mergeMetadata } from '../../http/fields';
+import { transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { EventRow } from './mapper';
@@ -68,39 +69,43 @@ function update(deps: Deps, principal: Principal, row: EventRow, body: EventWrit
     .filter(([key, value]) => JSON.stringify(row[key as keyof EventRow]) !== JSON.stringify(value))
     .map(([key]) => key);
   if (changed.length === 0) return eventDto(deps, row.id);
-  deps.db
-    .update(events)
-    .set({ ...changes, updatedAt: deps.clock.now() })
-    .where(eq(events.id, row.id))
-    .run();
-  const event = eventDto(deps, row.id);
-  announce(deps, principal, 'updated', event, changed);
-  return event;
+  return transact(deps, () => {
+    deps.db
+      .update(events)
+      .set({ ...changes, updatedAt: deps.clock.now() })
+      .where(eq(events.id, row.id))
+      .run();
+    const event = eventDto(deps, row.id);
+    announce(deps, principal, 'updated', event, changed);
+    return event;
+  });
 }
 
 function create(deps: Deps, principal: Principal, subsystem: SubsystemRow, ref: string, body: EventWrite): EventDto {
   const values = changesOf(body, undefined);
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(events)
-    .values({
-      subsystemId: subsystem.id,
-      externalRef: ref,
-      command: values.command ?? ref,
-      displayName: values.displayName ?? ref,
-      description: values.description ?? '',
-      active: values.active ?? true,
-      availableInSubsystem: values.availableInSubsystem ?? true,
-      eventPlayer: values.eventPlayer ?? false,
-      metadata: values.metadata ?? {},
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning({ id: events.id })
-    .get();
-  const event = eventDto(deps, row.id);
-  announce(deps, principal, 'created', event, CREATED);
-  return event;
+  return transact(deps, () => {
+    const row = deps.db
+      .insert(events)
+      .values({
+        subsystemId: subsystem.id,
+        externalRef: ref,
+        command: values.command ?? ref,
+        displayName: values.displayName ?? ref,
+        description: values.description ?? '',
+        active: values.active ?? true,
+        availableInSubsystem: values.availableInSubsystem ?? true,
+        eventPlayer: values.eventPlayer ?? false,
+        metadata: values.metadata ?? {},
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning({ id: events.id })
+      .get();
+    const event = eventDto(deps, row.id);
+    announce(deps, principal, 'created', event, CREATED);
+    return event;
+  });
 }
 
 /** Updates the event of (subsystem, ref) or creates it. */
@@ -140,8 +145,10 @@ export function updateEventById(deps: Deps, principal: Principal, id: string, bo
 function remove(deps: Deps, principal: Principal, row: EventRow): void {
   requireOwnWrite(principal, 'events:write', row.subsystemId);
   const event = eventDto(deps, row.id);
-  deps.db.delete(events).where(eq(events.id, row.id)).run();
-  announce(deps, principal, 'deleted', event, []);
+  transact(deps, () => {
+    deps.db.delete(events).where(eq(events.id, row.id)).run();
+    announce(deps, principal, 'deleted', event, []);
+  });
 }
 
 export function deleteEvent(deps: Deps, principal: Principal, id: string): void {
