@@ -11,7 +11,7 @@ import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
 import { forbidden, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { type Principal, requirePermission } from '../auth/principal';
 import type { PresetDto, PresetWrite } from './preset-model';
 import { tagsOf } from './tags';
@@ -111,32 +111,35 @@ export function getPreset(deps: Deps, principal: Principal, id: string): PresetD
 }
 
 export function createPreset(deps: Deps, principal: Principal, body: PresetWrite): PresetDto {
-  if (body.name === undefined) throw invalid('/name', 'is required');
+  const name = body.name;
+  if (name === undefined) throw invalid('/name', 'is required');
   const values = valuesOf(body);
   if (values.isGlobal) requirePermission(principal, 'logs:write');
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(logPresets)
-    .values({
-      userId: principal.userId,
-      owner: principal.label,
-      name: values.name ?? body.name,
-      type: values.type ?? 'logs',
-      tags: values.tags ?? [],
-      startDate: values.startDate ?? null,
-      endDate: values.endDate ?? null,
-      filters: values.filters ?? null,
-      currentSearch: values.currentSearch ?? '',
-      searchOptions: values.searchOptions ?? null,
-      basicFilter: values.basicFilter ?? null,
-      isGlobal: values.isGlobal ?? false,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  emit(deps, 'logpreset.created', { _id: row.id, changed: CREATED });
-  return toPresetDto(row);
+  return transact(deps, () => {
+    const row = deps.db
+      .insert(logPresets)
+      .values({
+        userId: principal.userId,
+        owner: principal.label,
+        name: values.name ?? name,
+        type: values.type ?? 'logs',
+        tags: values.tags ?? [],
+        startDate: values.startDate ?? null,
+        endDate: values.endDate ?? null,
+        filters: values.filters ?? null,
+        currentSearch: values.currentSearch ?? '',
+        searchOptions: values.searchOptions ?? null,
+        basicFilter: values.basicFilter ?? null,
+        isGlobal: values.isGlobal ?? false,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    emit(deps, 'logpreset.created', { _id: row.id, changed: CREATED });
+    return toPresetDto(row);
+  });
 }
 
 export function updatePreset(deps: Deps, principal: Principal, id: string, body: PresetWrite): PresetDto {
@@ -147,18 +150,22 @@ export function updatePreset(deps: Deps, principal: Principal, id: string, body:
     .filter(([k, v]) => JSON.stringify(row[k as keyof PresetRow]) !== JSON.stringify(v))
     .map(([k]) => k);
   if (changed.length === 0) return toPresetDto(row);
-  const updated = deps.db
-    .update(logPresets)
-    .set({ ...values, updatedAt: deps.clock.now() })
-    .where(eq(logPresets.id, row.id))
-    .returning()
-    .get();
-  emit(deps, 'logpreset.updated', { _id: row.id, changed });
-  return toPresetDto(updated);
+  return transact(deps, () => {
+    const updated = deps.db
+      .update(logPresets)
+      .set({ ...values, updatedAt: deps.clock.now() })
+      .where(eq(logPresets.id, row.id))
+      .returning()
+      .get();
+    emit(deps, 'logpreset.updated', { _id: row.id, changed });
+    return toPresetDto(updated);
+  });
 }
 
 export function deletePreset(deps: Deps, principal: Principal, id: string): void {
   const row = writable(principal, presetRow(deps, id));
-  deps.db.delete(logPresets).where(eq(logPresets.id, row.id)).run();
-  emit(deps, 'logpreset.deleted', { _id: row.id, changed: [] });
+  transact(deps, () => {
+    deps.db.delete(logPresets).where(eq(logPresets.id, row.id)).run();
+    emit(deps, 'logpreset.deleted', { _id: row.id, changed: [] });
+  });
 }

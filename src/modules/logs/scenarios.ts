@@ -10,7 +10,7 @@ import { entityMeta } from '../../http/entity';
 import { invalid, notFound } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
 import { fuzzyMatch } from '../../http/lists';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { logPageOf, pageTotals, timeParam } from './paging';
 import type {
@@ -104,14 +104,16 @@ function updateScenario(deps: Deps, principal: Principal, row: ScenarioRow, body
   if (changed.length === 0) return toScenarioDto(row);
   const other = byKey(deps, changes.origin ?? row.origin, changes.action ?? row.action);
   if (other && other.id !== row.id) throw invalid('/action', 'is already used by another scenario of this origin');
-  const updated = deps.db
-    .update(logScenarios)
-    .set({ ...changes, updatedAt: deps.clock.now() })
-    .where(eq(logScenarios.id, row.id))
-    .returning()
-    .get();
-  emitScenario(deps, principal, 'updated', updated, changed);
-  return toScenarioDto(updated);
+  return transact(deps, () => {
+    const updated = deps.db
+      .update(logScenarios)
+      .set({ ...changes, updatedAt: deps.clock.now() })
+      .where(eq(logScenarios.id, row.id))
+      .returning()
+      .get();
+    emitScenario(deps, principal, 'updated', updated, changed);
+    return toScenarioDto(updated);
+  });
 }
 
 /** `POST /logs/scenarios`: updates the entry named by `_id` or (origin, action), else creates one. */
@@ -122,26 +124,29 @@ export function upsertScenario(
 ): { entity: ScenarioDto; created: boolean } {
   if (body._id !== undefined)
     return { entity: updateScenario(deps, principal, scenarioRow(deps, body._id), body), created: false };
-  if (body.origin === undefined) throw invalid('/origin', 'is required');
-  if (body.action === undefined) throw invalid('/action', 'is required');
-  const existing = byKey(deps, body.origin, body.action);
+  const { origin, action } = body;
+  if (origin === undefined) throw invalid('/origin', 'is required');
+  if (action === undefined) throw invalid('/action', 'is required');
+  const existing = byKey(deps, origin, action);
   if (existing) return { entity: updateScenario(deps, principal, existing, body), created: false };
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(logScenarios)
-    .values({
-      origin: body.origin,
-      action: body.action,
-      displayName: body.displayName === undefined ? body.action : cleanName(body.displayName),
-      description: body.description ?? '',
-      log: body.log ?? true,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  emitScenario(deps, principal, 'created', row, ['origin', 'action', 'displayName', 'description', 'log']);
-  return { entity: toScenarioDto(row), created: true };
+  return transact(deps, () => {
+    const row = deps.db
+      .insert(logScenarios)
+      .values({
+        origin,
+        action,
+        displayName: body.displayName === undefined ? action : cleanName(body.displayName),
+        description: body.description ?? '',
+        log: body.log ?? true,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    emitScenario(deps, principal, 'created', row, ['origin', 'action', 'displayName', 'description', 'log']);
+    return { entity: toScenarioDto(row), created: true };
+  });
 }
 
 export function updateScenarioById(deps: Deps, principal: Principal, id: string, body: ScenarioWrite): ScenarioDto {
@@ -150,8 +155,10 @@ export function updateScenarioById(deps: Deps, principal: Principal, id: string,
 
 export function deleteScenario(deps: Deps, principal: Principal, id: string): void {
   const row = scenarioRow(deps, id);
-  deps.db.delete(logScenarios).where(eq(logScenarios.id, row.id)).run();
-  emitScenario(deps, principal, 'deleted', row, []);
+  transact(deps, () => {
+    deps.db.delete(logScenarios).where(eq(logScenarios.id, row.id)).run();
+    emitScenario(deps, principal, 'deleted', row, []);
+  });
 }
 
 /** `GET /logs/scenariosLog`: runs newest first in the page wrapper. */
@@ -192,20 +199,22 @@ export function recordScenarioRun(deps: Deps, body: ScenarioRunCreate): Scenario
     body.displayName === undefined
       ? (byKey(deps, body.origin, body.action)?.displayName ?? body.action)
       : cleanName(body.displayName);
-  const row = deps.db
-    .insert(logScenarioRuns)
-    .values({
-      time: now,
-      origin: body.origin,
-      action: body.action,
-      text: body.text ?? '',
-      displayName,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  const run = toRunDto(row);
-  emit(deps, 'logscenario.run', run);
-  return run;
+  return transact(deps, () => {
+    const row = deps.db
+      .insert(logScenarioRuns)
+      .values({
+        time: now,
+        origin: body.origin,
+        action: body.action,
+        text: body.text ?? '',
+        displayName,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    const run = toRunDto(row);
+    emit(deps, 'logscenario.run', run);
+    return run;
+  });
 }

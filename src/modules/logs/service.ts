@@ -7,7 +7,7 @@ import { logs } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, badRequest, conflict, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { creatorOf } from './creator';
 import { type LogRow, toLogDto } from './mapper';
@@ -96,30 +96,32 @@ export function postLog(deps: Deps, principal: Principal, body: LogCreate): LogD
   const tags = body.tags === undefined ? [] : tagsOf(body.tags, '/tags');
   const creator = creatorOf(deps, principal, body);
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(logs)
-    .values({
-      time: now,
-      key: body.key ?? 'general',
-      value,
-      severity,
-      category: 'activity',
-      createdBy: creator.createdBy,
-      createdByType: creator.createdByType,
-      tags,
-      subsystemId: creator.subsystem?.id ?? null,
-      subsystemExternalId: creator.subsystem?.externalId ?? null,
-      host: body.host ?? null,
-      postedBy: principal.label,
-      displayName: creator.displayName,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  const entry = toLogDto(row);
-  emit(deps, 'log.created', entry);
-  return entry;
+  return transact(deps, () => {
+    const row = deps.db
+      .insert(logs)
+      .values({
+        time: now,
+        key: body.key ?? 'general',
+        value,
+        severity,
+        category: 'activity',
+        createdBy: creator.createdBy,
+        createdByType: creator.createdByType,
+        tags,
+        subsystemId: creator.subsystem?.id ?? null,
+        subsystemExternalId: creator.subsystem?.externalId ?? null,
+        host: body.host ?? null,
+        postedBy: principal.label,
+        displayName: creator.displayName,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    const entry = toLogDto(row);
+    emit(deps, 'log.created', entry);
+    return entry;
+  });
 }
 
 /** `PUT`/`PATCH /logs/{id}`: entries never change. */
@@ -131,9 +133,11 @@ export function refuseLogChange(): never {
 export function deleteLog(deps: Deps, principal: Principal, id: string): void {
   const row = logRow(deps, id);
   if (row.category !== 'activity') throw conflict(`${row.category} entries cannot be deleted`);
-  deps.db.delete(logs).where(eq(logs.id, row.id)).run();
-  emit(deps, 'log.deleted', { _id: row.id, changed: [] });
-  writeAuditLog(deps, principal, { key: 'log.deleted', value: `deleted log entry ${row.id}` });
+  transact(deps, () => {
+    deps.db.delete(logs).where(eq(logs.id, row.id)).run();
+    emit(deps, 'log.deleted', { _id: row.id, changed: [] });
+    writeAuditLog(deps, principal, { key: 'log.deleted', value: `deleted log entry ${row.id}` });
+  });
 }
 
 /** `DELETE /logs?before=<time>`: removes `activity` entries older than the time; returns how many. */
@@ -142,14 +146,16 @@ export function purgeActivityBefore(deps: Deps, principal: Principal, before: st
     throw badRequest('before is required', [{ path: '/before', message: 'is required' }]);
   }
   const cutoff = timeParam('before', before);
-  const removed = deps.db
-    .delete(logs)
-    .where(and(eq(logs.category, 'activity'), lt(logs.time, cutoff)))
-    .returning({ id: logs.id })
-    .all().length;
-  writeAuditLog(deps, principal, {
-    key: 'logs.purged',
-    value: `deleted ${removed} activity entries older than ${new Date(cutoff).toISOString()}`,
+  return transact(deps, () => {
+    const removed = deps.db
+      .delete(logs)
+      .where(and(eq(logs.category, 'activity'), lt(logs.time, cutoff)))
+      .returning({ id: logs.id })
+      .all().length;
+    writeAuditLog(deps, principal, {
+      key: 'logs.purged',
+      value: `deleted ${removed} activity entries older than ${new Date(cutoff).toISOString()}`,
+    });
+    return removed;
   });
-  return removed;
 }

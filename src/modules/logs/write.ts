@@ -5,7 +5,7 @@
 
 import { logs } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { toLogDto } from './mapper';
 
@@ -28,28 +28,31 @@ export interface PlatformEntry {
 export function writePlatformLog(deps: Deps, entry: PlatformEntry): void {
   const now = deps.clock.now();
   const createdBy = entry.createdBy ?? 'system';
-  const row = deps.db
-    .insert(logs)
-    .values({
-      time: now,
-      key: entry.key,
-      value: entry.value.slice(0, 16384),
-      severity: entry.severity ?? 'info',
-      category: entry.category,
-      createdBy,
-      createdByType: entry.createdByType ?? 'system',
-      tags: [],
-      subsystemId: entry.subsystemId ?? null,
-      subsystemExternalId: entry.subsystemExternalId ?? null,
-      host: entry.host ?? null,
-      postedBy: entry.postedBy ?? null,
-      displayName: createdBy,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  emit(deps, 'log.created', toLogDto(row));
+  // Joins the caller's transact when there is one; standalone, the entry and its deliveries commit together.
+  transact(deps, () => {
+    const row = deps.db
+      .insert(logs)
+      .values({
+        time: now,
+        key: entry.key,
+        value: entry.value.slice(0, 16384),
+        severity: entry.severity ?? 'info',
+        category: entry.category,
+        createdBy,
+        createdByType: entry.createdByType ?? 'system',
+        tags: [],
+        subsystemId: entry.subsystemId ?? null,
+        subsystemExternalId: entry.subsystemExternalId ?? null,
+        host: entry.host ?? null,
+        postedBy: entry.postedBy ?? null,
+        displayName: createdBy,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    emit(deps, 'log.created', toLogDto(row));
+  });
 }
 
 /**
