@@ -30,12 +30,26 @@ export function playableRowByRef(deps: Deps, subsystemId: number, externalRef: s
 
 /** The wire form of a stored row. */
 export function playableDto(deps: Deps, row: PlayableRow): PlayableDto {
-  const owner = deps.db
-    .select({ externalId: subsystems.externalId })
-    .from(subsystems)
-    .where(eq(subsystems.id, row.subsystemId))
-    .get();
-  return toPlayableDto(row, owner?.externalId ?? '', upcomingPlayableIds(deps).has(row.id));
+  return toPlayableDto(row, ownerExternalId(deps, row), upcomingPlayableIds(deps).has(row.id));
+}
+
+/**
+ * The wire form without asking the schedule (`isUpcomingSchedule` false), for the events of a write
+ * inside its transaction: the schedule's cached snapshot reads playables and must never be built
+ * from rows that may still roll back.
+ */
+export function playableEventDto(deps: Deps, row: PlayableRow): PlayableDto {
+  return toPlayableDto(row, ownerExternalId(deps, row), false);
+}
+
+function ownerExternalId(deps: Deps, row: PlayableRow): string {
+  return (
+    deps.db
+      .select({ externalId: subsystems.externalId })
+      .from(subsystems)
+      .where(eq(subsystems.id, row.subsystemId))
+      .get()?.externalId ?? ''
+  );
 }
 
 /** One playable by `_id`, or undefined. */

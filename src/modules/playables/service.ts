@@ -7,7 +7,7 @@ import { playables, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, notFound } from '../../http/errors';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { upcomingPlayableIds } from '../schedule/usage';
@@ -115,6 +115,8 @@ export function deletePlayable(deps: Deps, principal: Principal, id: string): vo
     throw conflict(`this playable belongs to composition ${row.compositionId}; delete the composition instead`);
   }
   const gone = playableDto(deps, row);
-  deps.db.delete(playables).where(eq(playables.id, row.id)).run();
-  emitPlayable(deps, principal, 'deleted', gone, []);
+  transact(deps, () => {
+    deps.db.delete(playables).where(eq(playables.id, row.id)).run();
+    emitPlayable(deps, principal, 'deleted', gone, []);
+  });
 }

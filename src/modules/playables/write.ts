@@ -7,9 +7,10 @@ import { playables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { cleanName, mergeMetadata } from '../../http/fields';
+import { transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { objectsOf, subsystemOf, templatePathOf, thumbOf, typeOf } from './checks';
-import { type PlayableRow, playableDto, playableRowById, playableRowByRef } from './lookup';
+import { type PlayableRow, playableDto, playableEventDto, playableRowById, playableRowByRef } from './lookup';
 import type { PlayableDto, PlayableWrite } from './model';
 import { emitPlayable } from './service';
 
@@ -80,8 +81,8 @@ function createPlayable(deps: Deps, principal: Principal, body: PlayableWrite): 
   const externalRef = body.externalRef ?? null;
   const changes = changesOf(deps, body, subsystem.id, undefined);
   const now = deps.clock.now();
-  const row = deps.db.transaction((tx) => {
-    const inserted = tx
+  const row = transact(deps, () => {
+    const inserted = deps.db
       .insert(playables)
       .values({
         subsystemId: subsystem.id,
@@ -95,15 +96,17 @@ function createPlayable(deps: Deps, principal: Principal, body: PlayableWrite): 
       })
       .returning()
       .get();
-    if (inserted.displayName !== '') return inserted;
-    // Unnamed and without externalRef: the default name needs the `_id` just given.
-    const displayName = defaultName(null, inserted.id);
-    tx.update(playables).set({ displayName }).where(eq(playables.id, inserted.id)).run();
-    return { ...inserted, displayName };
+    let created = inserted;
+    if (inserted.displayName === '') {
+      // Unnamed and without externalRef: the default name needs the `_id` just given.
+      const displayName = defaultName(null, inserted.id);
+      deps.db.update(playables).set({ displayName }).where(eq(playables.id, inserted.id)).run();
+      created = { ...inserted, displayName };
+    }
+    emitPlayable(deps, principal, 'created', playableEventDto(deps, created), Object.values(WIRE_NAMES));
+    return created;
   });
-  const dto = playableDto(deps, row);
-  emitPlayable(deps, principal, 'created', dto, Object.values(WIRE_NAMES));
-  return dto;
+  return playableDto(deps, row);
 }
 
 function updatePlayable(deps: Deps, principal: Principal, row: PlayableRow, body: PlayableWrite): PlayableDto {
@@ -112,22 +115,24 @@ function updatePlayable(deps: Deps, principal: Principal, row: PlayableRow, body
   if (body.displayName === null) changes.displayName = defaultName(row.externalRef, row.id);
   const changed = changedFields(row, changes);
   if (changed.length === 0) return playableDto(deps, row);
-  const updated =
-    deps.db
-      .update(playables)
-      .set({ ...changes, updatedAt: deps.clock.now() })
-      .where(eq(playables.id, row.id))
-      .returning()
-      .get() ?? row;
-  const dto = playableDto(deps, updated);
-  emitPlayable(
-    deps,
-    principal,
-    'updated',
-    dto,
-    changed.map((key) => WIRE_NAMES[key]),
-  );
-  return dto;
+  const updated = transact(deps, () => {
+    const stored =
+      deps.db
+        .update(playables)
+        .set({ ...changes, updatedAt: deps.clock.now() })
+        .where(eq(playables.id, row.id))
+        .returning()
+        .get() ?? row;
+    emitPlayable(
+      deps,
+      principal,
+      'updated',
+      playableEventDto(deps, stored),
+      changed.map((key) => WIRE_NAMES[key]),
+    );
+    return stored;
+  });
+  return playableDto(deps, updated);
 }
 
 /** `PUT`/`PATCH /playables/{id}`: updates the writable fields present in the body. */
