@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { parameters } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { queueMessage } from '../subsystems/actions';
@@ -64,7 +64,7 @@ export function storeValues(deps: Deps, writes: readonly ValueWrite[], now: numb
   return changed;
 }
 
-/** `parameter.changed` for each changed parameter, after the commit. */
+/** `parameter.changed` for each changed parameter; call inside the write's `transact` (published after its commit). */
 export function announceValues(
   deps: Deps,
   subsystemExternalId: string,
@@ -110,14 +110,16 @@ export function setParameterValue(
   const value = valueInput(body.value, row.defaultValue, '/value');
   requireFit(row, value, '/value');
   const subsystem = requireSubsystem(deps, row.subsystemId);
-  const changed = storeValues(deps, [{ row, value }], deps.clock.now());
-  announceValues(deps, subsystem.externalId, changed, sourceOf(principal));
-  if (!principal.integration) queueSetParameters(deps, row.subsystemId, [{ externalRef: row.externalRef, value }]);
-  writeAuditLog(deps, principal, {
-    key: 'parameter.value_set',
-    value: `parameter ${row.id} (${subsystem.externalId}/${row.externalRef}) value set`,
-    subsystemId: row.subsystemId,
-    subsystemExternalId: subsystem.externalId,
+  transact(deps, () => {
+    const changed = storeValues(deps, [{ row, value }], deps.clock.now());
+    announceValues(deps, subsystem.externalId, changed, sourceOf(principal));
+    if (!principal.integration) queueSetParameters(deps, row.subsystemId, [{ externalRef: row.externalRef, value }]);
+    writeAuditLog(deps, principal, {
+      key: 'parameter.value_set',
+      value: `parameter ${row.id} (${subsystem.externalId}/${row.externalRef}) value set`,
+      subsystemId: row.subsystemId,
+      subsystemExternalId: subsystem.externalId,
+    });
   });
   return parameterDto(deps, row.id);
 }

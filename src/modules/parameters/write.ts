@@ -9,6 +9,7 @@ import { parameters } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
+import { transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { findPlayable } from '../playables/lookup';
 import { presetsUsing, removeParameterFromPresets } from '../presets/service';
@@ -94,23 +95,25 @@ function update(deps: Deps, principal: Principal, row: ParameterRow, body: Param
   if (changed.length === 0) return parameterDto(deps, row.id);
   const now = deps.clock.now();
   const valueChanged = next.value !== row.value;
-  const updated =
-    deps.db
-      .update(parameters)
-      .set({ ...next, updatedAt: now, ...(valueChanged ? { valueUpdatedAt: now } : {}) })
-      .where(eq(parameters.id, row.id))
-      .returning()
-      .get() ?? row;
-  const dto = parameterDto(deps, row.id);
-  announce(
-    deps,
-    principal,
-    'updated',
-    dto,
-    changed.map(([, name]) => name),
-  );
-  if (valueChanged) afterValue(deps, principal, requireSubsystem(deps, row.subsystemId), updated);
-  return dto;
+  return transact(deps, () => {
+    const updated =
+      deps.db
+        .update(parameters)
+        .set({ ...next, updatedAt: now, ...(valueChanged ? { valueUpdatedAt: now } : {}) })
+        .where(eq(parameters.id, row.id))
+        .returning()
+        .get() ?? row;
+    const dto = parameterDto(deps, row.id);
+    announce(
+      deps,
+      principal,
+      'updated',
+      dto,
+      changed.map(([, name]) => name),
+    );
+    if (valueChanged) afterValue(deps, principal, requireSubsystem(deps, row.subsystemId), updated);
+    return dto;
+  });
 }
 
 function create(
@@ -135,29 +138,31 @@ function create(
   };
   const { next, valueSent } = definitionOf(deps, subsystem.id, body, blank);
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(parameters)
-    .values({
-      ...next,
-      value: valueSent ? next.value : next.defaultValue,
-      subsystemId: subsystem.id,
-      externalRef: ref,
-      valueUpdatedAt: valueSent ? now : null,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  const dto = parameterDto(deps, row.id);
-  announce(
-    deps,
-    principal,
-    'created',
-    dto,
-    FIELDS.map(([, name]) => name),
-  );
-  if (valueSent) afterValue(deps, principal, subsystem, row);
-  return dto;
+  return transact(deps, () => {
+    const row = deps.db
+      .insert(parameters)
+      .values({
+        ...next,
+        value: valueSent ? next.value : next.defaultValue,
+        subsystemId: subsystem.id,
+        externalRef: ref,
+        valueUpdatedAt: valueSent ? now : null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    const dto = parameterDto(deps, row.id);
+    announce(
+      deps,
+      principal,
+      'created',
+      dto,
+      FIELDS.map(([, name]) => name),
+    );
+    if (valueSent) afterValue(deps, principal, subsystem, row);
+    return dto;
+  });
 }
 
 /** The subsystem a body names by `subsystemId` or `subsystemExternalId` (404 when unknown). */
@@ -199,7 +204,9 @@ export function deleteParameter(deps: Deps, principal: Principal, id: string, fo
     );
   }
   const dto = parameterDto(deps, row.id);
-  deps.db.delete(parameters).where(eq(parameters.id, row.id)).run();
-  announce(deps, principal, 'deleted', dto, []);
-  removeParameterFromPresets(deps, principal, using);
+  transact(deps, () => {
+    deps.db.delete(parameters).where(eq(parameters.id, row.id)).run();
+    announce(deps, principal, 'deleted', dto, []);
+    removeParameterFromPresets(deps, principal, using);
+  });
 }

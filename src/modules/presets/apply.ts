@@ -2,14 +2,15 @@
  * `POST /presets/{id}/apply` (§6 rules 1, 2): every value is checked against its parameter as it is
  * now before anything is stored, so a preset applies whole or not at all. Then the values are stored
  * in one transaction, `parameter.changed` goes out for each that changed, and one `setParameters`
- * message carries every value of the preset (a recall resends values the subsystem may have lost).
+ * message carries every value of the preset (a recall resends values the subsystem may have lost);
+ * the message, the events' webhook deliveries and the audit entry commit in that same transaction.
  */
 import { eq } from 'drizzle-orm';
 import { iso } from '../../clock';
 import { presets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { misfit, parameterRows } from '../parameters/service';
@@ -39,20 +40,20 @@ export function applyPreset(deps: Deps, principal: Principal, id: string): Appli
   });
   const subsystem = requireSubsystem(deps, preset.subsystemId);
   const now = deps.clock.now();
-  const changed = deps.db.transaction(() => {
-    const stored = storeValues(deps, writes, now);
-    deps.db.update(presets).set({ lastAppliedAt: now }).where(eq(presets.id, preset.id)).run();
-    return stored;
-  });
   const applied = writes.map((w) => ({ parameter: w.row.id, externalRef: w.row.externalRef, value: w.value }));
-  announceValues(deps, subsystem.externalId, changed, 'preset');
-  const messageUuid = queueSetParameters(deps, subsystem.id, applied);
-  emit(deps, 'preset.applied', { _id: preset.id, parameters: applied });
-  writeAuditLog(deps, principal, {
-    key: 'preset.applied',
-    value: `preset ${preset.id} (${subsystem.externalId}/${preset.externalRef ?? '-'}) applied`,
-    subsystemId: subsystem.id,
-    subsystemExternalId: subsystem.externalId,
+  const messageUuid = transact(deps, () => {
+    const changed = storeValues(deps, writes, now);
+    deps.db.update(presets).set({ lastAppliedAt: now }).where(eq(presets.id, preset.id)).run();
+    announceValues(deps, subsystem.externalId, changed, 'preset');
+    const uuid = queueSetParameters(deps, subsystem.id, applied);
+    emit(deps, 'preset.applied', { _id: preset.id, parameters: applied });
+    writeAuditLog(deps, principal, {
+      key: 'preset.applied',
+      value: `preset ${preset.id} (${subsystem.externalId}/${preset.externalRef ?? '-'}) applied`,
+      subsystemId: subsystem.id,
+      subsystemExternalId: subsystem.externalId,
+    });
+    return uuid;
   });
   return { presetId: preset.id, appliedAt: iso(now), parameters: applied, messageUuid };
 }

@@ -5,7 +5,7 @@ import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { parameterRows } from '../parameters/service';
@@ -161,10 +161,12 @@ export function presetsUsing(deps: Deps, parameterId: number): number[] {
  */
 export function removeParameterFromPresets(deps: Deps, principal: Principal, presetIds: readonly number[]): void {
   if (presetIds.length === 0) return;
-  deps.db
-    .update(presets)
-    .set({ updatedAt: deps.clock.now() })
-    .where(inArray(presets.id, [...presetIds]))
-    .run();
-  for (const id of presetIds) announcePreset(deps, principal, 'updated', presetDto(deps, id), ['parameters']);
+  transact(deps, () => {
+    deps.db
+      .update(presets)
+      .set({ updatedAt: deps.clock.now() })
+      .where(inArray(presets.id, [...presetIds]))
+      .run();
+    for (const id of presetIds) announcePreset(deps, principal, 'updated', presetDto(deps, id), ['parameters']);
+  });
 }

@@ -8,6 +8,7 @@ import { presetEntries, presets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
+import { transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { misfit, resolveParameter } from '../parameters/service';
 import { valueInput } from '../parameters/values';
@@ -59,17 +60,17 @@ function update(deps: Deps, principal: Principal, row: PresetRow, body: PresetWr
     changed.push('parameters');
   }
   if (changed.length === 0) return presetDto(deps, row.id);
-  deps.db.transaction(() => {
+  return transact(deps, () => {
     deps.db
       .update(presets)
       .set({ ...values, updatedAt: deps.clock.now() })
       .where(eq(presets.id, row.id))
       .run();
     if (entries && changed.includes('parameters')) replaceEntries(deps, row.id, entries);
+    const dto = presetDto(deps, row.id);
+    announcePreset(deps, principal, 'updated', dto, changed);
+    return dto;
   });
-  const dto = presetDto(deps, row.id);
-  announcePreset(deps, principal, 'updated', dto, changed);
-  return dto;
 }
 
 function create(
@@ -84,7 +85,7 @@ function create(
   if (body.parameters === undefined) throw invalid('/parameters', 'is required');
   const entries = entriesFrom(deps, subsystem.id, body.parameters);
   const now = deps.clock.now();
-  const id = deps.db.transaction(() => {
+  return transact(deps, () => {
     const row = deps.db
       .insert(presets)
       .values({
@@ -98,11 +99,10 @@ function create(
       .returning({ id: presets.id })
       .get();
     replaceEntries(deps, row.id, entries);
-    return row.id;
+    const dto = presetDto(deps, row.id);
+    announcePreset(deps, principal, 'created', dto, ['externalRef', 'displayName', 'description', 'parameters']);
+    return dto;
   });
-  const dto = presetDto(deps, id);
-  announcePreset(deps, principal, 'created', dto, ['externalRef', 'displayName', 'description', 'parameters']);
-  return dto;
 }
 
 /** The subsystem a body names by `subsystemId` or `subsystemExternalId` (404 when unknown). */
@@ -138,6 +138,8 @@ export function deletePreset(deps: Deps, principal: Principal, id: string): void
   const row = presetRow(deps, id);
   requireOwnWrite(principal, 'parameters:write', row.subsystemId);
   const dto = presetDto(deps, row.id);
-  deps.db.delete(presets).where(eq(presets.id, row.id)).run();
-  announcePreset(deps, principal, 'deleted', dto, []);
+  transact(deps, () => {
+    deps.db.delete(presets).where(eq(presets.id, row.id)).run();
+    announcePreset(deps, principal, 'deleted', dto, []);
+  });
 }
