@@ -6,7 +6,7 @@
  */
 import { alertIncidents } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { writePlatformLog } from '../logs/write';
 import { getSettingGroup } from '../settings/service';
 import { findSubsystem } from '../subsystems/lookup';
@@ -59,8 +59,10 @@ const sourceName = (i: IncidentRow) => i.sourceDisplayName ?? i.sourceExternalId
 
 /** Sends the incident's notice and records that it went out. */
 export function notify(deps: Deps, rule: AlertRow, incident: IncidentRow): IncidentRow {
-  sendNotice(deps, rule, incident, contextOf(deps, rule, incident));
-  return updateIncident(deps, incident.id, { notified: true, lastNotifiedAt: deps.clock.now() });
+  return transact(deps, () => {
+    sendNotice(deps, rule, incident, contextOf(deps, rule, incident));
+    return updateIncident(deps, incident.id, { notified: true, lastNotifiedAt: deps.clock.now() });
+  });
 }
 
 /**
@@ -68,6 +70,10 @@ export function notify(deps: Deps, rule: AlertRow, incident: IncidentRow): Incid
  * flap window (no notice), or opens a new one (`alert.fired`, a log entry, the notice unless snoozed).
  */
 export function fire(deps: Deps, rule: AlertRow, source: AlertSource, value: string | null): void {
+  transact(deps, () => fireNow(deps, rule, source, value));
+}
+
+function fireNow(deps: Deps, rule: AlertRow, source: AlertSource, value: string | null): void {
   const now = deps.clock.now();
   if (rule.pendingSince !== null) updateRule(deps, rule.id, { pendingSince: null });
   const open = openIncident(deps, rule.id, source.id);
@@ -126,6 +132,17 @@ export function closeIncident(
   value: string | null = incident.lastValue,
   recoveryNotice = true,
 ): void {
+  transact(deps, () => closeNow(deps, rule, incident, reason, value, recoveryNotice));
+}
+
+function closeNow(
+  deps: Deps,
+  rule: AlertRow,
+  incident: IncidentRow,
+  reason: CloseReason,
+  value: string | null,
+  recoveryNotice: boolean,
+): void {
   const now = deps.clock.now();
   const closed = updateIncident(deps, incident.id, {
     state: 'closed',
@@ -173,16 +190,19 @@ export function acknowledge(deps: Deps, ruleId: number, by: string, source?: num
   const rule = findRule(deps, ruleId);
   if (!rule) return 0;
   const now = deps.clock.now();
-  let count = 0;
-  for (const incident of openIncidents(deps, rule.id)) {
-    if (source !== undefined && incident.sourceId !== source && incident.sourceExternalId !== String(source)) continue;
-    const acked = updateIncident(deps, incident.id, { acknowledgedAt: now, acknowledgedBy: by });
-    emit(deps, 'alert.acknowledged', { ...incidentEventData(rule, acked), acknowledgedBy: by });
-    count += 1;
-    // A missed schedule run is a past fact: nothing keeps holding once someone has seen it.
-    if (incident.locked || rule.systemKind === 'schedule-missed') closeIncident(deps, rule, acked, 'acknowledged');
-  }
-  return count;
+  return transact(deps, () => {
+    let count = 0;
+    for (const incident of openIncidents(deps, rule.id)) {
+      if (source !== undefined && incident.sourceId !== source && incident.sourceExternalId !== String(source))
+        continue;
+      const acked = updateIncident(deps, incident.id, { acknowledgedAt: now, acknowledgedBy: by });
+      emit(deps, 'alert.acknowledged', { ...incidentEventData(rule, acked), acknowledgedBy: by });
+      count += 1;
+      // A missed schedule run is a past fact: nothing keeps holding once someone has seen it.
+      if (incident.locked || rule.systemKind === 'schedule-missed') closeIncident(deps, rule, acked, 'acknowledged');
+    }
+    return count;
+  });
 }
 
 /** After a snooze ends (or is lifted): open incidents not yet told are notified once (rule 8). */

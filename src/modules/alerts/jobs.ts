@@ -6,6 +6,7 @@
 import { and, eq, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { alertIncidents, alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { transact } from '../../realtime/emit';
 import { notify, notifyUnnotified } from './engine';
 import { evaluateNow } from './evaluate';
 import { findRule, updateRule } from './store';
@@ -35,9 +36,11 @@ export function tickAlerts(deps: Deps): void {
     .where(and(isNotNull(alertRules.snoozedUntil), lte(alertRules.snoozedUntil, now)))
     .all();
   for (const rule of woken) {
-    updateRule(deps, rule.id, { snoozedUntil: null });
-    const fresh = findRule(deps, rule.id);
-    if (fresh?.active) notifyUnnotified(deps, fresh);
+    transact(deps, () => {
+      updateRule(deps, rule.id, { snoozedUntil: null });
+      const fresh = findRule(deps, rule.id);
+      if (fresh?.active) notifyUnnotified(deps, fresh);
+    });
   }
 
   const repeats = deps.db

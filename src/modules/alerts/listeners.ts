@@ -7,7 +7,7 @@ import { and, eq, isNotNull } from 'drizzle-orm';
 import { alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import type { BusEvent } from '../../realtime/bus';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { closeAll } from './engine';
 import { dropAlertIndex, onVariableValue } from './evaluate';
 import { acknowledgeByNoticeKey } from './service';
@@ -32,17 +32,19 @@ function deactivateMissing(deps: Deps): void {
     .where(and(eq(alertRules.type, 'variable'), eq(alertRules.active, true), isNotNull(alertRules.variableId)))
     .all();
   let changed = false;
-  for (const rule of rules) {
-    if (variableInfo(deps, rule.variableId) !== null) continue;
-    deps.db
-      .update(alertRules)
-      .set({ active: false, inactiveReason: 'variable_missing', pendingSince: null, updatedAt: deps.clock.now() })
-      .where(eq(alertRules.id, rule.id))
-      .run();
-    closeAll(deps, rule, 'rule_inactive');
-    emit(deps, 'alert.updated', { _id: rule.id, changed: ['active', 'inactiveReason'] });
-    changed = true;
-  }
+  transact(deps, () => {
+    for (const rule of rules) {
+      if (variableInfo(deps, rule.variableId) !== null) continue;
+      deps.db
+        .update(alertRules)
+        .set({ active: false, inactiveReason: 'variable_missing', pendingSince: null, updatedAt: deps.clock.now() })
+        .where(eq(alertRules.id, rule.id))
+        .run();
+      closeAll(deps, rule, 'rule_inactive');
+      emit(deps, 'alert.updated', { _id: rule.id, changed: ['active', 'inactiveReason'] });
+      changed = true;
+    }
+  });
   if (changed) dropAlertIndex(deps);
 }
 

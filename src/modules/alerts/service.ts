@@ -9,7 +9,7 @@ import type { Deps } from '../../deps';
 import { conflict } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { findSubsystem } from '../subsystems/lookup';
@@ -83,37 +83,41 @@ function afterWrite(deps: Deps, before: AlertRow | undefined, id: number): void 
 function create(deps: Deps, principal: Principal, body: AlertWrite): AlertDto {
   const values = ruleValues(deps, body);
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(alertRules)
-    .values({
-      destinations: [],
-      ...values,
-      displayName: values.displayName ?? '',
-      type: 'variable',
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  const changed = changedFields(values);
-  emit(deps, 'alert.created', { _id: row.id, changed });
-  audit(deps, principal, 'created', row, changed);
-  afterWrite(deps, undefined, row.id);
-  return alertDto(deps, row.id);
+  return transact(deps, () => {
+    const row = deps.db
+      .insert(alertRules)
+      .values({
+        destinations: [],
+        ...values,
+        displayName: values.displayName ?? '',
+        type: 'variable',
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    const changed = changedFields(values);
+    emit(deps, 'alert.created', { _id: row.id, changed });
+    audit(deps, principal, 'created', row, changed);
+    afterWrite(deps, undefined, row.id);
+    return alertDto(deps, row.id);
+  });
 }
 
 function update(deps: Deps, principal: Principal, row: AlertRow, body: AlertWrite): AlertDto {
   const values = ruleValues(deps, body, row);
   const changed = changedFields(values, row);
-  deps.db
-    .update(alertRules)
-    .set({ ...values, updatedAt: deps.clock.now() })
-    .where(eq(alertRules.id, row.id))
-    .run();
-  emit(deps, 'alert.updated', { _id: row.id, changed });
-  audit(deps, principal, 'updated', row, changed);
-  afterWrite(deps, row, row.id);
-  return alertDto(deps, row.id);
+  return transact(deps, () => {
+    deps.db
+      .update(alertRules)
+      .set({ ...values, updatedAt: deps.clock.now() })
+      .where(eq(alertRules.id, row.id))
+      .run();
+    emit(deps, 'alert.updated', { _id: row.id, changed });
+    audit(deps, principal, 'updated', row, changed);
+    afterWrite(deps, row, row.id);
+    return alertDto(deps, row.id);
+  });
 }
 
 /** `POST|PUT /alerts`: updates the rule `_id` names (404 when unknown), otherwise creates one. */
@@ -135,11 +139,13 @@ export function updateAlert(deps: Deps, principal: Principal, id: string, body: 
 export function deleteAlert(deps: Deps, principal: Principal, id: string): void {
   const row = requireRule(deps, id);
   if (row.type === 'system') throw conflict('a system rule cannot be deleted; deactivate it instead');
-  closeAll(deps, row, 'rule_deleted');
-  deps.db.delete(alertRules).where(eq(alertRules.id, row.id)).run();
-  dropAlertIndex(deps);
-  emit(deps, 'alert.deleted', { _id: row.id, changed: [] });
-  audit(deps, principal, 'deleted', row, []);
+  transact(deps, () => {
+    closeAll(deps, row, 'rule_deleted');
+    deps.db.delete(alertRules).where(eq(alertRules.id, row.id)).run();
+    dropAlertIndex(deps);
+    emit(deps, 'alert.deleted', { _id: row.id, changed: [] });
+    audit(deps, principal, 'deleted', row, []);
+  });
 }
 
 /** `POST /alerts/{id}/acknowledge` (rule 7). */
@@ -150,8 +156,10 @@ export function acknowledgeAlert(
   body: { source?: number | string } | null | undefined,
 ): AlertDto {
   const row = requireRule(deps, id);
-  const n = acknowledge(deps, row.id, principal.label, body?.source);
-  if (n > 0) audit(deps, principal, 'acknowledged', row, []);
+  transact(deps, () => {
+    const n = acknowledge(deps, row.id, principal.label, body?.source);
+    if (n > 0) audit(deps, principal, 'acknowledged', row, []);
+  });
   return alertDto(deps, row.id);
 }
 
