@@ -1,0 +1,53 @@
+/**
+ * Set-up for the "a write and its webhook events commit together" tests (§10 rule 3) of the
+ * configuration modules: a webhook for every event, and a switch that makes queueing the audit
+ * entry's `log.created` delivery fail, as a full disk or a broken outbox would. A write converted to
+ * `transact` then rolls back whole: no row, no delivery, no bus event.
+ */
+import { expect } from 'bun:test';
+import { makeTestApp, recordEvents, rowCount, type TestApp } from '../../../tests/helpers/app';
+
+export interface OutboxTestApp extends TestApp {
+  /** Every bus event since set-up. */
+  events: ReturnType<typeof recordEvents>;
+  /** From now on, queueing a `log.created` delivery fails (the audit entry of every write). */
+  breakAudit(): void;
+  /** Deliveries queued so far, all event types. */
+  deliveries(): number;
+}
+
+export async function outboxApp(): Promise<OutboxTestApp> {
+  const t = makeTestApp();
+  const hook = await t.call('POST', '/webhook', {
+    as: 'admin',
+    body: { displayName: 'all', url: 'http://receiver.invalid/hook', events: ['*'] },
+  });
+  expect(hook.status).toBe(201);
+  const events = recordEvents(t);
+  return {
+    ...t,
+    events,
+    breakAudit: () => {
+      t.deps.sqlite.run(
+        `CREATE TRIGGER IF NOT EXISTS outbox_down BEFORE INSERT ON webhook_deliveries WHEN NEW.event_type = 'log.created'
+         BEGIN SELECT RAISE(ABORT, 'outbox down'); END`,
+      );
+    },
+    deliveries: () => rowCount(t, 'webhook_deliveries'),
+  };
+}
+
+/**
+ * Runs a write with the audit's delivery broken and checks it left nothing behind: the answer is the
+ * constraint failure (409), no delivery was queued and no event published. Returns the answer.
+ */
+export async function expectRolledBack(t: OutboxTestApp, write: () => ReturnType<TestApp['call']>) {
+  t.breakAudit();
+  const deliveries = t.deliveries();
+  const seen = t.events.length;
+  const res = await write();
+  expect(res.status).toBe(409);
+  expect(t.deliveries()).toBe(deliveries);
+  expect(t.events.slice(seen)).toEqual([]);
+  return res;
+}

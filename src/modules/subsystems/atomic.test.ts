@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'bun:test';
+import { addSubsystem, rowCount } from '../../../tests/helpers/app';
+import { expectRolledBack, outboxApp } from '../roles/outbox-test-support';
+
+describe('subsystem writes and their webhook events commit together (§10 rule 3)', () => {
+  it('an update or delete whose audit delivery cannot be queued changes nothing, live health included', async () => {
+    const t = await outboxApp();
+    const media = await addSubsystem(t, 'media');
+    const before = t.deps.sqlite.query('SELECT * FROM subsystems WHERE id = ?').get(media._id);
+    await expectRolledBack(t, () =>
+      t.call('PUT', `/subsystems/${media._id}`, { as: 'admin', body: { displayName: 'Lost', healthEnabled: false } }),
+    );
+    await expectRolledBack(t, () => t.call('DELETE', `/subsystems/${media._id}`, { as: 'admin' }));
+    expect(t.deps.sqlite.query('SELECT * FROM subsystems WHERE id = ?').get(media._id)).toEqual(before);
+    expect(rowCount(t, 'variables', 'subsystem_id = ?', String(media._id))).toBe(2);
+    const read = await t.call('GET', `/subsystems/${media._id}`, { as: 'admin' });
+    expect([read.body.displayName, read.body.status]).toEqual(['media', 'unknown']);
+  });
+});
