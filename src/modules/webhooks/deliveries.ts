@@ -6,6 +6,7 @@ import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
+import { transact } from '../../realtime/emit';
 import { deliveryPayload, insertDelivery } from '../../realtime/outbox';
 import type { Principal } from '../auth/principal';
 import { kickDispatcher, sendNow } from './dispatch';
@@ -47,14 +48,17 @@ export function redeliver(deps: Deps, principal: Principal, id: string, ref: str
   const row = n === null ? undefined : deliveryRow(deps, n);
   if (!row || row.webhookId !== hook.id) throw notFound('delivery', ref);
   const now = deps.clock.now();
-  const updated = deps.db
-    .update(webhookDeliveries)
-    .set({ status: 'pending', nextAttemptAt: now, roundAttempts: 0, updatedAt: now })
-    .where(eq(webhookDeliveries.id, row.id))
-    .returning()
-    .get();
-  if (!updated) throw notFound('delivery', ref);
-  audit(deps, principal, 'redelivered', hook, [`delivery ${row.id}`]);
+  const updated = transact(deps, () => {
+    const queued = deps.db
+      .update(webhookDeliveries)
+      .set({ status: 'pending', nextAttemptAt: now, roundAttempts: 0, updatedAt: now })
+      .where(eq(webhookDeliveries.id, row.id))
+      .returning()
+      .get();
+    if (!queued) throw notFound('delivery', ref);
+    audit(deps, principal, 'redelivered', hook, [`delivery ${row.id}`]);
+    return queued;
+  });
   kickDispatcher(deps);
   return toDeliveryDto(updated);
 }
@@ -68,10 +72,13 @@ export async function sendTest(deps: Deps, principal: Principal, id: string): Pr
   const hook = webhookRow(deps, id);
   const now = deps.clock.now();
   const payload = deliveryPayload('webhook.test', iso(now), { _id: hook.id, displayName: hook.displayName });
-  const deliveryId = insertDelivery(deps, hook.id, 'webhook.test', payload, now);
-  const row = deliveryRow(deps, deliveryId);
-  if (!row) throw notFound('delivery', deliveryId);
-  audit(deps, principal, 'tested', hook, []);
+  const row = transact(deps, () => {
+    const deliveryId = insertDelivery(deps, hook.id, 'webhook.test', payload, now);
+    const stored = deliveryRow(deps, deliveryId);
+    if (!stored) throw notFound('delivery', deliveryId);
+    audit(deps, principal, 'tested', hook, []);
+    return stored;
+  });
   await sendNow(deps, row);
-  return toDeliveryDto(deliveryRow(deps, deliveryId) ?? row);
+  return toDeliveryDto(deliveryRow(deps, row.id) ?? row);
 }

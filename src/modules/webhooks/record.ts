@@ -1,12 +1,12 @@
 /**
- * Recording an attempt (§10 rules 2 and 4): the delivery's attempts, status and next attempt, and the
- * webhook's health fields, in one transaction; then `webhook.disabled` (and for rule 4 a notification)
- * when the attempt disabled the webhook.
+ * Recording an attempt (§10 rules 2 and 4): the delivery's attempts, status and next attempt, the
+ * webhook's health fields and, when the attempt disabled the webhook, `webhook.disabled` (and for
+ * rule 4 a notification), in one transaction.
  */
 import type { StoredAttempt } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { webhookIo } from '../../realtime/dispatch-io';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { invalidateWebhookCache } from '../../realtime/outbox';
 import type { AttemptOutcome } from './attempt';
 import type { DeliveryRow, WebhookRow } from './mapper';
@@ -90,20 +90,25 @@ function nextWebhookState(hook: WebhookRow, outcome: AttemptOutcome, now: number
 export function recordAttempt(deps: Deps, deliveryId: number, outcome: AttemptOutcome, kind: AttemptKind): void {
   const store = webhookStore(deps);
   const now = deps.clock.now();
-  const disabled: { hook?: WebhookRow; reason: Disabled } = { reason: null };
-  deps.sqlite.transaction(() => {
-    const delivery = store.delivery(deliveryId);
-    if (!delivery) return;
-    store.saveDelivery({ ...delivery, ...nextDeliveryState(deps, delivery, outcome, kind) });
-    if (kind === 'test') return;
-    const hook = store.webhook(delivery.webhookId);
-    if (!hook) return;
-    const [changes, reason] = nextWebhookState(hook, outcome, now);
-    store.saveHealth({ ...hook, ...changes });
-    disabled.hook = hook;
-    disabled.reason = reason;
-  })();
-  if (disabled.hook && disabled.reason) announceDisabled(deps, disabled.hook, disabled.reason);
+  let disabling = false;
+  try {
+    transact(deps, () => {
+      const delivery = store.delivery(deliveryId);
+      if (!delivery) return;
+      store.saveDelivery({ ...delivery, ...nextDeliveryState(deps, delivery, outcome, kind) });
+      if (kind === 'test') return;
+      const hook = store.webhook(delivery.webhookId);
+      if (!hook) return;
+      const [changes, reason] = nextWebhookState(hook, outcome, now);
+      store.saveHealth({ ...hook, ...changes });
+      if (reason === null) return;
+      disabling = true;
+      announceDisabled(deps, hook, reason);
+    });
+  } finally {
+    // The cache may have been read inside the transaction: never keep a rolled-back disable.
+    if (disabling) invalidateWebhookCache(deps);
+  }
 }
 
 /** The notification and the `webhook-disabled` incident come from the alerts module's system rule on this event. */

@@ -9,7 +9,7 @@ import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
 import { cleanName, numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { invalidateWebhookCache } from '../../realtime/outbox';
 import type { Principal } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
@@ -20,6 +20,19 @@ import { checkEvents, checkTarget, checkUrl, mergeHeaders, secretOf } from './ru
 
 /** How long a rotated-away secret keeps signing. */
 export const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Runs a webhook write, its events and audit entry as one transact. The outbox's cached webhooks are
+ * dropped inside (so the change's own events see it) and again afterwards, so a rolled-back change
+ * never stays cached.
+ */
+export function webhookWrite<T>(deps: Deps, change: () => T): T {
+  try {
+    return transact(deps, change);
+  } finally {
+    invalidateWebhookCache(deps);
+  }
+}
 
 /** The webhook named by a path segment (`_id` digits). */
 export function webhookRow(deps: Deps, id: string): WebhookRow {
@@ -61,39 +74,41 @@ export async function createWebhook(deps: Deps, principal: Principal, body: Webh
   await checkTarget(deps, url, allowPrivateNetwork);
   const active = body.active ?? true;
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(webhooks)
-    .values({
-      displayName,
-      url: body.url,
-      events,
-      subsystemIds,
-      active,
-      secret,
-      headers,
-      timeoutSeconds: body.timeoutSeconds ?? 10,
-      allowPrivateNetwork,
-      state: active ? 'active' : 'disabled',
-      disabledReason: active ? null : 'manual',
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  invalidateWebhookCache(deps);
-  const changed = [
-    'displayName',
-    'url',
-    'events',
-    'subsystemIds',
-    'active',
-    'headers',
-    'timeoutSeconds',
-    'allowPrivateNetwork',
-  ];
-  emit(deps, 'webhook.created', { _id: row.id, changed });
-  audit(deps, principal, 'created', row, changed);
-  return toWebhookDto(row, secret);
+  return webhookWrite(deps, () => {
+    const row = deps.db
+      .insert(webhooks)
+      .values({
+        displayName,
+        url: body.url,
+        events,
+        subsystemIds,
+        active,
+        secret,
+        headers,
+        timeoutSeconds: body.timeoutSeconds ?? 10,
+        allowPrivateNetwork,
+        state: active ? 'active' : 'disabled',
+        disabledReason: active ? null : 'manual',
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    invalidateWebhookCache(deps);
+    const changed = [
+      'displayName',
+      'url',
+      'events',
+      'subsystemIds',
+      'active',
+      'headers',
+      'timeoutSeconds',
+      'allowPrivateNetwork',
+    ];
+    emit(deps, 'webhook.created', { _id: row.id, changed });
+    audit(deps, principal, 'created', row, changed);
+    return toWebhookDto(row, secret);
+  });
 }
 
 /** The state fields an `active` write sets: on clears the failure history, off is a manual disable. */
@@ -132,26 +147,30 @@ export async function updateWebhook(
     changed.push('active');
     if (body.active !== row.active) Object.assign(changes, activation(body.active));
   }
-  const updated = deps.db
-    .update(webhooks)
-    .set({ ...changes, updatedAt: deps.clock.now() })
-    .where(eq(webhooks.id, row.id))
-    .returning()
-    .get();
-  if (!updated) throw notFound('webhook', id);
-  invalidateWebhookCache(deps);
-  emit(deps, 'webhook.updated', { _id: row.id, changed });
-  audit(deps, principal, 'updated', row, changed);
-  return toWebhookDto(updated);
+  return webhookWrite(deps, () => {
+    const updated = deps.db
+      .update(webhooks)
+      .set({ ...changes, updatedAt: deps.clock.now() })
+      .where(eq(webhooks.id, row.id))
+      .returning()
+      .get();
+    if (!updated) throw notFound('webhook', id);
+    invalidateWebhookCache(deps);
+    emit(deps, 'webhook.updated', { _id: row.id, changed });
+    audit(deps, principal, 'updated', row, changed);
+    return toWebhookDto(updated);
+  });
 }
 
 /** Deletes a webhook with its delivery log (pending deliveries are dropped). */
 export function deleteWebhook(deps: Deps, principal: Principal, id: string): void {
   const row = webhookRow(deps, id);
-  deps.db.delete(webhooks).where(eq(webhooks.id, row.id)).run();
-  invalidateWebhookCache(deps);
-  emit(deps, 'webhook.deleted', { _id: row.id, changed: [] });
-  audit(deps, principal, 'deleted', row, []);
+  webhookWrite(deps, () => {
+    deps.db.delete(webhooks).where(eq(webhooks.id, row.id)).run();
+    invalidateWebhookCache(deps);
+    emit(deps, 'webhook.deleted', { _id: row.id, changed: [] });
+    audit(deps, principal, 'deleted', row, []);
+  });
 }
 
 /** A new secret; the old one keeps signing (second signature) for 24 hours. */
@@ -159,16 +178,18 @@ export function rotateWebhookSecret(deps: Deps, principal: Principal, id: string
   const row = webhookRow(deps, id);
   const secret = secretOf(undefined);
   const now = deps.clock.now();
-  const updated = deps.db
-    .update(webhooks)
-    .set({ secret, previousSecret: row.secret, previousSecretExpiresAt: now + PREVIOUS_SECRET_MS, updatedAt: now })
-    .where(eq(webhooks.id, row.id))
-    .returning()
-    .get();
-  if (!updated) throw notFound('webhook', id);
-  emit(deps, 'webhook.updated', { _id: row.id, changed: ['secret'] });
-  audit(deps, principal, 'updated', row, ['secret']);
-  return toWebhookDto(updated, secret);
+  return transact(deps, () => {
+    const updated = deps.db
+      .update(webhooks)
+      .set({ secret, previousSecret: row.secret, previousSecretExpiresAt: now + PREVIOUS_SECRET_MS, updatedAt: now })
+      .where(eq(webhooks.id, row.id))
+      .returning()
+      .get();
+    if (!updated) throw notFound('webhook', id);
+    emit(deps, 'webhook.updated', { _id: row.id, changed: ['secret'] });
+    audit(deps, principal, 'updated', row, ['secret']);
+    return toWebhookDto(updated, secret);
+  });
 }
 
 /** The `webhook.<change>` audit entry: id, name and changed field names, never the secret or header values. */
