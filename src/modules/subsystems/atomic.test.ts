@@ -17,3 +17,21 @@ describe('subsystem writes and their webhook events commit together (§10 rule 3
     expect([read.body.displayName, read.body.status]).toEqual(['media', 'unknown']);
   });
 });
+
+describe('health transitions and their webhook events commit together (§10 rule 3)', () => {
+  it('going online whose log delivery cannot be queued leaves the row and the live status as they were', async () => {
+    const t = await outboxApp();
+    const media = await addSubsystem(t, 'media');
+    const before = t.deps.sqlite.query('SELECT * FROM subsystems WHERE id = ?').get(media._id);
+    // The platform variables' own events are published by variables/platform.ts after its savepoint,
+    // not after the outer commit (that module's to change); their deliveries do roll back.
+    await expectRolledBack(
+      t,
+      () => t.call('PUT', `/subsystems/${media._id}/heartbeat`, { from: '127.0.0.1' }),
+      (type) => !type.startsWith('variable.'),
+    );
+    expect(rowCount(t, 'variables', "subsystem_id = ? AND last_value = 'true'", String(media._id))).toBe(0);
+    expect(t.deps.sqlite.query('SELECT * FROM subsystems WHERE id = ?').get(media._id)).toEqual(before);
+    expect((await t.call('GET', `/subsystems/${media._id}`, { as: 'admin' })).body.status).toBe('unknown');
+  });
+});
