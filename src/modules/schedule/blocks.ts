@@ -10,7 +10,7 @@ import { toBlockDto } from './blocks-mapper';
 import type { BlockCreate, BlockDto, BlockUpdate } from './blocks-model';
 import { MAX_BLOCK_DEPTH } from './engine/expand';
 import { type BlockRow, type LoadedSchedule, loadSchedule } from './snapshot';
-import { announceScheduleWrite } from './snapshot-state';
+import { announceScheduleWrite, scheduleWrite } from './snapshot-state';
 
 function nameOf(loaded: LoadedSchedule) {
   return (item: StoredBlockItem): string => {
@@ -116,28 +116,30 @@ export function createBlock(deps: Deps, principal: Principal, body: BlockCreate)
   if (!loaded.zones.has(zoneId)) throw invalid('/zoneId', 'names no zone');
   const items = itemsOf(loaded, 0, body.duration, body.items ?? []);
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(scheduleBlocks)
-    .values({
-      displayName,
-      description: body.description ?? '',
-      duration: body.duration,
-      zoneId,
-      items,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  const out = dtoWith(loaded, row);
-  announceScheduleWrite(deps, principal, 'block', 'created', out, [
-    'displayName',
-    'description',
-    'duration',
-    'zoneId',
-    'items',
-  ]);
-  return out;
+  return scheduleWrite(deps, () => {
+    const row = deps.db
+      .insert(scheduleBlocks)
+      .values({
+        displayName,
+        description: body.description ?? '',
+        duration: body.duration,
+        zoneId,
+        items,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    const out = dtoWith(loaded, row);
+    announceScheduleWrite(deps, principal, 'block', 'created', out, [
+      'displayName',
+      'description',
+      'duration',
+      'zoneId',
+      'items',
+    ]);
+    return out;
+  });
 }
 
 export function updateBlock(deps: Deps, principal: Principal, id: string, body: BlockUpdate): BlockDto {
@@ -160,16 +162,18 @@ export function updateBlock(deps: Deps, principal: Principal, id: string, body: 
     );
     if (body.items !== undefined) changes.items = items;
   }
-  const updated =
-    deps.db
-      .update(scheduleBlocks)
-      .set({ ...changes, updatedAt: deps.clock.now() })
-      .where(eq(scheduleBlocks.id, row.id))
-      .returning()
-      .get() ?? row;
-  const out = dtoWith(loaded, updated);
-  announceScheduleWrite(deps, principal, 'block', 'updated', out, Object.keys(changes));
-  return out;
+  return scheduleWrite(deps, () => {
+    const updated =
+      deps.db
+        .update(scheduleBlocks)
+        .set({ ...changes, updatedAt: deps.clock.now() })
+        .where(eq(scheduleBlocks.id, row.id))
+        .returning()
+        .get() ?? row;
+    const out = dtoWith(loaded, updated);
+    announceScheduleWrite(deps, principal, 'block', 'updated', out, Object.keys(changes));
+    return out;
+  });
 }
 
 /** Deletes a block; one placed by scheduled items or other blocks is 409 unless `force`, which removes those. */
@@ -184,16 +188,16 @@ export function deleteBlock(deps: Deps, principal: Principal, id: string, force:
       `block ${row.id} is used by ${items} scheduled item(s) and ${parents.length} block(s); use force=true`,
     );
   const now = deps.clock.now();
-  deps.db.transaction((tx) => {
-    tx.delete(scheduledItems).where(placed).run();
+  scheduleWrite(deps, () => {
+    deps.db.delete(scheduledItems).where(placed).run();
     for (const parent of parents) {
       const kept = parent.items.filter((x) => !(x.type === 'BLOCK' && x.typeId === row.id));
-      tx.update(scheduleBlocks).set({ items: kept, updatedAt: now }).where(eq(scheduleBlocks.id, parent.id)).run();
+      deps.db.update(scheduleBlocks).set({ items: kept, updatedAt: now }).where(eq(scheduleBlocks.id, parent.id)).run();
     }
-    tx.delete(scheduleBlocks).where(eq(scheduleBlocks.id, row.id)).run();
-  });
-  announceScheduleWrite(deps, principal, 'block', 'deleted', { _id: row.id, displayName: row.displayName }, [], {
-    deletedItems: items,
-    changedBlocks: parents.length,
+    deps.db.delete(scheduleBlocks).where(eq(scheduleBlocks.id, row.id)).run();
+    announceScheduleWrite(deps, principal, 'block', 'deleted', { _id: row.id, displayName: row.displayName }, [], {
+      deletedItems: items,
+      changedBlocks: parents.length,
+    });
   });
 }

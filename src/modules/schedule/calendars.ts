@@ -9,7 +9,7 @@ import type { Principal } from '../auth/principal';
 import { type CalendarRow, toCalendarDto } from './calendars-mapper';
 import type { CalendarCreate, CalendarDto, CalendarUpdate } from './calendars-model';
 import { isLocalDate } from './engine/tz';
-import { announceScheduleWrite } from './snapshot-state';
+import { announceScheduleWrite, scheduleWrite } from './snapshot-state';
 import { nextPaletteColor } from './zones-palette';
 
 export function findCalendarRow(deps: Deps, id: string | number): CalendarRow | undefined {
@@ -75,30 +75,32 @@ export function createCalendar(deps: Deps, principal: Principal, body: CalendarC
   assertNameFree(deps, displayName, 0);
   const colors = deps.db.select({ color: scheduleCalendars.color }).from(scheduleCalendars).all();
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(scheduleCalendars)
-    .values({
-      displayName,
-      description: body.description ?? '',
-      enabled: body.enabled ?? true,
-      defaultPriority: body.defaultPriority ?? 50,
-      color: body.color?.toUpperCase() ?? nextPaletteColor(colors.map((c) => c.color)),
-      closedDates,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  const out = toCalendarDto(row, 0);
-  announceScheduleWrite(deps, principal, 'calendar', 'created', out, [
-    'displayName',
-    'description',
-    'enabled',
-    'defaultPriority',
-    'color',
-    'closedDates',
-  ]);
-  return out;
+  return scheduleWrite(deps, () => {
+    const row = deps.db
+      .insert(scheduleCalendars)
+      .values({
+        displayName,
+        description: body.description ?? '',
+        enabled: body.enabled ?? true,
+        defaultPriority: body.defaultPriority ?? 50,
+        color: body.color?.toUpperCase() ?? nextPaletteColor(colors.map((c) => c.color)),
+        closedDates,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    const out = toCalendarDto(row, 0);
+    announceScheduleWrite(deps, principal, 'calendar', 'created', out, [
+      'displayName',
+      'description',
+      'enabled',
+      'defaultPriority',
+      'color',
+      'closedDates',
+    ]);
+    return out;
+  });
 }
 
 export function updateCalendar(deps: Deps, principal: Principal, id: string, body: CalendarUpdate): CalendarDto {
@@ -113,16 +115,18 @@ export function updateCalendar(deps: Deps, principal: Principal, id: string, bod
   if (body.defaultPriority !== undefined) changes.defaultPriority = body.defaultPriority;
   if (body.color !== undefined) changes.color = body.color.toUpperCase();
   if (body.closedDates !== undefined) changes.closedDates = closedDatesOf(body.closedDates);
-  const updated =
-    deps.db
-      .update(scheduleCalendars)
-      .set({ ...changes, updatedAt: deps.clock.now() })
-      .where(eq(scheduleCalendars.id, row.id))
-      .returning()
-      .get() ?? row;
-  const out = dto(deps, updated);
-  announceScheduleWrite(deps, principal, 'calendar', 'updated', out, Object.keys(changes));
-  return out;
+  return scheduleWrite(deps, () => {
+    const updated =
+      deps.db
+        .update(scheduleCalendars)
+        .set({ ...changes, updatedAt: deps.clock.now() })
+        .where(eq(scheduleCalendars.id, row.id))
+        .returning()
+        .get() ?? row;
+    const out = dto(deps, updated);
+    announceScheduleWrite(deps, principal, 'calendar', 'updated', out, Object.keys(changes));
+    return out;
+  });
 }
 
 /** Deletes a calendar; one with items only with `force` (which deletes them). Calendar 1 is 409. */
@@ -131,9 +135,9 @@ export function deleteCalendar(deps: Deps, principal: Principal, id: string, for
   if (row.id === 1) throw conflict('calendar 1 is built in and cannot be deleted');
   const items = itemCounts(deps).get(row.id) ?? 0;
   if (items > 0 && !force) throw conflict(`calendar ${row.id} still has ${items} scheduled item(s); use force=true`);
-  deps.db.transaction((tx) => {
-    tx.delete(scheduledItems).where(eq(scheduledItems.calendarId, row.id)).run();
-    tx.delete(scheduleCalendars).where(eq(scheduleCalendars.id, row.id)).run();
+  scheduleWrite(deps, () => {
+    deps.db.delete(scheduledItems).where(eq(scheduledItems.calendarId, row.id)).run();
+    deps.db.delete(scheduleCalendars).where(eq(scheduleCalendars.id, row.id)).run();
+    announceScheduleWrite(deps, principal, 'calendar', 'deleted', toCalendarDto(row, 0), [], { deletedItems: items });
   });
-  announceScheduleWrite(deps, principal, 'calendar', 'deleted', toCalendarDto(row, 0), [], { deletedItems: items });
 }

@@ -15,7 +15,7 @@ import type { ItemRow } from './items-mapper';
 import type { ItemDetach, ItemDto } from './items-model';
 import { draftItem } from './items-rules';
 import { engineItem, loadSchedule } from './snapshot';
-import { announceScheduleWrite } from './snapshot-state';
+import { announceScheduleWrite, scheduleWrite } from './snapshot-state';
 
 /** The occurrence on `date` as a one-off copy of the series (same wall-clock time and length). */
 function oneOff(series: ItemRow, date: string): ItemRow {
@@ -44,29 +44,29 @@ export function detachOccurrence(
   const { values } = draftItem(loaded, oneOff(series, date), changes, series.calendarId);
   const exclusions = [...series.exclusions, date].sort();
   const now = deps.clock.now();
-  const row = deps.db.transaction((tx) => {
-    tx.update(scheduledItems).set({ exclusions, updatedAt: now }).where(eq(scheduledItems.id, series.id)).run();
-    return tx
+  return scheduleWrite(deps, () => {
+    deps.db.update(scheduledItems).set({ exclusions, updatedAt: now }).where(eq(scheduledItems.id, series.id)).run();
+    const row = deps.db
       .insert(scheduledItems)
       .values({ ...values, parentId: series.id, createdAt: now, updatedAt: now })
       .returning()
       .get();
+    announceScheduleWrite(
+      deps,
+      principal,
+      'scheduleditem',
+      'updated',
+      { _id: series.id, displayName: series.displayName },
+      ['exclusions'],
+      {
+        calendarId: series.calendarId,
+      },
+    );
+    const dto = itemDto(deps, loaded, row);
+    announceScheduleWrite(deps, principal, 'scheduleditem', 'created', dto, ['parentId'], {
+      calendarId: row.calendarId,
+      parentId: series.id,
+    });
+    return dto;
   });
-  announceScheduleWrite(
-    deps,
-    principal,
-    'scheduleditem',
-    'updated',
-    { _id: series.id, displayName: series.displayName },
-    ['exclusions'],
-    {
-      calendarId: series.calendarId,
-    },
-  );
-  const dto = itemDto(deps, loaded, row);
-  announceScheduleWrite(deps, principal, 'scheduleditem', 'created', dto, ['parentId'], {
-    calendarId: row.calendarId,
-    parentId: series.id,
-  });
-  return dto;
 }

@@ -12,7 +12,7 @@ import type { EngineTarget } from './engine/types';
 import type { ItemRow, TargetView } from './items-mapper';
 import { wireName } from './items-rules';
 import { type LoadedSchedule, loadSchedule } from './snapshot';
-import { markScheduleChanged } from './snapshot-state';
+import { markScheduleChanged, scheduleWrite } from './snapshot-state';
 
 export type ItemType = ItemRow['itemType'];
 
@@ -76,7 +76,7 @@ export function syncItemTargets(deps: Deps): void {
   const pairs = { EVENT: byPair(loaded.events), PLAYABLE: byPair(loaded.playables) };
   const now = deps.clock.now();
   const changedIds: Array<{ id: number; changed: string[] }> = [];
-  deps.db.transaction((tx) => {
+  scheduleWrite(deps, () => {
     for (const row of loaded.items.values()) {
       if (row.itemType !== 'EVENT' && row.itemType !== 'PLAYABLE') continue;
       const targets = row.itemType === 'EVENT' ? loaded.events : loaded.playables;
@@ -98,16 +98,17 @@ export function syncItemTargets(deps: Deps): void {
           };
       const changed = (Object.keys(next) as Array<keyof typeof next>).filter((k) => next[k] !== row[k]);
       if (changed.length === 0) continue;
-      tx.update(scheduledItems)
+      deps.db
+        .update(scheduledItems)
         .set({ ...next, updatedAt: now })
         .where(eq(scheduledItems.id, row.id))
         .run();
       changedIds.push({ id: row.id, changed: changed.map(wireName) });
     }
+    if (changedIds.length === 0) return;
+    for (const { id, changed } of changedIds) emit(deps, 'scheduleditem.updated', { _id: id, changed });
+    markScheduleChanged(deps, ['items']);
   });
-  if (changedIds.length === 0) return;
-  for (const { id, changed } of changedIds) emit(deps, 'scheduleditem.updated', { _id: id, changed });
-  markScheduleChanged(deps, ['items']);
 }
 
 /** What a target's bus event says about it (§0.4 rule 2 data). */
@@ -127,53 +128,55 @@ export interface TargetChange {
 export function applyTargetChange(deps: Deps, c: TargetChange): void {
   const now = deps.clock.now();
   const ofType = eq(scheduledItems.itemType, c.itemType);
-  let rows: Array<{ id: number }> = [];
-  let changed: string[] = [];
-  if (c.change === 'deleted') {
-    rows = deps.db
-      .update(scheduledItems)
-      .set({ targetMissing: true, updatedAt: now })
-      .where(and(ofType, eq(scheduledItems.itemId, c.id), eq(scheduledItems.targetMissing, false)))
-      .returning({ id: scheduledItems.id })
-      .all();
-    changed = ['targetMissing'];
-  } else if (c.subsystemExternalId !== null && c.externalRef !== null) {
-    const pair = { targetSubsystemExternalId: c.subsystemExternalId, targetExternalRef: c.externalRef };
-    if (c.change === 'created') {
+  scheduleWrite(deps, () => {
+    let rows: Array<{ id: number }> = [];
+    let changed: string[] = [];
+    if (c.change === 'deleted') {
       rows = deps.db
         .update(scheduledItems)
-        .set({ itemId: c.id, targetMissing: false, updatedAt: now })
-        .where(
-          and(
-            ofType,
-            eq(scheduledItems.targetMissing, true),
-            eq(scheduledItems.targetSubsystemExternalId, pair.targetSubsystemExternalId),
-            eq(scheduledItems.targetExternalRef, pair.targetExternalRef),
-          ),
-        )
+        .set({ targetMissing: true, updatedAt: now })
+        .where(and(ofType, eq(scheduledItems.itemId, c.id), eq(scheduledItems.targetMissing, false)))
         .returning({ id: scheduledItems.id })
         .all();
-      changed = ['itemId', 'targetMissing'];
-    } else {
-      rows = deps.db
-        .update(scheduledItems)
-        .set({ ...pair, updatedAt: now })
-        .where(
-          and(
-            ofType,
-            eq(scheduledItems.itemId, c.id),
-            or(
-              ne(scheduledItems.targetSubsystemExternalId, pair.targetSubsystemExternalId),
-              ne(scheduledItems.targetExternalRef, pair.targetExternalRef),
+      changed = ['targetMissing'];
+    } else if (c.subsystemExternalId !== null && c.externalRef !== null) {
+      const pair = { targetSubsystemExternalId: c.subsystemExternalId, targetExternalRef: c.externalRef };
+      if (c.change === 'created') {
+        rows = deps.db
+          .update(scheduledItems)
+          .set({ itemId: c.id, targetMissing: false, updatedAt: now })
+          .where(
+            and(
+              ofType,
+              eq(scheduledItems.targetMissing, true),
+              eq(scheduledItems.targetSubsystemExternalId, pair.targetSubsystemExternalId),
+              eq(scheduledItems.targetExternalRef, pair.targetExternalRef),
             ),
-          ),
-        )
-        .returning({ id: scheduledItems.id })
-        .all();
-      changed = ['subsystemExternalId', 'externalRef'];
+          )
+          .returning({ id: scheduledItems.id })
+          .all();
+        changed = ['itemId', 'targetMissing'];
+      } else {
+        rows = deps.db
+          .update(scheduledItems)
+          .set({ ...pair, updatedAt: now })
+          .where(
+            and(
+              ofType,
+              eq(scheduledItems.itemId, c.id),
+              or(
+                ne(scheduledItems.targetSubsystemExternalId, pair.targetSubsystemExternalId),
+                ne(scheduledItems.targetExternalRef, pair.targetExternalRef),
+              ),
+            ),
+          )
+          .returning({ id: scheduledItems.id })
+          .all();
+        changed = ['subsystemExternalId', 'externalRef'];
+      }
     }
-  }
-  if (rows.length === 0) return;
-  for (const row of rows) emit(deps, 'scheduleditem.updated', { _id: row.id, changed });
-  markScheduleChanged(deps, ['items']);
+    if (rows.length === 0) return;
+    for (const row of rows) emit(deps, 'scheduleditem.updated', { _id: row.id, changed });
+    markScheduleChanged(deps, ['items']);
+  });
 }

@@ -13,7 +13,7 @@ import type { ItemDto, ItemListQuery, ItemWrite } from './items-model';
 import { draftItem } from './items-rules';
 import { targetView } from './items-targets';
 import { engineItem, type LoadedSchedule, loadSchedule } from './snapshot';
-import { announceScheduleWrite } from './snapshot-state';
+import { announceScheduleWrite, scheduleWrite } from './snapshot-state';
 
 interface CachedDto {
   dto: ItemDto;
@@ -109,14 +109,16 @@ export function createItem(
   const loaded = loadSchedule(deps);
   const { values, changed } = draftItem(loaded, null, body, calendarId);
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(scheduledItems)
-    .values({ ...values, parentId, createdAt: now, updatedAt: now })
-    .returning()
-    .get();
-  const dto = itemDto(deps, loaded, row);
-  announceScheduleWrite(deps, principal, 'scheduleditem', 'created', dto, changed, { calendarId: row.calendarId });
-  return dto;
+  return scheduleWrite(deps, () => {
+    const row = deps.db
+      .insert(scheduledItems)
+      .values({ ...values, parentId, createdAt: now, updatedAt: now })
+      .returning()
+      .get();
+    const dto = itemDto(deps, loaded, row);
+    announceScheduleWrite(deps, principal, 'scheduleditem', 'created', dto, changed, { calendarId: row.calendarId });
+    return dto;
+  });
 }
 
 /** Nested create: the path's calendar must exist (404). */
@@ -136,31 +138,37 @@ export function updateItem(
   const row = itemRow(deps, id, calendar);
   const loaded = loadSchedule(deps);
   const { values, changed } = draftItem(loaded, row, body, row.calendarId);
-  const updated =
-    deps.db
-      .update(scheduledItems)
-      .set({ ...values, updatedAt: deps.clock.now() })
-      .where(eq(scheduledItems.id, row.id))
-      .returning()
-      .get() ?? row;
-  const dto = itemDto(deps, loaded, updated);
-  announceScheduleWrite(deps, principal, 'scheduleditem', 'updated', dto, changed, { calendarId: updated.calendarId });
-  return dto;
+  return scheduleWrite(deps, () => {
+    const updated =
+      deps.db
+        .update(scheduledItems)
+        .set({ ...values, updatedAt: deps.clock.now() })
+        .where(eq(scheduledItems.id, row.id))
+        .returning()
+        .get() ?? row;
+    const dto = itemDto(deps, loaded, updated);
+    announceScheduleWrite(deps, principal, 'scheduleditem', 'updated', dto, changed, {
+      calendarId: updated.calendarId,
+    });
+    return dto;
+  });
 }
 
 export function deleteItem(deps: Deps, principal: Principal, id: string, calendarId?: string): void {
   const calendar = calendarId === undefined ? undefined : calendarRow(deps, calendarId).id;
   const row = itemRow(deps, id, calendar);
-  deps.db.delete(scheduledItems).where(eq(scheduledItems.id, row.id)).run();
-  announceScheduleWrite(
-    deps,
-    principal,
-    'scheduleditem',
-    'deleted',
-    { _id: row.id, displayName: row.displayName },
-    [],
-    {
-      calendarId: row.calendarId,
-    },
-  );
+  scheduleWrite(deps, () => {
+    deps.db.delete(scheduledItems).where(eq(scheduledItems.id, row.id)).run();
+    announceScheduleWrite(
+      deps,
+      principal,
+      'scheduleditem',
+      'deleted',
+      { _id: row.id, displayName: row.displayName },
+      [],
+      {
+        calendarId: row.calendarId,
+      },
+    );
+  });
 }

@@ -9,7 +9,7 @@ import type { Principal } from '../auth/principal';
 import { type EntryTarget, toPlaylistDto } from './playlists-mapper';
 import type { PlaylistCreate, PlaylistDto, PlaylistUpdate } from './playlists-model';
 import { type LoadedSchedule, loadSchedule, type PlaylistRow } from './snapshot';
-import { announceScheduleWrite } from './snapshot-state';
+import { announceScheduleWrite, scheduleWrite } from './snapshot-state';
 
 const PLAYLIST_BLOCK_TYPES = new Set(['PLAYLIST', 'START_PLAYLIST', 'STOP_PLAYLIST']);
 
@@ -80,28 +80,30 @@ export function createPlaylist(deps: Deps, principal: Principal, body: PlaylistC
   const entries = entriesOf(deps, body.entries);
   assertNameFree(deps, displayName, 0);
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(schedulePlaylists)
-    .values({
-      displayName,
-      description: body.description ?? '',
-      entries,
-      loop: body.loop ?? true,
-      shuffle: body.shuffle ?? false,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  const out = dto(deps, row);
-  announceScheduleWrite(deps, principal, 'playlist', 'created', out, [
-    'displayName',
-    'description',
-    'entries',
-    'loop',
-    'shuffle',
-  ]);
-  return out;
+  return scheduleWrite(deps, () => {
+    const row = deps.db
+      .insert(schedulePlaylists)
+      .values({
+        displayName,
+        description: body.description ?? '',
+        entries,
+        loop: body.loop ?? true,
+        shuffle: body.shuffle ?? false,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    const out = dto(deps, row);
+    announceScheduleWrite(deps, principal, 'playlist', 'created', out, [
+      'displayName',
+      'description',
+      'entries',
+      'loop',
+      'shuffle',
+    ]);
+    return out;
+  });
 }
 
 export function updatePlaylist(deps: Deps, principal: Principal, id: string, body: PlaylistUpdate): PlaylistDto {
@@ -115,16 +117,18 @@ export function updatePlaylist(deps: Deps, principal: Principal, id: string, bod
   if (body.entries !== undefined) changes.entries = entriesOf(deps, body.entries);
   if (body.loop !== undefined) changes.loop = body.loop;
   if (body.shuffle !== undefined) changes.shuffle = body.shuffle;
-  const updated =
-    deps.db
-      .update(schedulePlaylists)
-      .set({ ...changes, updatedAt: deps.clock.now() })
-      .where(eq(schedulePlaylists.id, row.id))
-      .returning()
-      .get() ?? row;
-  const out = dto(deps, updated);
-  announceScheduleWrite(deps, principal, 'playlist', 'updated', out, Object.keys(changes));
-  return out;
+  return scheduleWrite(deps, () => {
+    const updated =
+      deps.db
+        .update(schedulePlaylists)
+        .set({ ...changes, updatedAt: deps.clock.now() })
+        .where(eq(schedulePlaylists.id, row.id))
+        .returning()
+        .get() ?? row;
+    const out = dto(deps, updated);
+    announceScheduleWrite(deps, principal, 'playlist', 'updated', out, Object.keys(changes));
+    return out;
+  });
 }
 
 /**
@@ -146,18 +150,19 @@ export function deletePlaylist(deps: Deps, principal: Principal, id: string, for
       `playlist ${row.id} is used by ${items.length} scheduled item(s) and ${blocks.length} block(s); use force=true`,
     );
   const now = deps.clock.now();
-  deps.db.transaction((tx) => {
-    tx.delete(scheduledItems)
+  scheduleWrite(deps, () => {
+    deps.db
+      .delete(scheduledItems)
       .where(and(eq(scheduledItems.itemType, 'PLAYLIST'), eq(scheduledItems.itemId, row.id)))
       .run();
     for (const block of blocks) {
       const kept = block.items.filter((x) => !(PLAYLIST_BLOCK_TYPES.has(x.type) && x.typeId === row.id));
-      tx.update(scheduleBlocks).set({ items: kept, updatedAt: now }).where(eq(scheduleBlocks.id, block.id)).run();
+      deps.db.update(scheduleBlocks).set({ items: kept, updatedAt: now }).where(eq(scheduleBlocks.id, block.id)).run();
     }
-    tx.delete(schedulePlaylists).where(eq(schedulePlaylists.id, row.id)).run();
-  });
-  announceScheduleWrite(deps, principal, 'playlist', 'deleted', { _id: row.id, displayName: row.displayName }, [], {
-    deletedItems: items.length,
-    changedBlocks: blocks.length,
+    deps.db.delete(schedulePlaylists).where(eq(schedulePlaylists.id, row.id)).run();
+    announceScheduleWrite(deps, principal, 'playlist', 'deleted', { _id: row.id, displayName: row.displayName }, [], {
+      deletedItems: items.length,
+      changedBlocks: blocks.length,
+    });
   });
 }

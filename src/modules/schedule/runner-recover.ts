@@ -6,7 +6,7 @@
  */
 import { iso } from '../../clock';
 import type { Deps } from '../../deps';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { writePlatformLog } from '../logs/write';
 import { getSettingGroup } from '../settings/service';
 import { resolveWindow } from './engine/resolve';
@@ -55,22 +55,25 @@ export function recoverMissedRuns(deps: Deps): number {
     state.suppressed.set(key, Math.max(e.originalEnd, e.end));
     missed++;
     const reason = catchUp ? 'outside its catch-up window' : 'catch-up is off';
-    const run = recordRun(deps, e, {
-      scheduledStart: e.originalStart,
-      actualStart: null,
-      status: 'missed',
-      deliveredTo: [],
-      reason,
+    // The run record, its log entry and `schedule.run.missed` commit together (§10 rule 3).
+    transact(deps, () => {
+      const run = recordRun(deps, e, {
+        scheduledStart: e.originalStart,
+        actualStart: null,
+        status: 'missed',
+        deliveredTo: [],
+        reason,
+      });
+      writePlatformLog(deps, {
+        category: 'system',
+        severity: 'warning',
+        key: 'schedule.run.missed',
+        value: `scheduled item ${e.scheduledItemId} (${e.itemType} ${e.itemId}, ${e.subsystemExternalId}/${e.externalRef}) due at ${iso(e.originalStart)} was missed while the daemon was down (${reason})`,
+        subsystemId: e.subsystemId,
+        subsystemExternalId: e.subsystemExternalId,
+      });
+      emit(deps, 'schedule.run.missed', { ...run });
     });
-    writePlatformLog(deps, {
-      category: 'system',
-      severity: 'warning',
-      key: 'schedule.run.missed',
-      value: `scheduled item ${e.scheduledItemId} (${e.itemType} ${e.itemId}, ${e.subsystemExternalId}/${e.externalRef}) due at ${iso(e.originalStart)} was missed while the daemon was down (${reason})`,
-      subsystemId: e.subsystemId,
-      subsystemExternalId: e.subsystemExternalId,
-    });
-    emit(deps, 'schedule.run.missed', { ...run });
   }
   state.lastTick = through;
   runScheduleTick(deps);

@@ -6,7 +6,7 @@
  */
 import { iso } from '../../clock';
 import type { Deps } from '../../deps';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import { resolveCached } from './engine/cache';
 import { expandItem } from './engine/recurrence';
 import type { Entry, ScheduleSnapshot } from './engine/types';
@@ -110,23 +110,26 @@ function record(deps: Deps, e: Entry, status: RunStatus, deliveredTo: string[], 
   recordRun(deps, e, { scheduledStart: e.originalStart, actualStart: deps.clock.now(), status, deliveredTo, reason });
 }
 
+/** A start, its run record and `event.triggered` commit together (§10 rule 3). */
 function startEntry(deps: Deps, state: RunnerState, e: Entry, key: string): string[] {
-  const deliveredTo = deliver(deps, 'schedule.item.start', e);
-  const resumed = state.started.has(key);
-  if (!resumed) {
-    state.started.set(key, e.originalEnd);
-    record(deps, e, state.catchingUp.delete(key) ? 'caught_up' : 'ran', deliveredTo);
-    if (e.itemType === 'EVENT') {
-      emit(deps, 'event.triggered', {
-        _id: e.itemId,
-        externalRef: e.externalRef,
-        subsystemExternalId: e.subsystemExternalId,
-        source: 'schedule',
-        deliveredTo,
-      });
+  return transact(deps, () => {
+    const deliveredTo = deliver(deps, 'schedule.item.start', e);
+    const resumed = state.started.has(key);
+    if (!resumed) {
+      state.started.set(key, e.originalEnd);
+      record(deps, e, state.catchingUp.delete(key) ? 'caught_up' : 'ran', deliveredTo);
+      if (e.itemType === 'EVENT') {
+        emit(deps, 'event.triggered', {
+          _id: e.itemId,
+          externalRef: e.externalRef,
+          subsystemExternalId: e.subsystemExternalId,
+          source: 'schedule',
+          deliveredTo,
+        });
+      }
     }
-  }
-  return deliveredTo;
+    return deliveredTo;
+  });
 }
 
 /** One pass: what started, ended or became due in (lastTick, now]. Safe to call at any time. */
@@ -161,11 +164,13 @@ export function runScheduleTick(deps: Deps): void {
   for (const [key, running] of state.running) {
     if (desired.has(key)) continue;
     state.running.delete(key);
-    const deliveredTo = deliver(deps, 'schedule.item.end', running.entry);
-    const early = running.entry.originalEnd > now;
-    if (early && winnersByTarget.has(`${running.entry.zoneId}|${running.entry.subsystemExternalId}`)) {
-      record(deps, running.entry, 'preempted', deliveredTo, 'a higher-ranked item took its zone and target');
-    }
+    transact(deps, () => {
+      const deliveredTo = deliver(deps, 'schedule.item.end', running.entry);
+      const early = running.entry.originalEnd > now;
+      if (early && winnersByTarget.has(`${running.entry.zoneId}|${running.entry.subsystemExternalId}`)) {
+        record(deps, running.entry, 'preempted', deliveredTo, 'a higher-ranked item took its zone and target');
+      }
+    });
   }
   for (const [key, e] of desired) {
     if (state.running.has(key)) continue;

@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import { iso } from '../../clock';
 import { scheduleBlocks, scheduleCalendars, scheduledItems, schedulePlaylists, scheduleZones } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { emit } from '../../realtime/emit';
+import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { getTimezone } from '../settings/service';
@@ -22,6 +22,8 @@ export interface ScheduleState {
 
 const states = new WeakMap<Deps, ScheduleState>();
 const hooks = new WeakMap<Deps, Array<() => void>>();
+/** The open `scheduleWrite` of a daemon: whether its change asked for a re-plan. */
+const writes = new WeakMap<Deps, { replan: boolean }>();
 
 function newestUpdate(deps: Deps): number {
   let newest = 0;
@@ -90,6 +92,34 @@ function runHooks(deps: Deps): void {
   }
 }
 
+/** Re-plans now, or after the commit when inside a `scheduleWrite` (the plan must read committed rows). */
+function replan(deps: Deps): void {
+  const write = writes.get(deps);
+  if (write) write.replan = true;
+  else runHooks(deps);
+}
+
+/**
+ * Runs a schedule write with its events and audit entry as one transact (§10 rule 3); the re-plan
+ * hooks run after the commit. When the change throws, the version moves once more, so a snapshot
+ * read inside the rolled-back transaction is never served, and the runner plans again.
+ */
+export function scheduleWrite<T>(deps: Deps, change: () => T): T {
+  if (writes.has(deps)) return transact(deps, change);
+  const write = { replan: false };
+  writes.set(deps, write);
+  try {
+    return transact(deps, change);
+  } catch (err) {
+    bump(deps);
+    write.replan = true;
+    throw err;
+  } finally {
+    writes.delete(deps);
+    if (write.replan) runHooks(deps);
+  }
+}
+
 /**
  * A definition changed (§11.6 rule 14): new version, `Last-Modified` moves to now, `schedule.changed`
  * `{changedAt, kinds}` is emitted and the re-plan hooks run.
@@ -97,7 +127,7 @@ function runHooks(deps: Deps): void {
 export function markScheduleChanged(deps: Deps, kinds: readonly string[]): void {
   const now = bump(deps);
   emit(deps, 'schedule.changed', { changedAt: iso(now), kinds: [...kinds] });
-  runHooks(deps);
+  replan(deps);
 }
 
 /**
@@ -106,7 +136,7 @@ export function markScheduleChanged(deps: Deps, kinds: readonly string[]): void 
  */
 export function markDependencyChanged(deps: Deps): void {
   bump(deps);
-  runHooks(deps);
+  replan(deps);
 }
 
 export type ScheduleNoun = 'zone' | 'calendar' | 'scheduleditem' | 'playlist' | 'block';
@@ -121,7 +151,8 @@ const KIND: Record<ScheduleNoun, string> = {
 
 /**
  * One write of a schedule definition: `<noun>.<change>` with the §0.4 data, the audit entry of a
- * person or token (field names, never values), then `schedule.changed`.
+ * person or token (field names, never values), then `schedule.changed`. Called inside the write's
+ * `scheduleWrite`, so all of it commits with the change.
  */
 export function announceScheduleWrite(
   deps: Deps,

@@ -8,7 +8,7 @@ import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { findSubsystem } from '../subsystems/lookup';
-import { announceScheduleWrite, markScheduleChanged } from './snapshot-state';
+import { announceScheduleWrite, markScheduleChanged, scheduleWrite } from './snapshot-state';
 import { toZoneDto, type ZoneRow } from './zones-mapper';
 import type { ZoneCreate, ZoneDto, ZoneUpdate } from './zones-model';
 import { nextPaletteColor } from './zones-palette';
@@ -82,21 +82,23 @@ export function createZone(deps: Deps, principal: Principal, body: ZoneCreate): 
   assertNameFree(deps, displayName, 0);
   const colors = deps.db.select({ color: scheduleZones.color }).from(scheduleZones).all();
   const now = deps.clock.now();
-  const row = deps.db
-    .insert(scheduleZones)
-    .values({
-      displayName,
-      description: body.description ?? '',
-      members,
-      color: body.color?.toUpperCase() ?? nextPaletteColor(colors.map((c) => c.color)),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
-  const dto = toZoneDto(row);
-  announceScheduleWrite(deps, principal, 'zone', 'created', dto, ['displayName', 'description', 'members', 'color']);
-  return dto;
+  return scheduleWrite(deps, () => {
+    const row = deps.db
+      .insert(scheduleZones)
+      .values({
+        displayName,
+        description: body.description ?? '',
+        members,
+        color: body.color?.toUpperCase() ?? nextPaletteColor(colors.map((c) => c.color)),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    const dto = toZoneDto(row);
+    announceScheduleWrite(deps, principal, 'zone', 'created', dto, ['displayName', 'description', 'members', 'color']);
+    return dto;
+  });
 }
 
 export function updateZone(deps: Deps, principal: Principal, id: string, body: ZoneUpdate): ZoneDto {
@@ -109,16 +111,18 @@ export function updateZone(deps: Deps, principal: Principal, id: string, body: Z
   if (body.description !== undefined) changes.description = body.description;
   if (body.members !== undefined) changes.members = memberIds(deps, body.members);
   if (body.color !== undefined) changes.color = body.color.toUpperCase();
-  const updated =
-    deps.db
-      .update(scheduleZones)
-      .set({ ...changes, updatedAt: deps.clock.now() })
-      .where(eq(scheduleZones.id, row.id))
-      .returning()
-      .get() ?? row;
-  const dto = toZoneDto(updated);
-  announceScheduleWrite(deps, principal, 'zone', 'updated', dto, Object.keys(changes));
-  return dto;
+  return scheduleWrite(deps, () => {
+    const updated =
+      deps.db
+        .update(scheduleZones)
+        .set({ ...changes, updatedAt: deps.clock.now() })
+        .where(eq(scheduleZones.id, row.id))
+        .returning()
+        .get() ?? row;
+    const dto = toZoneDto(updated);
+    announceScheduleWrite(deps, principal, 'zone', 'updated', dto, Object.keys(changes));
+    return dto;
+  });
 }
 
 /**
@@ -149,21 +153,23 @@ export function deleteZone(deps: Deps, principal: Principal, id: string, moveTo?
   if (!target && items + blocks > 0)
     throw conflict(`zone ${row.id} still has ${items} scheduled item(s) and ${blocks} block(s); use moveTo`);
   const now = deps.clock.now();
-  deps.db.transaction((tx) => {
+  scheduleWrite(deps, () => {
     if (target) {
-      tx.update(scheduledItems)
+      deps.db
+        .update(scheduledItems)
         .set({ zoneId: target.id, updatedAt: now })
         .where(eq(scheduledItems.zoneId, row.id))
         .run();
-      tx.update(scheduleBlocks)
+      deps.db
+        .update(scheduleBlocks)
         .set({ zoneId: target.id, updatedAt: now })
         .where(eq(scheduleBlocks.zoneId, row.id))
         .run();
     }
-    tx.delete(scheduleZones).where(eq(scheduleZones.id, row.id)).run();
-  });
-  announceScheduleWrite(deps, principal, 'zone', 'deleted', toZoneDto(row), [], {
-    ...(target ? { movedTo: target.id, movedItems: items, movedBlocks: blocks } : {}),
+    deps.db.delete(scheduleZones).where(eq(scheduleZones.id, row.id)).run();
+    announceScheduleWrite(deps, principal, 'zone', 'deleted', toZoneDto(row), [], {
+      ...(target ? { movedTo: target.id, movedItems: items, movedBlocks: blocks } : {}),
+    });
   });
 }
 
@@ -176,14 +182,15 @@ export function dropZoneMember(deps: Deps, subsystemId: number): void {
     .filter((z) => z.members.includes(subsystemId));
   if (zones.length === 0) return;
   const now = deps.clock.now();
-  deps.db.transaction((tx) => {
+  scheduleWrite(deps, () => {
     for (const zone of zones) {
-      tx.update(scheduleZones)
+      deps.db
+        .update(scheduleZones)
         .set({ members: zone.members.filter((m) => m !== subsystemId), updatedAt: now })
         .where(eq(scheduleZones.id, zone.id))
         .run();
     }
+    for (const zone of zones) emit(deps, 'zone.updated', { _id: zone.id, changed: ['members'] });
+    markScheduleChanged(deps, ['zones']);
   });
-  for (const zone of zones) emit(deps, 'zone.updated', { _id: zone.id, changed: ['members'] });
-  markScheduleChanged(deps, ['zones']);
 }
