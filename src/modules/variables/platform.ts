@@ -4,14 +4,16 @@
  * their values; clients may change displayName, tags, log and alert.
  *
  * Both functions are synchronous. Called inside a writer job, pass its scope so the events wait for
- * that batch's commit; otherwise they run in their own transaction and emit after it.
+ * that batch's commit; otherwise they run in a `transact` (joining the caller's, e.g. a subsystem
+ * create): the outbox rows commit with the change and the events are published after the outermost
+ * commit (§10 rule 3).
  */
 
 import { variables } from '../../db/schema';
 import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
-import { stageEvent } from '../../realtime/outbox';
+import { emit, transact } from '../../realtime/emit';
 import { WRITABLE_FIELDS } from './fields';
 import { findVariableByRef } from './repo';
 import { applyValue } from './values';
@@ -23,24 +25,30 @@ const PAIR: ReadonlyArray<{ ref: PlatformVariable; value: string; type: string; 
   { ref: 'last_contacted_at', value: '', type: 'string', storeHistory: false },
 ];
 
-/** Runs `work` with a scope: the caller's, or a transaction of its own whose effects run after commit. */
+/**
+ * Runs `work` with a scope: the caller's, or a `transact` whose events wait for the (outermost)
+ * commit. Undos (dropping cached rows) run when it throws, and also when it joined a caller's
+ * transaction, which may still roll back after this returns: a cache never keeps an uncommitted row.
+ */
 function withScope<T>(deps: Deps, scope: WriteScope | undefined, work: (scope: WriteScope) => T): T {
   if (scope) return work(scope);
   const effects: Array<() => void> = [];
   const undos: Array<() => void> = [];
+  const joined = deps.sqlite.inTransaction;
   let result: T;
   try {
-    result = deps.sqlite.transaction(() =>
+    result = transact(deps, () =>
       work({
         afterCommit: (e) => effects.push(e),
         onUndo: (u) => undos.push(u),
-        emit: (type, data) => effects.push(stageEvent(deps, type, data)),
+        emit: (type, data) => emit(deps, type, data),
       }),
-    )();
+    );
   } catch (err) {
     for (const undo of undos.reverse()) undo();
     throw err;
   }
+  if (joined) for (const undo of undos.reverse()) undo();
   for (const effect of effects) effect();
   return result;
 }
