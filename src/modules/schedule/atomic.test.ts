@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'bun:test';
 import { auditEntries, recordEvents, rowCount } from '../../../tests/helpers/app';
 import { scheduleApp } from './routes-test-support';
+import { loadSchedule } from './snapshot';
+import { markDependencyChanged } from './snapshot-state';
 
 /** Makes queueing a delivery of one event type fail, as a full disk or a broken outbox would. */
 function breakOutbox(sqlite: { run(sql: string): unknown }, eventType: string) {
@@ -33,4 +35,24 @@ describe('schedule writes and their events commit together (§10 rule 3)', () =>
       expect(rowCount(t, 'webhook_deliveries', "event_type IN ('zone.updated', 'schedule.changed')")).toBe(1);
     },
   );
+});
+
+describe('the schedule snapshot and a rolled-back transaction', () => {
+  it('a snapshot read inside a transaction that rolls back is not kept for the version', async () => {
+    const t = await scheduleApp();
+    const seenInside: boolean[] = [];
+    expect(() =>
+      t.deps.sqlite.transaction(() => {
+        t.deps.sqlite.run(
+          "INSERT INTO schedule_zones (id, display_name, description, members, color, created_at, updated_at) VALUES (77, 'Ghost', '', '[]', '#000000', 0, 0)",
+        );
+        // A new version whose re-plan reads the schedule inside the transaction.
+        markDependencyChanged(t.deps);
+        seenInside.push(loadSchedule(t.deps).zones.has(77));
+        throw new Error('rolled back');
+      })(),
+    ).toThrow('rolled back');
+    expect(seenInside).toEqual([true]);
+    expect(loadSchedule(t.deps).zones.has(77)).toBe(false);
+  });
 });

@@ -164,7 +164,8 @@ export function loadSchedule(deps: Deps): LoadedSchedule {
   } finally {
     building.delete(deps);
   }
-  caches.set(deps, loaded);
+  // Built inside an open transaction it may hold rows that roll back: used, never kept.
+  if (!deps.sqlite.inTransaction) caches.set(deps, loaded);
   return loaded;
 }
 

@@ -45,6 +45,7 @@ export function upcomingPlayableIds(deps: Deps): ReadonlySet<number> {
   const ids = new Set<number>();
   for (const entry of resolveCached(snapshot, now, now + DAY_MS).entries)
     if (entry.itemType === 'PLAYABLE' && entry.start >= now && entry.start < now + DAY_MS) ids.add(entry.itemId);
-  upcoming.set(deps, { version: snapshot.version, minute, ids });
+  // A snapshot read inside an open transaction may be rolled back: its answer is not kept.
+  if (!deps.sqlite.inTransaction) upcoming.set(deps, { version: snapshot.version, minute, ids });
   return ids;
 }
