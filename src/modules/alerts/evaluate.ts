@@ -32,7 +32,8 @@ function index(deps: Deps): Map<number, number[]> {
       list.push(r.id);
       map.set(r.variableId, list);
     }
-    indexes.set(deps, map);
+    // Read inside an open transaction it may hold rules that roll back: used, never kept.
+    if (!deps.sqlite.inTransaction) indexes.set(deps, map);
   }
   return map;
 }
