@@ -7,16 +7,10 @@
  * they keep their status and are due again the moment it is turned back on (unless the 14-day
  * retention dropped them meanwhile).
  *
- * Outcomes that finish together are recorded together: one transaction per turn of the event loop
- * instead of one commit per attempt, so a receiver taking thousands of deliveries a second does not
- * compete with value writes for commits. An attempt counts as in flight until its outcome is stored.
- *
  * `runDueDeliveries` is the plain work function tests drive on the fake clock; `startWebhookJobs`
  * (jobs.ts) makes it run on a 1 s timer and right after an event queued deliveries.
  */
 import type { Deps } from '../../deps';
-import { transact } from '../../realtime/emit';
-import type { AttemptOutcome } from './attempt';
 import { performAttempt } from './attempt';
 import type { DeliveryRow } from './mapper';
 import { type AttemptKind, recordAttempt } from './record';
@@ -36,8 +30,6 @@ interface DispatcherState {
   automatic: boolean;
   stopped: boolean;
   kickScheduled: boolean;
-  /** Outcomes waiting for the next recording transaction. */
-  outcomes: Array<{ deliveryId: number; outcome: AttemptOutcome; kind: AttemptKind; done: () => void }>;
 }
 
 const states = new WeakMap<Deps, DispatcherState>();
@@ -53,7 +45,6 @@ export function dispatcherState(deps: Deps): DispatcherState {
       automatic: false,
       stopped: false,
       kickScheduled: false,
-      outcomes: [],
     };
     states.set(deps, state);
   }
@@ -100,31 +91,10 @@ async function attempt(deps: Deps, deliveryId: number, kind: AttemptKind): Promi
     const hook = store.webhook(delivery.webhookId);
     if (!hook || (kind === 'scheduled' && !hook.active)) return;
     const outcome = await performAttempt(deps, hook, delivery);
-    await recordSoon(deps, deliveryId, outcome, kind);
+    recordAttempt(deps, deliveryId, outcome, kind);
   } catch (err) {
     deps.log.error({ err, deliveryId }, 'webhook delivery attempt failed to run');
   }
-}
-
-/** Queues an outcome for the next recording transaction (this turn's outcomes share one). */
-function recordSoon(deps: Deps, deliveryId: number, outcome: AttemptOutcome, kind: AttemptKind): Promise<void> {
-  const state = dispatcherState(deps);
-  return new Promise<void>((done) => {
-    if (state.outcomes.length === 0) setImmediate(() => flushOutcomes(deps, state));
-    state.outcomes.push({ deliveryId, outcome, kind, done });
-  });
-}
-
-function flushOutcomes(deps: Deps, state: DispatcherState): void {
-  const batch = state.outcomes.splice(0);
-  try {
-    transact(deps, () => {
-      for (const o of batch) recordAttempt(deps, o.deliveryId, o.outcome, o.kind);
-    });
-  } catch (err) {
-    deps.log.error({ err, outcomes: batch.length }, 'webhook delivery outcomes could not be stored');
-  }
-  for (const o of batch) o.done();
 }
 
 function track(deps: Deps, state: DispatcherState, delivery: Candidate, counted: boolean): Promise<void> {
