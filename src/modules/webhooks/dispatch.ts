@@ -10,6 +10,7 @@
  * `runDueDeliveries` is the plain work function tests drive on the fake clock; `startWebhookJobs`
  * (jobs.ts) makes it run on a 1 s timer and right after an event queued deliveries.
  */
+import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { performAttempt } from './attempt';
 import type { DeliveryRow } from './mapper';
@@ -122,12 +123,12 @@ function track(deps: Deps, state: DispatcherState, delivery: Candidate, counted:
  * Starts attempts for the due deliveries within the caps; the promise settles when the attempts it
  * started were recorded (attempts already running are not waited for).
  */
-export function runDueDeliveries(deps: Deps): Promise<void> {
+export function runDueDeliveries(deps: Deps, maxInFlight = MAX_IN_FLIGHT): Promise<void> {
   const state = dispatcherState(deps);
   if (state.stopped) return Promise.resolve();
   const started: Promise<void>[] = [];
   for (const candidate of dueCandidates(deps, state, deps.clock.now())) {
-    if (state.total >= MAX_IN_FLIGHT) break;
+    if (state.total >= Math.min(maxInFlight, MAX_IN_FLIGHT)) break;
     if ((state.perWebhook.get(candidate.webhookId) ?? 0) >= MAX_IN_FLIGHT_PER_WEBHOOK) continue;
     started.push(track(deps, state, candidate, true));
   }
@@ -140,15 +141,30 @@ export function sendNow(deps: Deps, delivery: DeliveryRow): Promise<void> {
   return track(deps, state, { id: delivery.id, webhookId: delivery.webhookId, nextAttemptAt: 0 }, false);
 }
 
-/** Runs the dispatcher soon (coalesced), when it runs on its own. */
+/** While value writes are waiting for the writer, the dispatcher looks again after this pause. */
+export const YIELD_TO_INGEST_MS = 20;
+
+/**
+ * Runs the dispatcher soon (coalesced), when it runs on its own. Deliveries yield to ingest: while
+ * the writer has value writes waiting, at most one attempt runs and the next look is
+ * `YIELD_TO_INGEST_MS` later, so a flood of writes is answered first and its deliveries (durable in
+ * the outbox) follow as the flood eases.
+ */
 export function kickDispatcher(deps: Deps): void {
   const state = dispatcherState(deps);
   if (!state.automatic || state.stopped || state.kickScheduled) return;
   state.kickScheduled = true;
-  setTimeout(() => {
-    state.kickScheduled = false;
-    runDueDeliveries(deps).catch((err) => deps.log.error({ err }, 'webhook dispatcher failed'));
-  }, 0);
+  const busy = writerFor(deps).pending > 0;
+  setTimeout(
+    () => {
+      state.kickScheduled = false;
+      const stillBusy = busy && writerFor(deps).pending > 0;
+      runDueDeliveries(deps, stillBusy ? 1 : MAX_IN_FLIGHT).catch((err) =>
+        deps.log.error({ err }, 'webhook dispatcher failed'),
+      );
+    },
+    busy ? YIELD_TO_INGEST_MS : 0,
+  );
 }
 
 /** Lets the dispatcher run on its own (kicks after finished attempts). */
