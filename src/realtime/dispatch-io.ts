@@ -4,6 +4,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import type { Deps } from '../deps';
+import { literalAddress } from './dispatch-targets';
 
 export interface WebhookIo {
   fetch: (url: string, init: RequestInit) => Promise<Response>;
@@ -28,4 +29,18 @@ export function webhookIo(deps: Deps): WebhookIo {
 /** Replaces parts of a daemon's webhook I/O (tests). */
 export function setWebhookIo(deps: Deps, io: Partial<WebhookIo>): void {
   ios.set(deps, { ...webhookIo(deps), ...io });
+}
+
+/**
+ * The addresses a webhook URL reaches: its literal address, or every address its name resolves to
+ * now; null when the name does not resolve.
+ */
+export async function targetAddresses(deps: Deps, url: URL): Promise<string[] | null> {
+  const literal = literalAddress(url);
+  if (literal !== null) return [literal];
+  try {
+    return await webhookIo(deps).lookup(url.hostname);
+  } catch {
+    return null;
+  }
 }

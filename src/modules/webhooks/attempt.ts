@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Deps } from '../../deps';
-import { webhookIo } from '../../realtime/dispatch-io';
+import { targetAddresses, webhookIo } from '../../realtime/dispatch-io';
 import { addressAllowed, literalAddress } from '../../realtime/dispatch-targets';
 import type { DeliveryRow, WebhookRow } from './mapper';
 
@@ -87,20 +87,11 @@ async function resolveTarget(
   hook: WebhookRow,
 ): Promise<{ error: string } | { url: string; host?: string }> {
   const url = new URL(hook.url);
-  const literal = literalAddress(url);
-  let addresses: string[];
-  if (literal !== null) addresses = [literal];
-  else {
-    try {
-      addresses = await webhookIo(deps).lookup(url.hostname);
-    } catch {
-      return { error: 'dns_failed' };
-    }
-  }
-  const [first] = addresses;
-  if (first === undefined) return { error: 'dns_failed' };
+  const addresses = await targetAddresses(deps, url);
+  const first = addresses?.[0];
+  if (addresses === null || first === undefined) return { error: 'dns_failed' };
   if (!addresses.every((a) => addressAllowed(a, hook.allowPrivateNetwork))) return { error: 'target_refused' };
-  if (literal !== null || url.protocol !== 'http:') return { url: hook.url };
+  if (literalAddress(url) !== null || url.protocol !== 'http:') return { url: hook.url };
   const host = url.host;
   url.hostname = isIP(first) === 6 ? `[${first}]` : first;
   return { url: url.toString(), host };

@@ -4,8 +4,8 @@
  */
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { webhookIo } from '../../realtime/dispatch-io';
-import { addressAllowed, literalAddress } from '../../realtime/dispatch-targets';
+import { targetAddresses } from '../../realtime/dispatch-io';
+import { addressAllowed } from '../../realtime/dispatch-targets';
 import { topicOfEvent } from '../../realtime/topics';
 import { SECRET_PREFIX } from './attempt';
 
@@ -106,16 +106,8 @@ export function checkUrl(text: string): URL {
  * webhook (rule 6). A name that does not resolve is accepted: the appliance may be offline now.
  */
 export async function checkTarget(deps: Deps, url: URL, allowPrivateNetwork: boolean): Promise<void> {
-  const literal = literalAddress(url);
-  let addresses: string[];
-  if (literal !== null) addresses = [literal];
-  else {
-    try {
-      addresses = await webhookIo(deps).lookup(url.hostname);
-    } catch {
-      return;
-    }
-  }
+  const addresses = await targetAddresses(deps, url);
+  if (addresses === null) return;
   if (!addresses.every((a) => addressAllowed(a, allowPrivateNetwork))) throw invalid('/url', ADDRESS_RULE);
 }
 
