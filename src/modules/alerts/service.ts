@@ -19,6 +19,7 @@ import { acknowledge, closeAll, closeIncident, isSnoozed, notifyUnnotified } fro
 import { dropAlertIndex, evaluateNow } from './evaluate';
 import { toIncidentDto } from './mapper';
 import type { AlertDto, AlertListQuery, AlertWrite, IncidentDto, IncidentQuery } from './model';
+import { noticeKey } from './notices';
 import { type AlertRow, alertDto, dtoOf, findRule, openIncidents, requireRule, selectRules, stateSql } from './store';
 
 function audit(deps: Deps, principal: Principal, change: string, row: AlertRow, changed: readonly string[]): void {
@@ -163,14 +164,15 @@ export function acknowledgeAlert(
   return alertDto(deps, row.id);
 }
 
-/** Rule 3 of §7: the `acknowledge` button of an alert notification acknowledges its incident. */
+/**
+ * Rule 3 of §7: the `acknowledge` button of an alert notification acknowledges the open incident
+ * whose notice has that key (the key is made by `noticeKey` alone, so it is matched, never parsed).
+ */
 export function acknowledgeByNoticeKey(deps: Deps, key: string, by: string): void {
-  const parts = key.split(':');
-  const [head, a, b] = parts;
-  if (parts.length === 3 && head === 'alert') acknowledge(deps, Number(a), by, Number(b));
-  else if (parts.length === 2 && (head === 'subsystem-offline' || head === 'webhook-disabled')) {
-    const rule = deps.db.select().from(alertRules).where(eq(alertRules.systemKind, head)).get();
-    if (rule) acknowledge(deps, rule.id, by, Number(a));
+  const open = deps.db.select().from(alertIncidents).where(eq(alertIncidents.state, 'open')).all();
+  for (const incident of open) {
+    const rule = findRule(deps, incident.alertId);
+    if (rule && noticeKey(rule, incident.sourceId) === key) acknowledge(deps, rule.id, by, incident.sourceId);
   }
 }
 
