@@ -118,6 +118,11 @@ function activeHooks(deps: Deps, state: OutboxState): CompiledWebhook[] {
   return state.hooks;
 }
 
+/** The active webhooks (from the same cache the outbox matches events with), in `_id` order. */
+export function activeWebhookIds(deps: Deps): number[] {
+  return activeHooks(deps, stateOf(deps)).map((h) => h.id);
+}
+
 /**
  * Whether an event is about one of the webhook's subsystems: its data names the subsystem by
  * `subsystemId` or `subsystemExternalId`, or the event is about the subsystem itself. An event about

@@ -12,6 +12,7 @@
  */
 import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
+import { activeWebhookIds } from '../../realtime/outbox';
 import { performAttempt } from './attempt';
 import type { DeliveryRow } from './mapper';
 import { type AttemptKind, recordAttempt } from './record';
@@ -65,14 +66,13 @@ interface Candidate {
 }
 
 function dueCandidates(deps: Deps, state: DispatcherState, now: number): Candidate[] {
-  const hooks = deps.sqlite.query<{ id: number }, []>('SELECT id FROM webhooks WHERE active = 1').all();
   const due = deps.sqlite.query<{ id: number; next_attempt_at: number }, [number, number, number]>(
     `SELECT id, next_attempt_at FROM webhook_deliveries
      WHERE webhook_id = ? AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
      ORDER BY next_attempt_at, id LIMIT ?`,
   );
   const out: Candidate[] = [];
-  for (const { id: webhookId } of hooks) {
+  for (const webhookId of activeWebhookIds(deps)) {
     const busy = state.perWebhook.get(webhookId) ?? 0;
     const free = MAX_IN_FLIGHT_PER_WEBHOOK - busy;
     if (free <= 0) continue;
