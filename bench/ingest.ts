@@ -15,6 +15,7 @@ import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort, waitFor } from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
@@ -26,26 +27,6 @@ const VARIABLES = 1000;
 const WS_SUBSCRIBERS = Number(process.env.WS_SUBSCRIBERS ?? 0);
 const WEBHOOKS = Number(process.env.WEBHOOKS ?? 0);
 const ADMIN_PASSWORD = 'bench-admin-password-1';
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = probe.port ?? 0;
-  probe.stop(true);
-  return port;
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      const res = await fetch(url);
-      if (res.status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await Bun.sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
-}
 
 async function api(base: string, method: string, path: string, body: unknown, session?: string) {
   const res = await fetch(`${base}/api/v1${path}`, {

@@ -14,6 +14,7 @@ import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort, waitFor } from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const ITEMS = Number(process.env.ITEMS ?? 10_000);
@@ -21,25 +22,6 @@ const READS = Number(process.env.READS ?? 50);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const API_ITEMS = Number(process.env.API_ITEMS ?? 200);
 const ADMIN_PASSWORD = 'bench-admin-password-1';
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = probe.port ?? 0;
-  probe.stop(true);
-  return port;
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await Bun.sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
-}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
