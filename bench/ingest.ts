@@ -12,7 +12,7 @@
  * it acts through the trusted-network rule (loopback) as the integration role.
  */
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, waitFor } from './support';
@@ -104,7 +104,7 @@ async function webhooks(base: string, session: string, count: number) {
 }
 
 /** Runs wrk without blocking this process's event loop (the WebSocket subscribers must keep reading). */
-async function wrk(port: number, offset: number): Promise<{ rps: number; non2xx: number }> {
+async function wrk(port: number, offset: number): Promise<{ rps: number; requests: number; non2xx: number }> {
   const proc = Bun.spawn(
     [
       'wrk',
@@ -123,9 +123,22 @@ async function wrk(port: number, offset: number): Promise<{ rps: number; non2xx:
     proc.exited,
   ]);
   const rps = Number(/Requests\/sec:\s+([0-9.]+)/.exec(text)?.[1] ?? Number.NaN);
+  const requests = Number(/([0-9]+) requests in/.exec(text)?.[1] ?? Number.NaN);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+([0-9]+)/.exec(text)?.[1] ?? 0);
   if (!Number.isFinite(rps)) throw new Error(`wrk failed: ${text}${errors}`);
-  return { rps, non2xx };
+  return { rps, requests, non2xx };
+}
+
+/** CPU time (user + system) a process has used, in ms, from /proc (Linux, 100 ticks/s; NaN elsewhere). */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name: state is field 3, utime 14 and stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 const median = (xs: number[]) => {
@@ -169,18 +182,24 @@ try {
   );
   const floorRuns: number[] = [];
   const productRuns: number[] = [];
+  const cpuPerRequest: number[] = [];
   for (let i = 1; i <= RUNS; i++) {
     const f = await wrk(floorPort, 0);
     floorRuns.push(f.rps);
     console.log(`run ${i} floor   ${f.rps.toFixed(0).padStart(7)} req/s${f.non2xx ? ` (${f.non2xx} non-2xx)` : ''}`);
+    const cpuBefore = cpuMs(product.pid);
     const p = await wrk(productPort, offset);
+    const usPerRequest = ((cpuMs(product.pid) - cpuBefore) * 1000) / p.requests;
     if (p.non2xx > 0) throw new Error(`pmsd answered ${p.non2xx} non-2xx responses`);
     productRuns.push(p.rps);
-    console.log(`run ${i} product ${p.rps.toFixed(0).padStart(7)} req/s`);
+    cpuPerRequest.push(usPerRequest);
+    console.log(
+      `run ${i} product ${p.rps.toFixed(0).padStart(7)} req/s, ${usPerRequest.toFixed(1)} µs CPU per request`,
+    );
   }
   const ratio = median(productRuns) / median(floorRuns);
   console.log(
-    `median floor ${median(floorRuns).toFixed(0)} req/s, median product ${median(productRuns).toFixed(0)} req/s, ratio ${ratio.toFixed(2)}x`,
+    `median floor ${median(floorRuns).toFixed(0)} req/s, median product ${median(productRuns).toFixed(0)} req/s, ratio ${ratio.toFixed(2)}x; pmsd CPU per request ${median(cpuPerRequest).toFixed(1)} µs`,
   );
   if (WS_SUBSCRIBERS > 0) {
     await Bun.sleep(500);

@@ -12,7 +12,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import type { Deps } from '../deps';
 import { AppError } from '../http/errors';
-import { stageEvent } from '../realtime/outbox';
+import { stageBatchEvent, writeOutboxRow } from '../realtime/outbox';
 
 export interface WriteScope {
   /** Runs `effect` after the job's batch committed; dropped when the job fails. */
@@ -20,14 +20,26 @@ export interface WriteScope {
   /** Runs `undo` when the job's changes are rolled back (it threw, or its batch failed to commit). */
   onUndo(undo: () => void): void;
   /**
-   * Emits an event of this job: its webhook deliveries are queued inside the batch transaction now
-   * (committed or undone with the job) and it is published on the bus after the commit.
+   * Emits an event of this job: its webhook deliveries go into the batch's outbox row, written in the
+   * batch transaction (committed with the job, dropped when the job is undone), and it is published
+   * on the bus after the commit.
    */
   emit(type: string, data: Record<string, unknown>): void;
 }
 
-/** Queues an event's outbox rows on the current transaction; returns its after-commit publish. */
-export type StageEvent = (type: string, data: Record<string, unknown>) => () => void;
+/**
+ * How jobs' events reach the webhook outbox (writerFor: realtime/outbox.ts; a bare Writer drops
+ * them): each job collects its events' delivery lines, and the lines of the jobs that succeeded are
+ * written as one outbox row just before the batch commits.
+ */
+export interface BatchOutbox {
+  /** Appends the event's delivery lines to the job's `lines`; returns its after-commit publish. */
+  stage(type: string, data: Record<string, unknown>, lines: string[]): () => void;
+  /** Writes a batch's lines inside its transaction. */
+  write(lines: string[]): void;
+}
+
+const NO_OUTBOX: BatchOutbox = { stage: () => () => {}, write: () => {} };
 
 interface Job {
   run: (scope: WriteScope) => unknown;
@@ -35,6 +47,8 @@ interface Job {
   reject: (err: unknown) => void;
   effects: Array<() => void>;
   undos: Array<() => void>;
+  /** The outbox lines of the job's events. */
+  outbox: string[];
   outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
 }
 
@@ -42,8 +56,8 @@ export interface WriterOptions {
   /** Most jobs in one transaction. */
   maxBatch?: number;
   onEffectError?: (err: unknown) => void;
-  /** How `scope.emit` stages an event (writerFor: the webhook outbox and the bus); a bare Writer drops events. */
-  stage?: StageEvent;
+  /** Where `scope.emit` stages events (writerFor: the webhook outbox, then the bus). */
+  outbox?: BatchOutbox;
 }
 
 const DEFAULT_MAX_BATCH = 512;
@@ -54,7 +68,7 @@ export class Writer {
   private readonly maxBatch: number;
   private readonly statements: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'undo', Statement>;
   private readonly onEffectError: (err: unknown) => void;
-  private readonly stage: StageEvent;
+  private readonly outbox: BatchOutbox;
 
   constructor(
     private readonly sqlite: Database,
@@ -62,7 +76,7 @@ export class Writer {
   ) {
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
     this.onEffectError = options.onEffectError ?? (() => {});
-    this.stage = options.stage ?? (() => () => {});
+    this.outbox = options.outbox ?? NO_OUTBOX;
     this.statements = {
       begin: sqlite.prepare('BEGIN IMMEDIATE'),
       commit: sqlite.prepare('COMMIT'),
@@ -76,7 +90,14 @@ export class Writer {
   /** Queues a job; resolves with its result once its batch committed, rejects with what it threw. */
   submit<T>(run: (scope: WriteScope) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject, effects: [], undos: [] });
+      this.queue.push({
+        run,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        effects: [],
+        undos: [],
+        outbox: [],
+      });
       this.schedule();
     });
   }
@@ -105,7 +126,7 @@ export class Writer {
   private runJob(job: Job, s: Writer['statements']): void {
     s.savepoint.run();
     try {
-      const value = job.run(scopeOf(job, this.stage));
+      const value = job.run(scopeOf(job, this.outbox));
       s.release.run();
       job.outcome = { ok: true, value };
     } catch (error) {
@@ -113,6 +134,7 @@ export class Writer {
       s.release.run();
       undoAll(job);
       job.effects = [];
+      job.outbox = [];
       job.outcome = { ok: false, error };
     }
   }
@@ -128,7 +150,7 @@ export class Writer {
     let failed = false;
     for (const job of batch) {
       try {
-        job.outcome = { ok: true, value: job.run(scopeOf(job, this.stage)) };
+        job.outcome = { ok: true, value: job.run(scopeOf(job, this.outbox)) };
       } catch {
         failed = true;
         break;
@@ -139,12 +161,26 @@ export class Writer {
       for (const job of batch) {
         undoAll(job);
         job.effects = [];
+        job.outbox = [];
         job.outcome = undefined;
       }
       s.begin.run();
       for (const job of batch) this.runJob(job, s);
     }
+    this.writeOutbox(batch);
     s.commit.run();
+  }
+
+  /** The outbox row of the jobs that succeeded, in job order (none when no event had a delivery). */
+  private writeOutbox(batch: Job[]): void {
+    let lines: string[] | null = null;
+    for (const job of batch) {
+      if (job.outbox.length > 0 && job.outcome?.ok) {
+        lines ??= [];
+        for (const line of job.outbox) lines.push(line);
+      }
+    }
+    if (lines) this.outbox.write(lines);
   }
 
   private flush(): void {
@@ -176,11 +212,11 @@ export class Writer {
   }
 }
 
-function scopeOf(job: Job, stage: StageEvent): WriteScope {
+function scopeOf(job: Job, outbox: BatchOutbox): WriteScope {
   return {
     afterCommit: (effect) => job.effects.push(effect),
     onUndo: (undo) => job.undos.push(undo),
-    emit: (type, data) => job.effects.push(stage(type, data)),
+    emit: (type, data) => job.effects.push(outbox.stage(type, data, job.outbox)),
   };
 }
 
@@ -203,7 +239,10 @@ export function writerFor(deps: Deps): Writer {
   if (!writer) {
     writer = new Writer(deps.sqlite, {
       onEffectError: (err) => deps.log.error({ err }, 'after-commit effect failed'),
-      stage: (type, data) => stageEvent(deps, type, data),
+      outbox: {
+        stage: (type, data, lines) => stageBatchEvent(deps, type, data, lines),
+        write: (lines) => writeOutboxRow(deps, lines),
+      },
     });
     writers.set(deps, writer);
   }

@@ -3,13 +3,24 @@ import { addSubsystem, recordEvents, rowCount } from '../../tests/helpers/app';
 import { writerFor } from '../db/writer';
 import { addWebhook, deliveryRows, webhookApp } from '../modules/webhooks/test-support';
 import { emit } from './emit';
+import { takeInOutbox } from './outbox';
 
+/** Delivery bodies of a webhook after the outbox was taken in, oldest first. */
 function payloads(t: ReturnType<typeof webhookApp>, webhookId: number) {
+  while (takeInOutbox(t.deps)) {}
   return t.deps.sqlite
     .query<{ event_type: string; payload: string }, [number]>(
       'SELECT event_type, payload FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id',
     )
     .all(webhookId);
+}
+
+function outboxRows(t: ReturnType<typeof webhookApp>) {
+  return t.deps.sqlite
+    .query<{ created_at: number; deliveries: string }, []>(
+      'SELECT created_at, deliveries FROM webhook_outbox ORDER BY id',
+    )
+    .all();
 }
 
 describe('webhook outbox', () => {
@@ -20,7 +31,7 @@ describe('webhook outbox', () => {
     expect(rowCount(t, 'webhook_deliveries')).toBe(0);
   });
 
-  it('a value write queues its delivery with the bus event as the body, in the batch that stored the value', async () => {
+  it('a value write queues its delivery in the outbox row of the batch that stored the value; take-in makes it a delivery', async () => {
     const t = webhookApp();
     await addSubsystem(t, 'media');
     const v = await t.call('POST', '/variables', {
@@ -30,16 +41,29 @@ describe('webhook outbox', () => {
     const hook = await addWebhook(t, { url: 'https://hooks.example.com/', events: ['variable.changed'] });
     const bus = recordEvents(t, (e) => e.type === 'variable.changed');
     await t.call('POST', `/variables/${v.body._id}/value`, { from: '127.0.0.1', body: { value: '7' } });
-    const rows = payloads(t, hook._id);
-    expect(rows.map((r) => r.event_type)).toEqual(['variable.changed']);
-    expect(JSON.parse(rows[0]?.payload ?? '')).toEqual({
-      type: 'variable.changed',
-      timestamp: bus[0]?.at,
-      data: bus[0]?.data,
+    const body = JSON.stringify({ type: 'variable.changed', timestamp: bus[0]?.at, data: bus[0]?.data });
+    expect(outboxRows(t)).toEqual([
+      { created_at: t.clock.now(), deliveries: `${hook._id}\tvariable.changed\t${body}` },
+    ]);
+    expect(rowCount(t, 'webhook_deliveries')).toBe(0);
+
+    expect(takeInOutbox(t.deps)).toBe(false);
+    expect(rowCount(t, 'webhook_outbox')).toBe(0);
+    const [row] = t.deps.sqlite
+      .query<{ event_id: string; event_type: string; status: string; payload: string; created_at: number }, []>(
+        'SELECT event_id, event_type, status, payload, created_at FROM webhook_deliveries',
+      )
+      .all();
+    expect(row).toEqual({
+      event_id: expect.stringMatching(/^msg_[0-9a-f]{32}$/),
+      event_type: 'variable.changed',
+      status: 'pending',
+      payload: body,
+      created_at: t.clock.now(),
     });
   });
 
-  it('a writer job that fails takes its queued deliveries along and never publishes; the others commit', async () => {
+  it('a writer batch writes one outbox row, in job order; a failing job takes its lines along and never publishes', async () => {
     const t = webhookApp();
     const hook = await addWebhook(t, { url: 'https://hooks.example.com/', events: ['variable.*'] });
     const bus = recordEvents(t, (e) => e.type.startsWith('variable.'));
@@ -53,8 +77,54 @@ describe('webhook outbox', () => {
     await ok;
     await expect(bad).rejects.toThrow('boom');
     await after;
+    expect(rowCount(t, 'webhook_outbox')).toBe(1);
     expect(payloads(t, hook._id).map((r) => JSON.parse(r.payload).data._id)).toEqual([1, 3]);
     expect(bus.map((e) => e.data._id)).toEqual([1, 3]);
+  });
+
+  it('a batch whose outbox row cannot be written stores nothing: the value write fails and nothing is published', async () => {
+    const t = webhookApp();
+    const media = await addSubsystem(t, 'media');
+    const v = await t.call('PUT', '/variables', {
+      as: 'admin',
+      body: { subsystemId: media._id, externalRef: 'temp', displayName: 'T' },
+    });
+    await addWebhook(t, { url: 'https://hooks.example.com/', events: ['variable.changed'] });
+    const bus = recordEvents(t, (e) => e.type === 'variable.changed');
+    t.deps.sqlite.run(
+      "CREATE TRIGGER refuse_outbox BEFORE INSERT ON webhook_outbox BEGIN SELECT RAISE(ABORT, 'outbox refused'); END",
+    );
+    const res = await t.call('POST', `/variables/${v.body._id}/value`, { from: '127.0.0.1', body: { value: '7' } });
+    // The trigger's abort is a constraint failure (409); a full disk would be 507. Either way no 2xx.
+    expect(res.status).toBe(409);
+    expect(bus).toEqual([]);
+    expect(rowCount(t, 'variable_history', `variable_id = ${v.body._id}`)).toBe(0);
+    const read = await t.call('GET', `/variables/${v.body._id}`, { as: 'admin' });
+    expect(read.body.lastValue).not.toBe('7');
+  });
+
+  it('take-in works oldest first in bounded steps and drops the lines of a deleted webhook', async () => {
+    const t = webhookApp();
+    const kept = await addWebhook(t, { url: 'https://hooks.example.com/', events: ['variable.*'] });
+    const gone = await addWebhook(t, { url: 'https://hooks.example.com/', events: ['variable.*'] });
+    const writer = writerFor(t.deps);
+    for (let i = 1; i <= 3; i++) {
+      await writer.submit((scope) => scope.emit('variable.updated', { _id: i, changed: [] }));
+      t.clock.advance(1000);
+    }
+    expect(rowCount(t, 'webhook_outbox')).toBe(3);
+    await t.call('DELETE', `/webhook/${gone._id}`, { as: 'admin' });
+    expect(takeInOutbox(t.deps, 2)).toBe(true);
+    expect(rowCount(t, 'webhook_outbox')).toBe(1);
+    expect(takeInOutbox(t.deps, 2)).toBe(false);
+    expect(rowCount(t, 'webhook_deliveries', `webhook_id = ${gone._id}`)).toBe(0);
+    const rows = t.deps.sqlite
+      .query<{ payload: string; created_at: number }, [number]>(
+        'SELECT payload, created_at FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id',
+      )
+      .all(kept._id);
+    expect(rows.map((r) => JSON.parse(r.payload).data._id)).toEqual([1, 2, 3]);
+    expect(rows.map((r) => r.created_at - (rows[0]?.created_at ?? 0))).toEqual([0, 1000, 2000]);
   });
 
   it('emit inside a transaction queues in it: a rollback leaves no delivery', async () => {

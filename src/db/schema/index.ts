@@ -27,4 +27,5 @@ export * from './users';
 export * from './variable-history';
 export * from './variables';
 export * from './webhook-deliveries';
+export * from './webhook-outbox';
 export * from './webhooks';

@@ -7,7 +7,7 @@ import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { transact } from '../../realtime/emit';
-import { deliveryPayload, insertDelivery } from '../../realtime/outbox';
+import { deliveryPayload, insertDelivery, takeInOutbox } from '../../realtime/outbox';
 import type { Principal } from '../auth/principal';
 import { kickDispatcher, sendNow } from './dispatch';
 import { type DeliveryRow, toDeliveryDto } from './mapper';
@@ -18,9 +18,13 @@ function deliveryRow(deps: Deps, id: number): DeliveryRow | undefined {
   return deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
 }
 
-/** The delivery log of a webhook, newest first, filtered by status, event type and earliest creation. */
+/**
+ * The delivery log of a webhook, newest first, filtered by status, event type and earliest creation.
+ * The outbox is taken in first (a bounded step), so what value writes queued a moment ago is listed.
+ */
 export function listDeliveries(deps: Deps, id: string, query: DeliveryQuery, page: Page): ListResult<DeliveryDto> {
   const hook = webhookRow(deps, id);
+  takeInOutbox(deps);
   const where: SQL[] = [eq(webhookDeliveries.webhookId, hook.id)];
   if (query.status !== undefined) where.push(eq(webhookDeliveries.status, query.status));
   if (query.eventType !== undefined) where.push(eq(webhookDeliveries.eventType, query.eventType));

@@ -1,5 +1,6 @@
 /**
- * The dispatcher (§10 rules 2, 3, 5): picks due deliveries (pending or retrying, `nextAttemptAt` ≤ now)
+ * The dispatcher (§10 rules 2, 3, 5): takes the writer's outbox rows in as deliveries
+ * (realtime/outbox.ts `takeInOutbox`), then picks due deliveries (pending or retrying, `nextAttemptAt` ≤ now)
  * of active webhooks, oldest due first, at most 4 in flight per webhook and 16 overall, and records
  * each outcome. Which deliveries are in flight lives only in memory: a delivery whose attempt was
  * running when the process died was never recorded, so it is still due after a restart and goes out
@@ -12,7 +13,7 @@
  */
 import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
-import { activeWebhookIds } from '../../realtime/outbox';
+import { activeWebhookIds, TAKE_IN_ROWS, takeInOutbox } from '../../realtime/outbox';
 import { performAttempt } from './attempt';
 import type { DeliveryRow } from './mapper';
 import { type AttemptKind, recordAttempt } from './record';
@@ -120,12 +121,14 @@ function track(deps: Deps, state: DispatcherState, delivery: Candidate, counted:
 }
 
 /**
- * Starts attempts for the due deliveries within the caps; the promise settles when the attempts it
- * started were recorded (attempts already running are not waited for).
+ * Takes in up to `takeInRows` outbox rows, then starts attempts for the due deliveries within the
+ * caps; the promise settles when the attempts it started were recorded (attempts already running are
+ * not waited for). When outbox rows remain, a dispatcher running on its own looks again soon.
  */
-export function runDueDeliveries(deps: Deps, maxInFlight = MAX_IN_FLIGHT): Promise<void> {
+export function runDueDeliveries(deps: Deps, maxInFlight = MAX_IN_FLIGHT, takeInRows = TAKE_IN_ROWS): Promise<void> {
   const state = dispatcherState(deps);
   if (state.stopped) return Promise.resolve();
+  if (takeInOutbox(deps, takeInRows)) kickDispatcher(deps);
   const started: Promise<void>[] = [];
   for (const candidate of dueCandidates(deps, state, deps.clock.now())) {
     if (state.total >= Math.min(maxInFlight, MAX_IN_FLIGHT)) break;
@@ -146,9 +149,10 @@ export const YIELD_TO_INGEST_MS = 20;
 
 /**
  * Runs the dispatcher soon (coalesced), when it runs on its own. Deliveries yield to ingest: while
- * the writer has value writes waiting, at most one attempt runs and the next look is
- * `YIELD_TO_INGEST_MS` later, so a flood of writes is answered first and its deliveries (durable in
- * the outbox) follow as the flood eases.
+ * the writer has value writes waiting, a look takes in one outbox row and starts at most one attempt,
+ * and the next look is `YIELD_TO_INGEST_MS` later, so a flood of writes is answered first and its
+ * deliveries (durable in the outbox) follow as the flood eases. The 1 s tick (jobs.ts) runs a full
+ * look whatever the load, so deliveries never stop.
  */
 export function kickDispatcher(deps: Deps): void {
   const state = dispatcherState(deps);
@@ -159,7 +163,7 @@ export function kickDispatcher(deps: Deps): void {
     () => {
       state.kickScheduled = false;
       const stillBusy = busy && writerFor(deps).pending > 0;
-      runDueDeliveries(deps, stillBusy ? 1 : MAX_IN_FLIGHT).catch((err) =>
+      runDueDeliveries(deps, stillBusy ? 1 : MAX_IN_FLIGHT, stillBusy ? 1 : TAKE_IN_ROWS).catch((err) =>
         deps.log.error({ err }, 'webhook dispatcher failed'),
       );
     },

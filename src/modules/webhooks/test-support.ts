@@ -3,6 +3,7 @@ import { afterEach } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import { makeTestApp, type TestApp } from '../../../tests/helpers/app';
 import { setWebhookIo } from '../../realtime/dispatch-io';
+import { takeInOutbox } from '../../realtime/outbox';
 
 export const T0 = '2026-01-15T12:00:00.000Z';
 
@@ -91,8 +92,9 @@ export function expectedSignature(secret: string, id: string, timestamp: string,
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** Delivery rows of a webhook as stored, oldest first. */
+/** Delivery rows of a webhook as stored, oldest first, after the writer's outbox was taken in. */
 export function deliveryRows(t: TestApp, webhookId: number) {
+  while (takeInOutbox(t.deps)) {}
   return t.deps.sqlite
     .query<
       { id: number; event_type: string; status: string; next_attempt_at: number | null; attempts: string },

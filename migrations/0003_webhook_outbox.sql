@@ -1,0 +1,5 @@
+CREATE TABLE `webhook_outbox` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`created_at` integer NOT NULL,
+	`deliveries` text NOT NULL
+);
