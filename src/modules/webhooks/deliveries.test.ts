@@ -166,6 +166,30 @@ describe('delivery durability and retention', () => {
     release();
   });
 
+  it("a value write's delivery is listed at once and, still in the outbox when the process died, goes out after a restart", async () => {
+    const first = webhookApp();
+    const r = serve();
+    const media = await addSubsystem(first, 'media');
+    const v = await first.call('PUT', '/variables', {
+      as: 'admin',
+      body: { subsystemId: media._id, externalRef: 'x' },
+    });
+    const hook = await addWebhook(first, { url: r.url, allowPrivateNetwork: true, events: ['variable.changed'] });
+    await first.call('POST', `/variables/${v.body._id}/value`, { from: '127.0.0.1', body: { value: '1' } });
+    const listed = await first.call('GET', `/webhook/${hook._id}/deliveries`, { as: 'admin' });
+    expect(listed.body.map((d: { eventType: string; status: string }) => [d.eventType, d.status])).toEqual([
+      ['variable.changed', 'pending'],
+    ]);
+    await first.call('POST', `/variables/${v.body._id}/value`, { from: '127.0.0.1', body: { value: '2' } });
+    expect(rowCount(first, 'webhook_outbox')).toBe(1);
+
+    const second = webhookApp({ dataDir: first.deps.config.dataDir });
+    await runDueDeliveries(second.deps);
+    expect(rowCount(second, 'webhook_outbox')).toBe(0);
+    expect(r.received.map((x) => JSON.parse(x.body).data.lastValue)).toEqual(['1', '2']);
+    expect(deliveryRows(second, hook._id).map((d) => d.status)).toEqual(['succeeded', 'succeeded']);
+  });
+
   it('a stopped dispatcher starts nothing', async () => {
     const t = webhookApp();
     const r = serve();

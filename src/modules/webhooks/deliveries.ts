@@ -20,11 +20,16 @@ function deliveryRow(deps: Deps, id: number): DeliveryRow | undefined {
 
 /**
  * The delivery log of a webhook, newest first, filtered by status, event type and earliest creation.
- * The outbox is taken in first (a bounded step), so what value writes queued a moment ago is listed.
+ * The outbox is taken in first (a bounded step), so what value writes queued a moment ago is listed;
+ * when that write fails (a full disk), the log is still read as it is.
  */
 export function listDeliveries(deps: Deps, id: string, query: DeliveryQuery, page: Page): ListResult<DeliveryDto> {
   const hook = webhookRow(deps, id);
-  takeInOutbox(deps);
+  try {
+    takeInOutbox(deps);
+  } catch (err) {
+    deps.log.error({ err }, 'webhook outbox could not be taken in');
+  }
   const where: SQL[] = [eq(webhookDeliveries.webhookId, hook.id)];
   if (query.status !== undefined) where.push(eq(webhookDeliveries.status, query.status));
   if (query.eventType !== undefined) where.push(eq(webhookDeliveries.eventType, query.eventType));
