@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, it } from 'bun:test';
-import { Writer } from './writer';
+import { CONGESTED_BATCH, CONGESTED_FOR_MS, Writer } from './writer';
 
 function db() {
   const sqlite = new Database(':memory:');
@@ -9,6 +9,24 @@ function db() {
 }
 
 describe('Writer', () => {
+  it('is congested while jobs wait and for a while after a batch of several jobs, not after single jobs', async () => {
+    let now = 0;
+    const writer = new Writer(db(), { monotonic: () => now });
+    expect(writer.congested).toBe(false);
+    const one = writer.submit(() => null);
+    expect(writer.congested).toBe(true);
+    await one;
+    expect(writer.congested).toBe(false);
+    await Promise.all(Array.from({ length: CONGESTED_BATCH - 1 }, () => writer.submit(() => null)));
+    expect(writer.congested).toBe(false);
+    await Promise.all(Array.from({ length: CONGESTED_BATCH }, () => writer.submit(() => null)));
+    expect(writer.congested).toBe(true);
+    now += CONGESTED_FOR_MS - 1;
+    expect(writer.congested).toBe(true);
+    now += 1;
+    expect(writer.congested).toBe(false);
+  });
+
   it('commits jobs queued together in one transaction, in order, and resolves after the commit', async () => {
     const sqlite = db();
     const writer = new Writer(sqlite);

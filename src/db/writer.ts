@@ -58,7 +58,17 @@ export interface WriterOptions {
   onEffectError?: (err: unknown) => void;
   /** Where `scope.emit` stages events (writerFor: the webhook outbox, then the bus). */
   outbox?: BatchOutbox;
+  /** Monotonic ms, for `congested` (writerFor: the deps' clock). */
+  monotonic?: () => number;
 }
+
+/**
+ * A batch of at least this many jobs means requests arrive faster than the event loop turns: under
+ * light load a batch holds one or two jobs.
+ */
+export const CONGESTED_BATCH = 8;
+/** How long a congested batch keeps the writer `congested`. */
+export const CONGESTED_FOR_MS = 100;
 
 const DEFAULT_MAX_BATCH = 512;
 
@@ -69,6 +79,8 @@ export class Writer {
   private readonly statements: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'undo', Statement>;
   private readonly onEffectError: (err: unknown) => void;
   private readonly outbox: BatchOutbox;
+  private readonly monotonic: () => number;
+  private lastCongestedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly sqlite: Database,
@@ -77,6 +89,7 @@ export class Writer {
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
     this.onEffectError = options.onEffectError ?? (() => {});
     this.outbox = options.outbox ?? NO_OUTBOX;
+    this.monotonic = options.monotonic ?? (() => performance.now());
     this.statements = {
       begin: sqlite.prepare('BEGIN IMMEDIATE'),
       commit: sqlite.prepare('COMMIT'),
@@ -105,6 +118,15 @@ export class Writer {
   /** Jobs waiting for a batch. */
   get pending(): number {
     return this.queue.length;
+  }
+
+  /**
+   * Whether writes are arriving faster than they are answered one by one: jobs are waiting, or a
+   * batch of `CONGESTED_BATCH` jobs or more ran within the last `CONGESTED_FOR_MS`. Background work
+   * (webhook deliveries) yields while it is.
+   */
+  get congested(): boolean {
+    return this.queue.length > 0 || this.monotonic() - this.lastCongestedAt < CONGESTED_FOR_MS;
   }
 
   /** Commits everything queued now (shutdown, tests). */
@@ -186,6 +208,7 @@ export class Writer {
   private flush(): void {
     const batch = this.queue.splice(0, this.maxBatch);
     if (batch.length === 0) return;
+    if (batch.length >= CONGESTED_BATCH) this.lastCongestedAt = this.monotonic();
     try {
       this.runBatch(batch);
     } catch (err) {
@@ -239,6 +262,7 @@ export function writerFor(deps: Deps): Writer {
   if (!writer) {
     writer = new Writer(deps.sqlite, {
       onEffectError: (err) => deps.log.error({ err }, 'after-commit effect failed'),
+      monotonic: () => deps.clock.monotonic(),
       outbox: {
         stage: (type, data, lines) => stageBatchEvent(deps, type, data, lines),
         write: (lines) => writeOutboxRow(deps, lines),

@@ -10,8 +10,9 @@ export interface StoredAttempt {
 }
 
 /**
- * The delivery log, which is also the outbox (§10 rule 3): a row is inserted in the transaction of
- * the change that caused the event, with the exact body that every attempt signs. A row is due while
+ * The delivery log, and the outbox of configuration writes (§10 rule 3): a row is inserted in the
+ * transaction of the change that caused the event, or taken in from `webhook_outbox` for writer
+ * batches (realtime/outbox.ts), with the exact body that every attempt signs. A row is due while
  * `nextAttemptAt` is set (status pending or retrying); succeeded and dead rows have it null.
  */
 export const webhookDeliveries = sqliteTable(

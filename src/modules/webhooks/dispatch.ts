@@ -13,7 +13,7 @@
  */
 import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
-import { activeWebhookIds, TAKE_IN_ROWS, takeInOutbox } from '../../realtime/outbox';
+import { activeWebhookIds, takeInOutbox } from '../../realtime/outbox';
 import { performAttempt } from './attempt';
 import type { DeliveryRow } from './mapper';
 import { type AttemptKind, recordAttempt } from './record';
@@ -121,21 +121,42 @@ function track(deps: Deps, state: DispatcherState, delivery: Candidate, counted:
 }
 
 /**
- * Takes in up to `takeInRows` outbox rows, then starts attempts for the due deliveries within the
- * caps; the promise settles when the attempts it started were recorded (attempts already running are
- * not waited for). When outbox rows remain, a dispatcher running on its own looks again soon.
+ * Takes the outbox in, then starts attempts for the due deliveries within the caps; the promise
+ * settles when the attempts it started were recorded (attempts already running are not waited for).
+ * A full look takes in up to `TAKE_IN_ROWS` outbox rows first (a dispatcher running on its own looks
+ * again soon while rows remain). A `yielding` look (value writes are congesting the writer) starts at
+ * most one attempt and takes in one outbox row only when nothing is due.
  */
-export function runDueDeliveries(deps: Deps, maxInFlight = MAX_IN_FLIGHT, takeInRows = TAKE_IN_ROWS): Promise<void> {
+export function runDueDeliveries(deps: Deps, yielding = false): Promise<void> {
   const state = dispatcherState(deps);
   if (state.stopped) return Promise.resolve();
-  if (takeInOutbox(deps, takeInRows)) kickDispatcher(deps);
+  const now = deps.clock.now();
+  let candidates: Candidate[];
+  if (yielding) {
+    candidates = dueCandidates(deps, state, now);
+    if (candidates.length === 0) {
+      takeInOutbox(deps, 1);
+      candidates = dueCandidates(deps, state, now);
+    }
+  } else {
+    if (takeInOutbox(deps)) kickDispatcher(deps);
+    candidates = dueCandidates(deps, state, now);
+  }
+  const cap = yielding ? 1 : MAX_IN_FLIGHT;
   const started: Promise<void>[] = [];
-  for (const candidate of dueCandidates(deps, state, deps.clock.now())) {
-    if (state.total >= Math.min(maxInFlight, MAX_IN_FLIGHT)) break;
+  for (const candidate of candidates) {
+    if (state.total >= cap) break;
     if ((state.perWebhook.get(candidate.webhookId) ?? 0) >= MAX_IN_FLIGHT_PER_WEBHOOK) continue;
     started.push(track(deps, state, candidate, true));
   }
   return Promise.all(started).then(() => {});
+}
+
+/** One look of a dispatcher running on its own (kicks, the 1 s tick): yielding while writes congest the writer. */
+export function look(deps: Deps): Promise<void> {
+  return runDueDeliveries(deps, writerFor(deps).congested).catch((err) =>
+    deps.log.error({ err }, 'webhook dispatcher failed'),
+  );
 }
 
 /** Sends one delivery now, outside the caps and whatever its webhook's state (the test route). */
@@ -144,30 +165,26 @@ export function sendNow(deps: Deps, delivery: DeliveryRow): Promise<void> {
   return track(deps, state, { id: delivery.id, webhookId: delivery.webhookId, nextAttemptAt: 0 }, false);
 }
 
-/** While value writes are waiting for the writer, the dispatcher looks again after this pause. */
+/** While value writes congest the writer, the dispatcher looks again after this pause. */
 export const YIELD_TO_INGEST_MS = 20;
 
 /**
  * Runs the dispatcher soon (coalesced), when it runs on its own. Deliveries yield to ingest: while
- * the writer has value writes waiting, a look takes in one outbox row and starts at most one attempt,
- * and the next look is `YIELD_TO_INGEST_MS` later, so a flood of writes is answered first and its
- * deliveries (durable in the outbox) follow as the flood eases. The 1 s tick (jobs.ts) runs a full
- * look whatever the load, so deliveries never stop.
+ * value writes congest the writer (`Writer.congested`: jobs waiting, or batches of several jobs in
+ * the last 100 ms), a look starts at most one attempt and takes in an outbox row only when nothing is
+ * due, and the next look is `YIELD_TO_INGEST_MS` later. A flood of writes is answered first and its
+ * deliveries (durable in the outbox) follow as the flood eases; they never stop, only slow down.
  */
 export function kickDispatcher(deps: Deps): void {
   const state = dispatcherState(deps);
   if (!state.automatic || state.stopped || state.kickScheduled) return;
   state.kickScheduled = true;
-  const busy = writerFor(deps).pending > 0;
   setTimeout(
     () => {
       state.kickScheduled = false;
-      const stillBusy = busy && writerFor(deps).pending > 0;
-      runDueDeliveries(deps, stillBusy ? 1 : MAX_IN_FLIGHT, stillBusy ? 1 : TAKE_IN_ROWS).catch((err) =>
-        deps.log.error({ err }, 'webhook dispatcher failed'),
-      );
+      void look(deps);
     },
-    busy ? YIELD_TO_INGEST_MS : 0,
+    writerFor(deps).congested ? YIELD_TO_INGEST_MS : 0,
   );
 }
 

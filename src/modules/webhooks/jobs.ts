@@ -1,11 +1,12 @@
 /**
  * What the webhook module runs on timers (main starts it; tests call `runDueDeliveries` and
- * `pruneDeliveries` on the fake clock): the dispatcher every second and right after an event queued
- * deliveries; hourly the delivery log retention (§10 rule 7).
+ * `pruneDeliveries` on the fake clock): a dispatcher look every second and right after an event
+ * queued deliveries (yielding while value writes congest the writer); hourly the delivery log
+ * retention (§10 rule 7).
  */
 import type { Deps } from '../../deps';
 import { onDeliveriesQueued } from '../../realtime/outbox';
-import { kickDispatcher, runDueDeliveries, startDispatcher, stopDispatcher } from './dispatch';
+import { kickDispatcher, look, startDispatcher, stopDispatcher } from './dispatch';
 
 const TICK_MS = 1000;
 export const RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
@@ -36,9 +37,7 @@ export function pruneDeliveries(deps: Deps): number {
 export function startWebhookJobs(deps: Deps): () => Promise<void> {
   startDispatcher(deps);
   onDeliveriesQueued(deps, () => kickDispatcher(deps));
-  const timer = setInterval(() => {
-    runDueDeliveries(deps).catch((err) => deps.log.error({ err }, 'webhook dispatcher failed'));
-  }, TICK_MS);
+  const timer = setInterval(() => void look(deps), TICK_MS);
   deps.scheduler.add('webhook-deliveries-prune', '0 23 * * * *', () => void pruneDeliveries(deps));
   kickDispatcher(deps);
   return async () => {

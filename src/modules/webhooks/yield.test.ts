@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'bun:test';
-import { addSubsystem, type TestApp } from '../../../tests/helpers/app';
+import { addSubsystem, rowCount, type TestApp } from '../../../tests/helpers/app';
 import { writerFor } from '../../db/writer';
-import { inFlightCount, kickDispatcher, startDispatcher, stopDispatcher, YIELD_TO_INGEST_MS } from './dispatch';
+import {
+  inFlightCount,
+  kickDispatcher,
+  runDueDeliveries,
+  startDispatcher,
+  stopDispatcher,
+  YIELD_TO_INGEST_MS,
+} from './dispatch';
 import { addWebhook, receiverPool, webhookApp } from './test-support';
 
 const serve = receiverPool();
@@ -22,6 +29,32 @@ function flood(t: TestApp): () => void {
 }
 
 describe('deliveries yield to ingest', () => {
+  it('a yielding look starts one attempt and takes the outbox in only when nothing is due', async () => {
+    const t = webhookApp();
+    const r = serve();
+    const hook = await addWebhook(t, { url: r.url, allowPrivateNetwork: true, events: ['variable.*'] });
+    const writer = writerFor(t.deps);
+    const queue = (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) => writer.submit((scope) => scope.emit('variable.updated', { _id: i }))),
+      );
+    await queue(3);
+    await queue(3);
+    expect(rowCount(t, 'webhook_outbox')).toBe(2);
+    await runDueDeliveries(t.deps, true);
+    // Nothing was due: one outbox row was taken in, and one of its deliveries sent.
+    expect(rowCount(t, 'webhook_outbox')).toBe(1);
+    expect(r.received).toHaveLength(1);
+    await runDueDeliveries(t.deps, true);
+    expect(rowCount(t, 'webhook_outbox')).toBe(1);
+    expect(r.received).toHaveLength(2);
+    // A full look takes everything in and sends up to the webhook's cap.
+    await runDueDeliveries(t.deps);
+    expect(rowCount(t, 'webhook_outbox')).toBe(0);
+    expect(r.received).toHaveLength(6);
+    expect(rowCount(t, 'webhook_deliveries', `webhook_id = ${hook._id} AND status = 'succeeded'`)).toBe(6);
+  });
+
   it('one attempt at a time while writes wait for the writer, up to the cap once they do not', async () => {
     const t = webhookApp();
     const slow = serve('/slow');
