@@ -6,6 +6,13 @@
  *   bun bench/ingest.ts                 (RUNS=3 DURATION=10s CONNECTIONS=64 THREADS=2)
  *   WS_SUBSCRIBERS=1 bun bench/ingest.ts   (also N WebSocket clients subscribed to `variables`)
  *   WEBHOOKS=1 bun bench/ingest.ts         (also N webhooks on `variable.changed` to a local receiver)
+ *   PAIRED=1 WS_SUBSCRIBERS=1 WEBHOOKS=1 bun bench/ingest.ts
+ *       (each run: floor, then pmsd with the fan-out detached and attached, in alternating order, in
+ *        the same process and database: the webhooks are switched off and on, the sockets unsubscribe
+ *        and subscribe again; prints both medians and how much the fan-out costs)
+ *
+ * Besides requests/s, each pmsd run prints the daemon's CPU time per request (user + system, from
+ * /proc), which on a shared machine moves less than the rate.
  *
  * Both servers start on free ports with fresh data directories and are stopped afterwards. The
  * product runs from source with its defaults (info logging included); wrk sends no credential, so
@@ -26,6 +33,7 @@ const THREADS = process.env.THREADS ?? '2';
 const VARIABLES = 1000;
 const WS_SUBSCRIBERS = Number(process.env.WS_SUBSCRIBERS ?? 0);
 const WEBHOOKS = Number(process.env.WEBHOOKS ?? 0);
+const PAIRED = process.env.PAIRED === '1';
 const ADMIN_PASSWORD = 'bench-admin-password-1';
 
 async function api(base: string, method: string, path: string, body: unknown, session?: string) {
@@ -57,7 +65,7 @@ async function subscribers(
   port: number,
   session: string,
   count: number,
-): Promise<{ received: () => number; closed: () => string[]; close: () => void }> {
+): Promise<{ received: () => number; closed: () => string[]; attach: (on: boolean) => void; close: () => void }> {
   let received = 0;
   const closes: string[] = [];
   const sockets: WebSocket[] = [];
@@ -77,6 +85,10 @@ async function subscribers(
   return {
     received: () => received,
     closed: () => closes,
+    attach: (on) => {
+      for (const ws of sockets)
+        ws.send(JSON.stringify({ type: on ? 'subscribe' : 'unsubscribe', topics: ['variables'] }));
+    },
     close: () => {
       for (const ws of sockets) ws.close();
     },
@@ -95,12 +107,16 @@ async function webhooks(base: string, session: string, count: number) {
       return new Response(null, { status: 204 });
     },
   });
+  const ids: number[] = [];
   for (let i = 0; i < count; i++) {
     const url = `http://127.0.0.1:${server.port}/hook${i}`;
     const body = { displayName: `bench ${i}`, url, allowPrivateNetwork: true, events: ['variable.changed'] };
-    await api(base, 'POST', '/webhook', body, session);
+    ids.push(Number((await api(base, 'POST', '/webhook', body, session))._id));
   }
-  return { received: () => received, stop: () => server.stop(true) };
+  const attach = async (on: boolean) => {
+    for (const id of ids) await api(base, 'PATCH', `/webhook/${id}`, { active: on }, session);
+  };
+  return { received: () => received, attach, stop: () => server.stop(true) };
 }
 
 /** Runs wrk without blocking this process's event loop (the WebSocket subscribers must keep reading). */
@@ -183,24 +199,43 @@ try {
   const floorRuns: number[] = [];
   const productRuns: number[] = [];
   const cpuPerRequest: number[] = [];
-  for (let i = 1; i <= RUNS; i++) {
-    const f = await wrk(floorPort, 0);
-    floorRuns.push(f.rps);
-    console.log(`run ${i} floor   ${f.rps.toFixed(0).padStart(7)} req/s${f.non2xx ? ` (${f.non2xx} non-2xx)` : ''}`);
+  const detachedRuns: number[] = [];
+  const detachedCpu: number[] = [];
+  /** One wrk run against pmsd; returns req/s and µs of pmsd CPU per request. */
+  const productRun = async (label: string) => {
     const cpuBefore = cpuMs(product.pid);
     const p = await wrk(productPort, offset);
     const usPerRequest = ((cpuMs(product.pid) - cpuBefore) * 1000) / p.requests;
     if (p.non2xx > 0) throw new Error(`pmsd answered ${p.non2xx} non-2xx responses`);
-    productRuns.push(p.rps);
-    cpuPerRequest.push(usPerRequest);
-    console.log(
-      `run ${i} product ${p.rps.toFixed(0).padStart(7)} req/s, ${usPerRequest.toFixed(1)} µs CPU per request`,
-    );
+    console.log(`${label} ${p.rps.toFixed(0).padStart(7)} req/s, ${usPerRequest.toFixed(1)} µs CPU per request`);
+    return { rps: p.rps, usPerRequest };
+  };
+  const attach = async (on: boolean) => {
+    listeners.attach(on);
+    await hooks.attach(on);
+    await Bun.sleep(200);
+  };
+  for (let i = 1; i <= RUNS; i++) {
+    const f = await wrk(floorPort, 0);
+    floorRuns.push(f.rps);
+    console.log(`run ${i} floor   ${f.rps.toFixed(0).padStart(7)} req/s${f.non2xx ? ` (${f.non2xx} non-2xx)` : ''}`);
+    const order = PAIRED ? (i % 2 === 1 ? [false, true] : [true, false]) : [true];
+    for (const attached of order) {
+      if (PAIRED) await attach(attached);
+      const p = await productRun(`run ${i} product${PAIRED ? (attached ? ' attached' : ' detached') : ''}`);
+      (attached ? productRuns : detachedRuns).push(p.rps);
+      (attached ? cpuPerRequest : detachedCpu).push(p.usPerRequest);
+    }
   }
   const ratio = median(productRuns) / median(floorRuns);
   console.log(
     `median floor ${median(floorRuns).toFixed(0)} req/s, median product ${median(productRuns).toFixed(0)} req/s, ratio ${ratio.toFixed(2)}x; pmsd CPU per request ${median(cpuPerRequest).toFixed(1)} µs`,
   );
+  if (PAIRED) {
+    console.log(
+      `fan-out detached: median ${median(detachedRuns).toFixed(0)} req/s, ratio ${(median(detachedRuns) / median(floorRuns)).toFixed(2)}x, ${median(detachedCpu).toFixed(1)} µs CPU per request; attached/detached req/s ${(median(productRuns) / median(detachedRuns)).toFixed(2)}`,
+    );
+  }
   if (WS_SUBSCRIBERS > 0) {
     await Bun.sleep(500);
     const dropped = listeners.closed();
