@@ -18,6 +18,7 @@ class FakeSocket implements WsSocket {
   sent: string[] = [];
   buffered = 0;
   pings = 0;
+  corked = 0;
   closedWith: { code: number; reason: string } | null = null;
   send(text: string): number {
     this.sent.push(text);
@@ -25,6 +26,10 @@ class FakeSocket implements WsSocket {
   }
   getBufferedAmount(): number {
     return this.buffered;
+  }
+  cork(batch: () => void): void {
+    this.corked += 1;
+    batch();
   }
   ping(): void {
     this.pings += 1;
@@ -109,30 +114,63 @@ describe('keep-alive', () => {
   });
 });
 
+/** Lets the hub send what this turn of the event loop queued. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('sending', () => {
+  it("a turn's events go to each client in one corked batch, in order; a reply waits behind them", async () => {
+    const { t, hub, sockets, clients } = hubWithClients(2);
+    const [first, second] = sockets;
+    const [client] = clients;
+    if (!first || !second || !client) throw new Error('no sockets');
+    for (const name of ['a', 'b', 'c']) upsertSubsystem(t.deps, { externalId: name });
+    hub.message(client, { type: 'ping' });
+    expect(first.sent).toEqual([]);
+    await nextTurn();
+    expect(first.types()).toEqual(['subsystem.created', 'subsystem.created', 'subsystem.created', 'pong']);
+    expect(first.sent.slice(0, 3).map((m) => JSON.parse(m).data.externalId)).toEqual(['a', 'b', 'c']);
+    expect(second.types()).toEqual(['subsystem.created', 'subsystem.created', 'subsystem.created']);
+    expect([first.corked, second.corked]).toEqual([1, 1]);
+    // With nothing waiting, a reply goes out at once.
+    hub.message(client, { type: 'ping' });
+    expect(first.types().at(-1)).toBe('pong');
+  });
+});
+
 describe('a slow client', () => {
-  it('is closed with 1013 once more than 1 MiB waits for it; the others still receive', () => {
+  it('is closed with 1013 once more than 1 MiB waits for it; the others still receive', async () => {
     const { t, hub, sockets } = hubWithClients(2);
     const [slow, fast] = sockets;
     if (!slow || !fast) throw new Error('no sockets');
     slow.buffered = 1024 * 1024;
     upsertSubsystem(t.deps, { externalId: 'a' });
+    await nextTurn();
     expect(slow.closedWith).toBeNull();
     slow.buffered = 1024 * 1024 + 1;
     upsertSubsystem(t.deps, { externalId: 'b' });
+    await nextTurn();
     expect(slow.closedWith).toEqual({ code: CLOSE.tryAgainLater, reason: 'client too slow' });
     upsertSubsystem(t.deps, { externalId: 'c' });
+    await nextTurn();
     expect(slow.types()).toEqual(['subsystem.created', 'subsystem.created']);
     expect(fast.types()).toEqual(['subsystem.created', 'subsystem.created', 'subsystem.created']);
     expect(hub.size).toBe(1);
   });
 
-  it('is closed when Bun drops a message at its backpressure limit', () => {
+  it('is closed when Bun drops a message at its backpressure limit, and the rest of its batch is not sent', async () => {
     const { t, sockets } = hubWithClients(1);
     const [socket] = sockets;
     if (!socket) throw new Error('no socket');
-    socket.send = () => 0;
+    let sends = 0;
+    socket.send = () => {
+      sends += 1;
+      return 0;
+    };
     upsertSubsystem(t.deps, { externalId: 'a' });
+    upsertSubsystem(t.deps, { externalId: 'b' });
+    await nextTurn();
     expect(socket.closedWith?.code).toBe(CLOSE.tryAgainLater);
+    expect(sends).toBe(1);
   });
 });
 

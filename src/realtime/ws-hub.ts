@@ -31,6 +31,8 @@ export interface WsSocket {
   /** Bun's status: bytes sent, -1 queued behind backpressure, 0 dropped. */
   send(text: string): number;
   getBufferedAmount(): number;
+  /** Runs `batch` with the socket corked: what it sends goes out in one write. */
+  cork(batch: () => void): unknown;
   ping(): void;
   close(code: number, reason: string): void;
 }
@@ -60,6 +62,13 @@ export class WsHub {
   private readonly clients = new Set<WsClient>();
   /** Settable so tests can make a slow client with less data. */
   maxBufferedBytes = MAX_BUFFERED_BYTES;
+  /**
+   * Event frames per client waiting for the end of this turn of the event loop: a writer batch
+   * publishes dozens of events in one turn, and they go out to each client corked, in one write,
+   * instead of one system call each.
+   */
+  private readonly outgoing = new Map<WsClient, string[]>();
+  private flushQueued = false;
 
   constructor(private readonly deps: Deps) {
     deps.bus.subscribe((event) => this.deliver(event));
@@ -94,6 +103,7 @@ export class WsHub {
   closed(client: WsClient): void {
     client.closed = true;
     this.clients.delete(client);
+    this.outgoing.delete(client);
   }
 
   /** Checks a first-message `auth`; true when it stands for a valid caller. */
@@ -104,8 +114,11 @@ export class WsHub {
     return true;
   }
 
+  /** A reply to the client; after the events already waiting for it, so the order holds. */
   send(client: WsClient, message: Record<string, unknown>): void {
-    this.sendText(client, JSON.stringify(message));
+    const text = JSON.stringify(message);
+    if (this.outgoing.has(client)) this.queue(client, text);
+    else this.sendText(client, text);
   }
 
   /** Closes a connection from the server side. */
@@ -179,7 +192,31 @@ export class WsHub {
       if (permission !== null && !principal.permissions.has(permission)) continue;
       if (!inAudience(topic, principal, event.data)) continue;
       frame ??= JSON.stringify({ type: event.type, data: event.data, at: event.at });
-      this.sendText(client, frame);
+      this.queue(client, frame);
+    }
+  }
+
+  private queue(client: WsClient, frame: string): void {
+    const frames = this.outgoing.get(client);
+    if (frames) frames.push(frame);
+    else this.outgoing.set(client, [frame]);
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    queueMicrotask(() => this.flushOutgoing());
+  }
+
+  /** Sends the frames waiting for each client, corked. */
+  private flushOutgoing(): void {
+    this.flushQueued = false;
+    const outgoing = [...this.outgoing];
+    this.outgoing.clear();
+    for (const [client, frames] of outgoing) {
+      client.socket.cork(() => {
+        for (const frame of frames) {
+          if (client.closed) return;
+          this.sendText(client, frame);
+        }
+      });
     }
   }
 
