@@ -184,7 +184,7 @@ const product = Bun.spawn([bun, ...profile, join(ROOT, 'src/main.ts'), 'serve'],
     PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
   },
   stdout: 'ignore',
-  stderr: 'ignore',
+  stderr: process.env.PMS_DEBUG_LOAD ? 'inherit' : 'ignore',
 });
 
 try {
@@ -204,10 +204,16 @@ try {
   /** One wrk run against pmsd; returns req/s and µs of pmsd CPU per request. */
   const productRun = async (label: string) => {
     const cpuBefore = cpuMs(product.pid);
+    const harnessBefore = process.cpuUsage();
     const p = await wrk(productPort, offset);
     const usPerRequest = ((cpuMs(product.pid) - cpuBefore) * 1000) / p.requests;
+    const harness = process.cpuUsage(harnessBefore);
     if (p.non2xx > 0) throw new Error(`pmsd answered ${p.non2xx} non-2xx responses`);
-    console.log(`${label} ${p.rps.toFixed(0).padStart(7)} req/s, ${usPerRequest.toFixed(1)} µs CPU per request`);
+    // The receiver and the subscribers run in this process, on the same cores as pmsd and wrk.
+    const harnessShare = (harness.user + harness.system) / 1000 / (p.requests / p.rps) / 10;
+    console.log(
+      `${label} ${p.rps.toFixed(0).padStart(7)} req/s, ${usPerRequest.toFixed(1)} µs CPU per request; bench process (receiver, subscribers) ${harnessShare.toFixed(0)} % of a core`,
+    );
     return { rps: p.rps, usPerRequest };
   };
   const attach = async (on: boolean) => {

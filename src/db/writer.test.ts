@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, it } from 'bun:test';
-import { CONGESTED_BATCH, CONGESTED_FOR_MS, Writer } from './writer';
+import { LOAD_WINDOW_MS, Writer } from './writer';
 
 function db() {
   const sqlite = new Database(':memory:');
@@ -9,19 +9,28 @@ function db() {
 }
 
 describe('Writer', () => {
-  it('is congested while jobs wait and for a while after a batch of several jobs, not after single jobs', async () => {
+  it('is congested while jobs wait, and while batches take a quarter of the time or more', async () => {
     let now = 0;
     const writer = new Writer(db(), { monotonic: () => now });
+    /** `idle` ms of nothing, then a job that keeps the writer busy for `busy` ms. */
+    const work = async (idle: number, busy: number) => {
+      now += idle;
+      await writer.submit(() => {
+        now += busy;
+      });
+    };
     expect(writer.congested).toBe(false);
-    const one = writer.submit(() => null);
+    const waiting = writer.submit(() => null);
     expect(writer.congested).toBe(true);
-    await one;
+    await waiting;
     expect(writer.congested).toBe(false);
-    await Promise.all(Array.from({ length: CONGESTED_BATCH - 1 }, () => writer.submit(() => null)));
+    // Busy a fifth of the time, for three windows: not congested.
+    for (let i = 0; i < 30; i++) await work(8, 2);
     expect(writer.congested).toBe(false);
-    await Promise.all(Array.from({ length: CONGESTED_BATCH }, () => writer.submit(() => null)));
+    // A quarter: congested, until two windows after the last window closed.
+    for (let i = 0; i < 30; i++) await work(7.5, 2.5);
     expect(writer.congested).toBe(true);
-    now += CONGESTED_FOR_MS - 1;
+    now += 2 * LOAD_WINDOW_MS - 1;
     expect(writer.congested).toBe(true);
     now += 1;
     expect(writer.congested).toBe(false);

@@ -58,17 +58,17 @@ export interface WriterOptions {
   onEffectError?: (err: unknown) => void;
   /** Where `scope.emit` stages events (writerFor: the webhook outbox, then the bus). */
   outbox?: BatchOutbox;
-  /** Monotonic ms, for `congested` (writerFor: the deps' clock). */
+  /** Monotonic ms, for the load behind `congested` (writerFor: the deps' clock). */
   monotonic?: () => number;
 }
 
+/** The writer's load is measured over windows of this length. */
+export const LOAD_WINDOW_MS = 100;
 /**
- * A batch of at least this many jobs means requests arrive faster than the event loop turns: under
- * light load a batch holds one or two jobs.
+ * Share of a window spent running batches (jobs, commit, after-commit effects) from which the writer
+ * counts as congested: at that point value writes take the better part of the daemon's event loop.
  */
-export const CONGESTED_BATCH = 8;
-/** How long a congested batch keeps the writer `congested`. */
-export const CONGESTED_FOR_MS = 100;
+export const CONGESTED_LOAD = 0.25;
 
 const DEFAULT_MAX_BATCH = 512;
 
@@ -80,7 +80,11 @@ export class Writer {
   private readonly onEffectError: (err: unknown) => void;
   private readonly outbox: BatchOutbox;
   private readonly monotonic: () => number;
-  private lastCongestedAt = Number.NEGATIVE_INFINITY;
+  private windowStart = 0;
+  private busyInWindow = 0;
+  /** Share of the last finished window spent in batches, and when that window ended. */
+  private load = 0;
+  private loadAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly sqlite: Database,
@@ -121,12 +125,24 @@ export class Writer {
   }
 
   /**
-   * Whether writes are arriving faster than they are answered one by one: jobs are waiting, or a
-   * batch of `CONGESTED_BATCH` jobs or more ran within the last `CONGESTED_FOR_MS`. Background work
-   * (webhook deliveries) yields while it is.
+   * Whether value writes are congesting the daemon: jobs are waiting, or the last load window (which
+   * ended within the last two windows) spent at least `CONGESTED_LOAD` of its time in batches.
+   * Background work (webhook deliveries) yields while it is.
    */
   get congested(): boolean {
-    return this.queue.length > 0 || this.monotonic() - this.lastCongestedAt < CONGESTED_FOR_MS;
+    if (this.queue.length > 0) return true;
+    return this.load >= CONGESTED_LOAD && this.monotonic() - this.loadAt < 2 * LOAD_WINDOW_MS;
+  }
+
+  /** Adds a batch's running time to the load window, closing the window when it is over. */
+  private account(started: number, ended: number): void {
+    this.busyInWindow += ended - started;
+    const length = ended - this.windowStart;
+    if (length < LOAD_WINDOW_MS) return;
+    this.load = this.busyInWindow / length;
+    this.loadAt = ended;
+    this.windowStart = ended;
+    this.busyInWindow = 0;
   }
 
   /** Commits everything queued now (shutdown, tests). */
@@ -208,7 +224,15 @@ export class Writer {
   private flush(): void {
     const batch = this.queue.splice(0, this.maxBatch);
     if (batch.length === 0) return;
-    if (batch.length >= CONGESTED_BATCH) this.lastCongestedAt = this.monotonic();
+    const started = this.monotonic();
+    try {
+      this.commitBatch(batch);
+    } finally {
+      this.account(started, this.monotonic());
+    }
+  }
+
+  private commitBatch(batch: Job[]): void {
     try {
       this.runBatch(batch);
     } catch (err) {

@@ -8,6 +8,8 @@ export interface BusEvent {
   data: Record<string, unknown>;
   /** ISO time of the change. */
   at: string;
+  /** `data` as JSON, when the publisher already made it (listeners that serialise reuse it). */
+  dataJson?: string;
 }
 
 export type BusListener = (event: BusEvent) => void;
@@ -21,8 +23,8 @@ export class EventBus {
     return () => this.listeners.delete(listener);
   }
 
-  publish(type: string, data: Record<string, unknown>, at: string): void {
-    const event: BusEvent = { type, data, at };
+  publish(type: string, data: Record<string, unknown>, at: string, dataJson?: string): void {
+    const event: BusEvent = dataJson === undefined ? { type, data, at } : { type, data, at, dataJson };
     for (const listener of this.listeners) {
       try {
         listener(event);

@@ -163,7 +163,12 @@ export function newEventId(): string {
 
 /** The exact body every attempt of a delivery sends and signs. */
 export function deliveryPayload(type: string, at: string, data: Record<string, unknown>): string {
-  return JSON.stringify({ type, timestamp: at, data });
+  return payloadWithData(type, at, JSON.stringify(data));
+}
+
+/** The same body around `data` already in JSON (byte for byte what JSON.stringify of the whole would give). */
+function payloadWithData(type: string, at: string, dataJson: string): string {
+  return `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at)},"data":${dataJson}}`;
 }
 
 /**
@@ -207,9 +212,10 @@ function publisher(
   data: Record<string, unknown>,
   at: string,
   queued: number,
+  dataJson?: string,
 ) {
   return () => {
-    deps.bus.publish(type, data, at);
+    deps.bus.publish(type, data, at, dataJson);
     if (queued > 0) state.onQueued?.();
   };
 }
@@ -251,16 +257,19 @@ export function stageBatchEvent(deps: Deps, type: string, data: Record<string, u
   const at = iso(deps.clock.now());
   const state = stateOf(deps);
   let queued = 0;
+  let dataJson: string | undefined;
   if (type !== NEVER_QUEUED) {
     let payload: string | null = null;
     for (const hook of activeHooks(deps, state)) {
       if (!webhookMatches(hook, type, data)) continue;
-      payload ??= deliveryPayload(type, at, data);
+      dataJson ??= JSON.stringify(data);
+      payload ??= payloadWithData(type, at, dataJson);
       lines.push(`${hook.id}\t${type}\t${payload}`);
       queued += 1;
     }
   }
-  return publisher(deps, state, type, data, at, queued);
+  // The WebSocket frames reuse the data's JSON.
+  return publisher(deps, state, type, data, at, queued, dataJson);
 }
 
 /** Writes a writer batch's outbox lines as one row, in the batch transaction. */

@@ -11,7 +11,7 @@ import { makeUser, signIn } from '../../tests/helpers/factories';
 import { authenticateSecret } from '../modules/auth/service';
 import { upsertSubsystem } from '../modules/subsystems/service';
 import { topicOfEvent } from './topics';
-import { CLOSE, PING_EVERY_MS, REAUTH_MS, SILENT_CLOSE_MS, type WsSocket, wsHubFor } from './ws-hub';
+import { CLOSE, eventFrame, PING_EVERY_MS, REAUTH_MS, SILENT_CLOSE_MS, type WsSocket, wsHubFor } from './ws-hub';
 import { type ServedApp, serveTestApp } from './ws-test-support';
 
 class FakeSocket implements WsSocket {
@@ -118,6 +118,15 @@ describe('keep-alive', () => {
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('sending', () => {
+  it('frames an event exactly as JSON.stringify would, with or without the JSON of its data', () => {
+    const data = { _id: 3, name: 'quote " and \\ and \u2028', nested: { list: [1, null, 'x'] } };
+    const expected = JSON.stringify({ type: 'variable.changed', data, at: '2026-01-15T12:00:00.000Z' });
+    expect(eventFrame({ type: 'variable.changed', data, at: '2026-01-15T12:00:00.000Z' })).toBe(expected);
+    expect(
+      eventFrame({ type: 'variable.changed', data, at: '2026-01-15T12:00:00.000Z', dataJson: JSON.stringify(data) }),
+    ).toBe(expected);
+  });
+
   it("a turn's events go to each client in one corked batch, in order; a reply waits behind them", async () => {
     const { t, hub, sockets, clients } = hubWithClients(2);
     const [first, second] = sockets;

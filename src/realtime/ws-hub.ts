@@ -191,7 +191,7 @@ export class WsHub {
       if (!principal || !client.topics.has(topic)) continue;
       if (permission !== null && !principal.permissions.has(permission)) continue;
       if (!inAudience(topic, principal, event.data)) continue;
-      frame ??= JSON.stringify({ type: event.type, data: event.data, at: event.at });
+      frame ??= eventFrame(event);
       this.queue(client, frame);
     }
   }
@@ -231,6 +231,12 @@ export class WsHub {
       this.close(client, CLOSE.tryAgainLater, 'client too slow');
     }
   }
+}
+
+/** `{"type","data","at"}` of an event, byte for byte JSON.stringify's, reusing the data's JSON when the bus has it. */
+export function eventFrame(event: BusEvent): string {
+  const data = event.dataJson ?? JSON.stringify(event.data);
+  return `{"type":${JSON.stringify(event.type)},"data":${data},"at":${JSON.stringify(event.at)}}`;
 }
 
 const hubs = new WeakMap<Deps, WsHub>();
