@@ -7,9 +7,9 @@ import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { transact } from '../../realtime/emit';
-import { deliveryPayload, insertDelivery, takeInOutbox } from '../../realtime/outbox';
+import { deliveryPayload, insertDelivery } from '../../realtime/outbox';
 import type { Principal } from '../auth/principal';
-import { kickDispatcher, sendNow } from './dispatch';
+import { kickDispatcher, sendNow, takeIn } from './dispatch';
 import { type DeliveryRow, toDeliveryDto } from './mapper';
 import type { DeliveryDto, DeliveryQuery } from './model';
 import { audit, webhookRow } from './service';
@@ -25,11 +25,7 @@ function deliveryRow(deps: Deps, id: number): DeliveryRow | undefined {
  */
 export function listDeliveries(deps: Deps, id: string, query: DeliveryQuery, page: Page): ListResult<DeliveryDto> {
   const hook = webhookRow(deps, id);
-  try {
-    takeInOutbox(deps);
-  } catch (err) {
-    deps.log.error({ err }, 'webhook outbox could not be taken in');
-  }
+  takeIn(deps);
   const where: SQL[] = [eq(webhookDeliveries.webhookId, hook.id)];
   if (query.status !== undefined) where.push(eq(webhookDeliveries.status, query.status));
   if (query.eventType !== undefined) where.push(eq(webhookDeliveries.eventType, query.eventType));

@@ -13,7 +13,7 @@
  */
 import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
-import { activeWebhookIds, takeInOutbox } from '../../realtime/outbox';
+import { activeWebhookIds, TAKE_IN_ROWS, takeInOutbox } from '../../realtime/outbox';
 import { performAttempt } from './attempt';
 import type { DeliveryRow } from './mapper';
 import { type AttemptKind, recordAttempt } from './record';
@@ -135,11 +135,11 @@ export function runDueDeliveries(deps: Deps, yielding = false): Promise<void> {
   if (yielding) {
     candidates = dueCandidates(deps, state, now);
     if (candidates.length === 0) {
-      takeInOutbox(deps, 1);
+      takeIn(deps, 1);
       candidates = dueCandidates(deps, state, now);
     }
   } else {
-    if (takeInOutbox(deps)) kickDispatcher(deps);
+    if (takeIn(deps)) kickDispatcher(deps);
     candidates = dueCandidates(deps, state, now);
   }
   const cap = yielding ? 1 : MAX_IN_FLIGHT;
@@ -150,6 +150,19 @@ export function runDueDeliveries(deps: Deps, yielding = false): Promise<void> {
     started.push(track(deps, state, candidate, true));
   }
   return Promise.all(started).then(() => {});
+}
+
+/**
+ * Takes outbox rows in (realtime/outbox.ts `takeInOutbox`); a failure (a full disk) is logged and
+ * leaves them for a later look. True when rows remain.
+ */
+export function takeIn(deps: Deps, rows = TAKE_IN_ROWS): boolean {
+  try {
+    return takeInOutbox(deps, rows);
+  } catch (err) {
+    deps.log.error({ err }, 'webhook outbox could not be taken in');
+    return false;
+  }
 }
 
 /** One look of a dispatcher running on its own (kicks, the 1 s tick): yielding while writes congest the writer. */
@@ -171,9 +184,10 @@ export const YIELD_TO_INGEST_MS = 20;
 /**
  * Runs the dispatcher soon (coalesced), when it runs on its own. Deliveries yield to ingest: while
  * value writes congest the writer (`Writer.congested`: jobs waiting, or batches took a quarter or
- * more of the last 100 ms window), a look starts at most one attempt and takes in an outbox row only when nothing is
- * due, and the next look is `YIELD_TO_INGEST_MS` later. A flood of writes is answered first and its
- * deliveries (durable in the outbox) follow as the flood eases; they never stop, only slow down.
+ * more of the last 100 ms), a look starts at most one attempt and takes in an outbox row only when
+ * nothing is due, and the next look is `YIELD_TO_INGEST_MS` later. A flood of writes is answered
+ * first and its deliveries (durable in the outbox) follow as the flood eases; they never stop, only
+ * slow down.
  */
 export function kickDispatcher(deps: Deps): void {
   const state = dispatcherState(deps);
