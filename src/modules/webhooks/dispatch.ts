@@ -179,7 +179,7 @@ export function sendNow(deps: Deps, delivery: DeliveryRow): Promise<void> {
 }
 
 /** While value writes congest the writer, the dispatcher looks again after this pause. */
-export const YIELD_TO_INGEST_MS = 20;
+export const YIELD_TO_INGEST_MS = 100;
 
 /**
  * Runs the dispatcher soon (coalesced), when it runs on its own. Deliveries yield to ingest: while
