@@ -34,6 +34,8 @@ const VARIABLES = 1000;
 const WS_SUBSCRIBERS = Number(process.env.WS_SUBSCRIBERS ?? 0);
 const WEBHOOKS = Number(process.env.WEBHOOKS ?? 0);
 const PAIRED = process.env.PAIRED === '1';
+/** How long the webhook backlog's drain is watched after the runs. */
+const DRAIN_SECONDS = 10;
 const ADMIN_PASSWORD = 'bench-admin-password-1';
 
 async function api(base: string, method: string, path: string, body: unknown, session?: string) {
@@ -254,9 +256,23 @@ try {
     const rows = db
       .query<{ status: string; n: number }, []>('SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status')
       .all();
+    // Lines of the writer's outbox rows not taken in yet (one per delivery).
+    const queued =
+      db
+        .query<{ n: number | null }, []>(
+          "SELECT sum(length(deliveries) - length(replace(deliveries, char(10), '')) + 1) AS n FROM webhook_outbox",
+        )
+        .get()?.n ?? 0;
     db.close();
     console.log(
-      `webhook receiver got ${hooks.received()} deliveries during the runs; delivery log: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}`,
+      `webhook receiver got ${hooks.received()} deliveries during the runs; delivery log: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}; still in the outbox: ${queued}`,
+    );
+    // With the flood over (every webhook on again), how fast the backlog drains.
+    if (PAIRED) await hooks.attach(true);
+    const before = hooks.received();
+    await Bun.sleep(DRAIN_SECONDS * 1000);
+    console.log(
+      `after the runs: ${((hooks.received() - before) / DRAIN_SECONDS).toFixed(0)} deliveries/s over ${DRAIN_SECONDS} s`,
     );
   }
   hooks.stop();
