@@ -114,9 +114,11 @@ describe('webhook outbox', () => {
     }
     expect(rowCount(t, 'webhook_outbox')).toBe(3);
     await t.call('DELETE', `/webhook/${gone._id}`, { as: 'admin' });
-    expect(takeInOutbox(t.deps, 2)).toBe(true);
-    expect(rowCount(t, 'webhook_outbox')).toBe(1);
-    expect(takeInOutbox(t.deps, 2)).toBe(false);
+    // Whole rows (two lines each here), at least one, until the budget is reached.
+    expect(takeInOutbox(t.deps, 1)).toBe(true);
+    expect(rowCount(t, 'webhook_outbox')).toBe(2);
+    expect(takeInOutbox(t.deps, 3)).toBe(false);
+    expect(rowCount(t, 'webhook_outbox')).toBe(0);
     expect(rowCount(t, 'webhook_deliveries', `webhook_id = ${gone._id}`)).toBe(0);
     const rows = t.deps.sqlite
       .query<{ payload: string; created_at: number }, [number]>(

@@ -279,23 +279,29 @@ export function writeOutboxRow(deps: Deps, lines: readonly string[]): void {
   state.insertRow.run(deps.clock.now(), lines.join('\n'));
 }
 
-/** Outbox rows one `takeInOutbox` call turns into deliveries by default (~ a few ms of work). */
-export const TAKE_IN_ROWS = 16;
+/**
+ * Deliveries one `takeInOutbox` call makes by default, ~7 ms of work: it runs on the event loop that
+ * answers value writes, so a backlog is taken in by many short steps, never one long one.
+ */
+export const TAKE_IN_DELIVERIES = 1000;
+/** Outbox rows read per step (a row holds one writer batch: 1 to 512 lines). */
+const TAKE_IN_ROWS_READ = 64;
 
 /**
- * Turns up to `maxRows` outbox rows, oldest first, into pending `webhook_deliveries` (each with a
- * fresh `webhook-id`, created at the time of its batch) and deletes them, in one transaction. Lines
- * of a webhook deleted meanwhile are dropped (§10: delete drops its pending deliveries). Returns
- * whether rows remain. Must not run inside another transaction.
+ * Turns outbox rows, oldest first, into pending `webhook_deliveries` (each with a fresh `webhook-id`,
+ * created at the time of its batch) and deletes them, in one transaction: whole rows, at least one,
+ * until about `maxDeliveries` lines were read. Lines of a webhook deleted meanwhile are dropped (§10:
+ * delete drops its pending deliveries). Returns whether rows remain. Must not run inside another
+ * transaction.
  */
-export function takeInOutbox(deps: Deps, maxRows = TAKE_IN_ROWS): boolean {
+export function takeInOutbox(deps: Deps, maxDeliveries = TAKE_IN_DELIVERIES): boolean {
   const rows = deps.sqlite
     .query<{ id: number; created_at: number; deliveries: string }, [number]>(
       'SELECT id, created_at, deliveries FROM webhook_outbox ORDER BY id LIMIT ?',
     )
-    .all(maxRows);
-  const last = rows.at(-1);
-  if (last === undefined) return false;
+    .all(TAKE_IN_ROWS_READ);
+  if (rows.length === 0) return false;
+  let lastId = 0;
   deps.sqlite.transaction(() => {
     const known = new Set(
       deps.sqlite
@@ -303,18 +309,22 @@ export function takeInOutbox(deps: Deps, maxRows = TAKE_IN_ROWS): boolean {
         .all()
         .map((r) => r.id),
     );
+    let lines = 0;
     for (const row of rows) {
+      if (lines >= maxDeliveries) break;
       for (const line of row.deliveries.split('\n')) {
+        lines += 1;
         const first = line.indexOf('\t');
         const second = line.indexOf('\t', first + 1);
         const webhookId = Number(line.slice(0, first));
         if (!known.has(webhookId)) continue;
         insertDelivery(deps, webhookId, line.slice(first + 1, second), line.slice(second + 1), row.created_at);
       }
+      lastId = row.id;
     }
-    deps.sqlite.run('DELETE FROM webhook_outbox WHERE id <= ?', [last.id]);
+    deps.sqlite.run('DELETE FROM webhook_outbox WHERE id <= ?', [lastId]);
   })();
-  return rows.length === maxRows && outboxWaiting(deps);
+  return lastId !== rows.at(-1)?.id || outboxWaiting(deps);
 }
 
 /** Whether the outbox holds rows not yet taken in. */

@@ -13,7 +13,7 @@
  */
 import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
-import { activeWebhookIds, TAKE_IN_ROWS, takeInOutbox } from '../../realtime/outbox';
+import { activeWebhookIds, TAKE_IN_DELIVERIES, takeInOutbox } from '../../realtime/outbox';
 import { performAttempt } from './attempt';
 import type { DeliveryRow } from './mapper';
 import { type AttemptKind, recordAttempt } from './record';
@@ -123,9 +123,10 @@ function track(deps: Deps, state: DispatcherState, delivery: Candidate, counted:
 /**
  * Takes the outbox in, then starts attempts for the due deliveries within the caps; the promise
  * settles when the attempts it started were recorded (attempts already running are not waited for).
- * A full look takes in up to `TAKE_IN_ROWS` outbox rows first (a dispatcher running on its own looks
- * again soon while rows remain). A `yielding` look (value writes are congesting the writer) starts at
- * most one attempt and takes in one outbox row only when nothing is due.
+ * A full look first takes in about `TAKE_IN_DELIVERIES` deliveries from the outbox (a dispatcher
+ * running on its own looks again soon while rows remain). A `yielding` look (value writes are
+ * congesting the writer) starts at most one attempt and takes in one outbox row only when nothing is
+ * due.
  */
 export function runDueDeliveries(deps: Deps, yielding = false): Promise<void> {
   const state = dispatcherState(deps);
@@ -135,7 +136,7 @@ export function runDueDeliveries(deps: Deps, yielding = false): Promise<void> {
   if (yielding) {
     candidates = dueCandidates(deps, state, now);
     if (candidates.length === 0) {
-      takeIn(deps, 1);
+      takeIn(deps, 1); // one row
       candidates = dueCandidates(deps, state, now);
     }
   } else {
@@ -156,9 +157,9 @@ export function runDueDeliveries(deps: Deps, yielding = false): Promise<void> {
  * Takes outbox rows in (realtime/outbox.ts `takeInOutbox`); a failure (a full disk) is logged and
  * leaves them for a later look. True when rows remain.
  */
-export function takeIn(deps: Deps, rows = TAKE_IN_ROWS): boolean {
+export function takeIn(deps: Deps, deliveries = TAKE_IN_DELIVERIES): boolean {
   try {
-    return takeInOutbox(deps, rows);
+    return takeInOutbox(deps, deliveries);
   } catch (err) {
     deps.log.error({ err }, 'webhook outbox could not be taken in');
     return false;
