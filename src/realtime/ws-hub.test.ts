@@ -146,6 +146,21 @@ describe('sending', () => {
   });
 });
 
+describe('a failing socket', () => {
+  it('is dropped; the other clients still get their frames', async () => {
+    const { t, hub, sockets } = hubWithClients(2);
+    const [broken, fine] = sockets;
+    if (!broken || !fine) throw new Error('no sockets');
+    broken.cork = () => {
+      throw new Error('socket gone');
+    };
+    upsertSubsystem(t.deps, { externalId: 'a' });
+    await nextTurn();
+    expect(hub.size).toBe(1);
+    expect(fine.types()).toEqual(['subsystem.created']);
+  });
+});
+
 describe('a slow client', () => {
   it('is closed with 1013 once more than 1 MiB waits for it; the others still receive', async () => {
     const { t, hub, sockets } = hubWithClients(2);

@@ -205,18 +205,23 @@ export class WsHub {
     queueMicrotask(() => this.flushOutgoing());
   }
 
-  /** Sends the frames waiting for each client, corked. */
+  /** Sends the frames waiting for each client, corked; a socket that fails is closed, the others still get theirs. */
   private flushOutgoing(): void {
     this.flushQueued = false;
     const outgoing = [...this.outgoing];
     this.outgoing.clear();
     for (const [client, frames] of outgoing) {
-      client.socket.cork(() => {
-        for (const frame of frames) {
-          if (client.closed) return;
-          this.sendText(client, frame);
-        }
-      });
+      try {
+        client.socket.cork(() => {
+          for (const frame of frames) {
+            if (client.closed) return;
+            this.sendText(client, frame);
+          }
+        });
+      } catch (err) {
+        this.deps.log.warn({ err, address: client.address }, 'websocket send failed; closed');
+        this.closed(client);
+      }
     }
   }
 
