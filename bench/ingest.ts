@@ -256,16 +256,16 @@ try {
     const rows = db
       .query<{ status: string; n: number }, []>('SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status')
       .all();
-    // Lines of the writer's outbox rows not taken in yet (one per delivery).
+    // Events in the writer's outbox rows not taken in yet (one line each, a delivery per webhook).
     const queued =
       db
         .query<{ n: number | null }, []>(
-          "SELECT sum(length(deliveries) - length(replace(deliveries, char(10), '')) + 1) AS n FROM webhook_outbox",
+          "SELECT sum(length(events) - length(replace(events, char(10), '')) + 1) AS n FROM webhook_outbox",
         )
         .get()?.n ?? 0;
     db.close();
     console.log(
-      `webhook receiver got ${hooks.received()} deliveries during the runs; delivery log: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}; still in the outbox: ${queued}`,
+      `webhook receiver got ${hooks.received()} deliveries during the runs; delivery log: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}; events still in the outbox: ${queued}`,
     );
     // With the flood over (every webhook on again), how fast the backlog drains.
     if (PAIRED) await hooks.attach(true);

@@ -1,5 +1,5 @@
 CREATE TABLE `webhook_outbox` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`created_at` integer NOT NULL,
-	`deliveries` text NOT NULL
+	`events` text NOT NULL
 );

@@ -17,9 +17,7 @@ function payloads(t: ReturnType<typeof webhookApp>, webhookId: number) {
 
 function outboxRows(t: ReturnType<typeof webhookApp>) {
   return t.deps.sqlite
-    .query<{ created_at: number; deliveries: string }, []>(
-      'SELECT created_at, deliveries FROM webhook_outbox ORDER BY id',
-    )
+    .query<{ created_at: number; events: string }, []>('SELECT created_at, events FROM webhook_outbox ORDER BY id')
     .all();
 }
 
@@ -43,7 +41,10 @@ describe('webhook outbox', () => {
     await t.call('POST', `/variables/${v.body._id}/value`, { from: '127.0.0.1', body: { value: '7' } });
     const body = JSON.stringify({ type: 'variable.changed', timestamp: bus[0]?.at, data: bus[0]?.data });
     expect(outboxRows(t)).toEqual([
-      { created_at: t.clock.now(), deliveries: `${hook._id}\tvariable.changed\t${body}` },
+      {
+        created_at: t.clock.now(),
+        events: `${hook._id}\tvariable.changed\t${bus[0]?.at}\t${JSON.stringify(bus[0]?.data)}`,
+      },
     ]);
     expect(rowCount(t, 'webhook_deliveries')).toBe(0);
 
@@ -113,8 +114,10 @@ describe('webhook outbox', () => {
       t.clock.advance(1000);
     }
     expect(rowCount(t, 'webhook_outbox')).toBe(3);
+    // One line per event, whatever the number of webhooks.
+    expect(outboxRows(t)[0]?.events).toStartWith(`${kept._id},${gone._id}\tvariable.updated\t`);
     await t.call('DELETE', `/webhook/${gone._id}`, { as: 'admin' });
-    // Whole rows (two lines each here), at least one, until the budget is reached.
+    // Whole rows (two deliveries each here), at least one, until the budget is reached.
     expect(takeInOutbox(t.deps, 1)).toBe(true);
     expect(rowCount(t, 'webhook_outbox')).toBe(2);
     expect(takeInOutbox(t.deps, 3)).toBe(false);
@@ -127,6 +130,28 @@ describe('webhook outbox', () => {
       .all(kept._id);
     expect(rows.map((r) => JSON.parse(r.payload).data._id)).toEqual([1, 2, 3]);
     expect(rows.map((r) => r.created_at - (rows[0]?.created_at ?? 0))).toEqual([0, 1000, 2000]);
+  });
+
+  it('an event two webhooks want is one line, taken in as a delivery each with the same body and its own webhook-id', async () => {
+    const t = webhookApp();
+    const a = await addWebhook(t, { url: 'https://a.example.com/', events: ['variable.*'] });
+    const b = await addWebhook(t, { url: 'https://b.example.com/', events: ['variable.updated'] });
+    const bus = recordEvents(t, (e) => e.type === 'variable.updated');
+    const data = { _id: 5, name: 'tab\there, newline\nthere, "quoted"', changed: ['name'] };
+    await writerFor(t.deps).submit((scope) => scope.emit('variable.updated', data));
+    expect(outboxRows(t).map((r) => r.events.split('\n').length)).toEqual([1]);
+    takeInOutbox(t.deps);
+    const rows = t.deps.sqlite
+      .query<{ webhook_id: number; event_id: string; payload: string }, []>(
+        'SELECT webhook_id, event_id, payload FROM webhook_deliveries ORDER BY id',
+      )
+      .all();
+    const body = JSON.stringify({ type: 'variable.updated', timestamp: bus[0]?.at, data });
+    expect(rows.map((r) => [r.webhook_id, r.payload])).toEqual([
+      [a._id, body],
+      [b._id, body],
+    ]);
+    expect(rows[0]?.event_id).not.toBe(rows[1]?.event_id);
   });
 
   it('emit inside a transaction queues in it: a rollback leaves no delivery', async () => {

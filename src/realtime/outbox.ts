@@ -4,12 +4,12 @@
  * transaction committed. Two ways in, both atomic:
  *
  * - Writer jobs (value writes and everything else that runs in a `Writer` batch) call
- *   `scope.emit(type, data)`: `stageBatchEvent` adds one line per delivery to the job, and the writer
+ *   `scope.emit(type, data)`: `stageBatchEvent` adds one line per event to the job, and the writer
  *   writes the lines of all the batch's successful jobs as one `webhook_outbox` row just before its
  *   COMMIT (`writeOutboxRow`). A job undone by its savepoint takes its lines along; a batch that fails
  *   to commit leaves no row. One narrow row per batch is what keeps fan-out off the hot path: a
  *   delivery row per write (12 columns, 2 indexes) cost ~7 µs of a ~50 µs value write; a line in the
- *   batch row costs ~1.5 µs. `takeInOutbox` then turns rows into `webhook_deliveries` rows (with their
+ *   batch row costs ~1.5 µs, however many webhooks want the event. `takeInOutbox` then turns rows into `webhook_deliveries` rows (with their
  *   `webhook-id`) and deletes them, in one transaction: the dispatcher does that before it looks for
  *   due deliveries, and the delivery log does it before it is read, so an event's deliveries are
  *   listed as soon as they were queued, except behind a flood, when they come into the log in event
@@ -250,24 +250,25 @@ export function stageEvent(deps: Deps, type: string, data: Record<string, unknow
 }
 
 /**
- * A writer job's event: appends one outbox line per matching active webhook to the job's `lines`
- * (written by `writeOutboxRow` before the batch commits) and returns the publish to run after it.
+ * A writer job's event: when active webhooks want it, appends its outbox line (the webhooks' ids, the
+ * type, the time and the data's JSON; see schema/webhook-outbox.ts) to the job's `lines`, written by
+ * `writeOutboxRow` before the batch commits; returns the publish to run after it.
  */
 export function stageBatchEvent(deps: Deps, type: string, data: Record<string, unknown>, lines: string[]) {
   const at = iso(deps.clock.now());
   const state = stateOf(deps);
+  let ids: string | null = null;
   let queued = 0;
-  let dataJson: string | undefined;
   if (type !== NEVER_QUEUED) {
-    let payload: string | null = null;
     for (const hook of activeHooks(deps, state)) {
       if (!webhookMatches(hook, type, data)) continue;
-      dataJson ??= JSON.stringify(data);
-      payload ??= payloadWithData(type, at, dataJson);
-      lines.push(`${hook.id}\t${type}\t${payload}`);
+      ids = ids === null ? String(hook.id) : `${ids},${hook.id}`;
       queued += 1;
     }
   }
+  if (ids === null) return publisher(deps, state, type, data, at, 0);
+  const dataJson = JSON.stringify(data);
+  lines.push(`${ids}\t${type}\t${at}\t${dataJson}`);
   // The WebSocket frames reuse the data's JSON.
   return publisher(deps, state, type, data, at, queued, dataJson);
 }
@@ -275,7 +276,7 @@ export function stageBatchEvent(deps: Deps, type: string, data: Record<string, u
 /** Writes a writer batch's outbox lines as one row, in the batch transaction. */
 export function writeOutboxRow(deps: Deps, lines: readonly string[]): void {
   const state = stateOf(deps);
-  state.insertRow ??= deps.sqlite.prepare('INSERT INTO webhook_outbox (created_at, deliveries) VALUES (?, ?)');
+  state.insertRow ??= deps.sqlite.prepare('INSERT INTO webhook_outbox (created_at, events) VALUES (?, ?)');
   state.insertRow.run(deps.clock.now(), lines.join('\n'));
 }
 
@@ -289,15 +290,15 @@ const TAKE_IN_ROWS_READ = 64;
 
 /**
  * Turns outbox rows, oldest first, into pending `webhook_deliveries` (each with a fresh `webhook-id`,
- * created at the time of its batch) and deletes them, in one transaction: whole rows, at least one,
- * until about `maxDeliveries` lines were read. Lines of a webhook deleted meanwhile are dropped (§10:
- * delete drops its pending deliveries). Returns whether rows remain. Must not run inside another
- * transaction.
+ * created at the time of its batch, with the body `deliveryPayload` would make) and deletes them, in
+ * one transaction: whole rows, at least one, until about `maxDeliveries` deliveries were made.
+ * Webhooks deleted meanwhile get none (§10: delete drops its pending deliveries). Returns whether rows
+ * remain. Must not run inside another transaction.
  */
 export function takeInOutbox(deps: Deps, maxDeliveries = TAKE_IN_DELIVERIES): boolean {
   const rows = deps.sqlite
-    .query<{ id: number; created_at: number; deliveries: string }, [number]>(
-      'SELECT id, created_at, deliveries FROM webhook_outbox ORDER BY id LIMIT ?',
+    .query<{ id: number; created_at: number; events: string }, [number]>(
+      'SELECT id, created_at, events FROM webhook_outbox ORDER BY id LIMIT ?',
     )
     .all(TAKE_IN_ROWS_READ);
   if (rows.length === 0) return false;
@@ -309,16 +310,16 @@ export function takeInOutbox(deps: Deps, maxDeliveries = TAKE_IN_DELIVERIES): bo
         .all()
         .map((r) => r.id),
     );
-    let lines = 0;
+    let made = 0;
     for (const row of rows) {
-      if (lines >= maxDeliveries) break;
-      for (const line of row.deliveries.split('\n')) {
-        lines += 1;
-        const first = line.indexOf('\t');
-        const second = line.indexOf('\t', first + 1);
-        const webhookId = Number(line.slice(0, first));
-        if (!known.has(webhookId)) continue;
-        insertDelivery(deps, webhookId, line.slice(first + 1, second), line.slice(second + 1), row.created_at);
+      if (made >= maxDeliveries) break;
+      for (const line of row.events.split('\n')) {
+        const [ids = '', type = '', at = ''] = line.split('\t', 3);
+        const payload = payloadWithData(type, at, line.slice(ids.length + type.length + at.length + 3));
+        for (const id of ids.split(',')) {
+          made += 1;
+          if (known.has(Number(id))) insertDelivery(deps, Number(id), type, payload, row.created_at);
+        }
       }
       lastId = row.id;
     }
