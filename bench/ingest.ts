@@ -11,6 +11,8 @@
  *        the same process and database: the webhooks are switched off and on, the sockets unsubscribe
  *        and subscribe again; prints both medians and how much the fan-out costs)
  *
+ * PMS_LOG_FILE=<path> keeps pmsd's log (pino JSON lines) there instead of dropping it.
+ *
  * Besides requests/s, each pmsd run prints the daemon's CPU time per request (user + system, from
  * /proc), which on a shared machine moves less than the rate.
  *
@@ -185,8 +187,8 @@ const product = Bun.spawn([bun, ...profile, join(ROOT, 'src/main.ts'), 'serve'],
     PMS_DATA_DIR: productDir,
     PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
   },
-  stdout: 'ignore',
-  stderr: process.env.PMS_DEBUG_LOAD ? 'inherit' : 'ignore',
+  stdout: process.env.PMS_LOG_FILE ? Bun.file(process.env.PMS_LOG_FILE) : 'ignore',
+  stderr: 'inherit',
 });
 
 try {
