@@ -4,7 +4,7 @@ import { errorBody } from '../../../tests/helpers/errors';
 import { insertDelivery } from '../../realtime/outbox';
 import { inFlightCount, runDueDeliveries, startDispatcher, stopDispatcher } from './dispatch';
 import { MAX_DELIVERIES_PER_WEBHOOK, pruneDeliveries, RETENTION_MS } from './jobs';
-import { addWebhook, deliveryRows, receiverPool, T0, webhookApp } from './test-support';
+import { addWebhook, deliveryRows, holdAnswers, receiverPool, T0, webhookApp } from './test-support';
 
 const serve = receiverPool();
 
@@ -136,14 +136,7 @@ describe('delivery durability and retention', () => {
   it('deliveries queued or in flight when the process died go out after a restart with the same webhook-id', async () => {
     const first = webhookApp();
     const r = serve();
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    r.respond = async () => {
-      await gate;
-      return new Response('late');
-    };
+    const release = holdAnswers(r, 'late');
     await addSubsystem(first, 'media');
     const hook = await addWebhook(first, { url: r.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });
     await rename(first, 'a');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test';
 import { addSubsystem, recordEvents, type TestApp } from '../../../tests/helpers/app';
 import { inFlightCount, runDueDeliveries } from './dispatch';
 import { FAILING_DISABLE_MS, RETRY_DELAYS_MS } from './record';
-import { addWebhook, deliveryRows, receiverPool, webhookApp } from './test-support';
+import { addWebhook, deliveryRows, holdAnswers, receiverPool, webhookApp } from './test-support';
 
 const serve = receiverPool();
 
@@ -15,14 +15,7 @@ describe('webhook dispatcher limits', () => {
     const t = webhookApp();
     const slow = serve('/slow');
     const fast = serve('/fast');
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    slow.respond = async () => {
-      await gate;
-      return new Response('ok');
-    };
+    const release = holdAnswers(slow);
     await addSubsystem(t, 'media');
     const slowHooks = [];
     for (let i = 0; i < 5; i++) {
@@ -52,14 +45,7 @@ describe('webhook dispatcher limits', () => {
     const t = webhookApp();
     const slow = serve('/slow');
     const fast = serve('/fast');
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    slow.respond = async () => {
-      await gate;
-      return new Response('ok');
-    };
+    const release = holdAnswers(slow);
     await addSubsystem(t, 'media');
     const a = await addWebhook(t, { url: slow.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });
     const b = await addWebhook(t, { url: fast.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });

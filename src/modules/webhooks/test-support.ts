@@ -44,6 +44,19 @@ export function receiver(path = '/hook'): Receiver {
   return r;
 }
 
+/** Makes the receiver hold every answer (200 with `body`) until the returned release is called. */
+export function holdAnswers(r: Receiver, body = 'ok'): () => void {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  r.respond = async () => {
+    await gate;
+    return new Response(body);
+  };
+  return release;
+}
+
 /** `serve()` starts a receiver that is stopped after the test. Call at the top of a test file. */
 export function receiverPool(): (path?: string) => Receiver {
   const running: Receiver[] = [];

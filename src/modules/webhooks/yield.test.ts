@@ -9,7 +9,7 @@ import {
   stopDispatcher,
   YIELD_TO_INGEST_MS,
 } from './dispatch';
-import { addWebhook, receiverPool, webhookApp } from './test-support';
+import { addWebhook, holdAnswers, receiverPool, webhookApp } from './test-support';
 
 const serve = receiverPool();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -58,14 +58,7 @@ describe('deliveries yield to ingest', () => {
   it('one attempt at a time while writes wait for the writer, up to the cap once they do not', async () => {
     const t = webhookApp();
     const slow = serve('/slow');
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    slow.respond = async () => {
-      await gate;
-      return new Response('ok');
-    };
+    const release = holdAnswers(slow);
     await addSubsystem(t, 'media');
     const hook = await addWebhook(t, { url: slow.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });
     for (let i = 0; i < 6; i++)
