@@ -182,25 +182,6 @@ export function insertDelivery(deps: Deps, webhookId: number, type: string, payl
   return Number(result.lastInsertRowid);
 }
 
-function queueRows(
-  deps: Deps,
-  hooks: readonly CompiledWebhook[],
-  type: string,
-  data: Record<string, unknown>,
-  at: string,
-) {
-  let payload: string | null = null;
-  let queued = 0;
-  const now = deps.clock.now();
-  for (const hook of hooks) {
-    if (!webhookMatches(hook, type, data)) continue;
-    payload ??= deliveryPayload(type, at, data);
-    insertDelivery(deps, hook.id, type, payload, now);
-    queued += 1;
-  }
-  return queued;
-}
-
 /** `webhook.test` goes only to the webhook tested (§10 rule 7), never through the outbox. */
 const NEVER_QUEUED = 'webhook.test';
 
@@ -220,6 +201,18 @@ function publisher(
   };
 }
 
+const NONE: readonly number[] = [];
+
+/** The ids of the active webhooks that want the event (none for `webhook.test`). */
+function wantedBy(deps: Deps, state: OutboxState, type: string, data: Record<string, unknown>): readonly number[] {
+  if (type === NEVER_QUEUED) return NONE;
+  let ids: number[] | null = null;
+  for (const hook of activeHooks(deps, state)) {
+    if (webhookMatches(hook, type, data)) (ids ??= []).push(hook.id);
+  }
+  return ids ?? NONE;
+}
+
 /**
  * Queues the event's deliveries now and returns the publish to run after the surrounding commit
  * (see the module comment for what is atomic). Inside a transaction an insert failure throws, so the
@@ -228,25 +221,28 @@ function publisher(
 export function stageEvent(deps: Deps, type: string, data: Record<string, unknown>): () => void {
   const at = iso(deps.clock.now());
   const state = stateOf(deps);
-  let queued = 0;
-  if (type !== NEVER_QUEUED) {
-    const hooks = activeHooks(deps, state);
-    if (hooks.length > 0) {
-      if (deps.sqlite.inTransaction) queued = queueRows(deps, hooks, type, data, at);
-      else {
-        try {
-          // Several webhooks: their rows commit together (one commit, all or none).
-          queued =
-            hooks.length === 1
-              ? queueRows(deps, hooks, type, data, at)
-              : deps.sqlite.transaction(() => queueRows(deps, hooks, type, data, at))();
-        } catch (err) {
-          deps.log.error({ err, event: type }, 'webhook deliveries could not be queued');
-        }
-      }
+  const ids = wantedBy(deps, state, type, data);
+  if (ids.length === 0) return publisher(deps, state, type, data, at, 0);
+  const dataJson = JSON.stringify(data);
+  const payload = payloadWithData(type, at, dataJson);
+  const queue = () => {
+    const now = deps.clock.now();
+    for (const id of ids) insertDelivery(deps, id, type, payload, now);
+  };
+  let queued = ids.length;
+  if (deps.sqlite.inTransaction) queue();
+  else {
+    try {
+      // Several webhooks: their rows commit together (one commit, all or none).
+      if (ids.length === 1) queue();
+      else deps.sqlite.transaction(queue)();
+    } catch (err) {
+      queued = 0;
+      deps.log.error({ err, event: type }, 'webhook deliveries could not be queued');
     }
   }
-  return publisher(deps, state, type, data, at, queued);
+  // The WebSocket frames reuse the data's JSON.
+  return publisher(deps, state, type, data, at, queued, dataJson);
 }
 
 /**
@@ -257,20 +253,11 @@ export function stageEvent(deps: Deps, type: string, data: Record<string, unknow
 export function stageBatchEvent(deps: Deps, type: string, data: Record<string, unknown>, lines: string[]) {
   const at = iso(deps.clock.now());
   const state = stateOf(deps);
-  let ids: string | null = null;
-  let queued = 0;
-  if (type !== NEVER_QUEUED) {
-    for (const hook of activeHooks(deps, state)) {
-      if (!webhookMatches(hook, type, data)) continue;
-      ids = ids === null ? String(hook.id) : `${ids},${hook.id}`;
-      queued += 1;
-    }
-  }
-  if (ids === null) return publisher(deps, state, type, data, at, 0);
+  const ids = wantedBy(deps, state, type, data);
+  if (ids.length === 0) return publisher(deps, state, type, data, at, 0);
   const dataJson = JSON.stringify(data);
-  lines.push(`${ids}\t${type}\t${at}\t${dataJson}`);
-  // The WebSocket frames reuse the data's JSON.
-  return publisher(deps, state, type, data, at, queued, dataJson);
+  lines.push(`${ids.join(',')}\t${type}\t${at}\t${dataJson}`);
+  return publisher(deps, state, type, data, at, ids.length, dataJson);
 }
 
 /** Writes a writer batch's outbox lines as one row, in the batch transaction. */
