@@ -208,7 +208,9 @@ function wantedBy(deps: Deps, state: OutboxState, type: string, data: Record<str
   if (type === NEVER_QUEUED) return NONE;
   let ids: number[] | null = null;
   for (const hook of activeHooks(deps, state)) {
-    if (webhookMatches(hook, type, data)) (ids ??= []).push(hook.id);
+    if (!webhookMatches(hook, type, data)) continue;
+    if (ids === null) ids = [hook.id];
+    else ids.push(hook.id);
   }
   return ids ?? NONE;
 }
