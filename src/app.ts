@@ -61,7 +61,9 @@ export function apiRoutes(deps: Deps) {
 
 export function createApp(deps: Deps) {
   const routeTable: { list: ReadonlyArray<RouteLike> } = { list: [] };
-  const app = new Elysia({ name: 'pmsd' })
+  // Elysia's router by default looks for the path from the 12th character of the URL, assuming a
+  // host of 4+ characters: `http://pms/…` (a normal appliance name on port 80) would not route.
+  const app = new Elysia({ name: 'pmsd', handler: { standardHostname: false } })
     // First, so its answer leaves as built (with its own x-request-id) and is not re-wrapped.
     .onRequest(variableIngest(deps))
     .onRequest(({ request, set }) => {
