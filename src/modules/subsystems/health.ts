@@ -64,12 +64,13 @@ export interface ContactOptions {
   remoteAddress?: string | null;
 }
 
+/** Whole milliseconds: intervals come from a real monotonic clock, which has fractions. */
 function median(values: number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   const upper = sorted[mid] ?? 0;
-  return sorted.length % 2 === 1 ? upper : Math.round(((sorted[mid - 1] ?? 0) + upper) / 2);
+  return Math.round(sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? 0) + upper) / 2);
 }
 
 export class HealthMonitor {
