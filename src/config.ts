@@ -23,6 +23,11 @@ export interface Config {
   maxBodyBytes: number;
   /** argon2id cost; lowered only by tests. */
   passwordHash: { memoryCost: number; timeCost: number };
+  /**
+   * A response that breaks its declared schema: false (the daemon) sends it anyway and logs one compact
+   * warning per route an hour; true (the test harness) answers 500, so drift fails the test that made it.
+   */
+  strictResponses: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -100,5 +105,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     hostExecutor: executor,
     maxBodyBytes,
     passwordHash: { memoryCost: 19456, timeCost: 2 },
+    strictResponses: false,
   });
 }

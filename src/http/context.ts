@@ -9,6 +9,8 @@ export interface RequestMeta {
   log: Logger | null;
   /** A successful answer is logged at debug, not info: the ingest routes field clients call many times a second. */
   quiet?: boolean;
+  /** The status a handler set, before Elysia's response check (the error plugin's drift path). */
+  builtStatus?: number;
   /** Status of an error answer, for the request log line. */
   status?: number;
   /** undefined: not decided yet; null: no credential. */

@@ -2,12 +2,21 @@
  * The one error path: whatever failed (a thrown AppError, schema validation, bad JSON, an unknown
  * route, a database constraint, a bug) leaves as `{statusCode, code, message, detail?, requestId}`.
  * AppError is checked first: Elysia keys `onError` on an error's own `code` field.
+ *
+ * Response drift (an answer that breaks its route's declared schema, after Elysia has stripped the
+ * fields the schema does not name) is a bug of ours, never the caller's: the daemon sends the answer
+ * as built, with its status and headers, and logs one compact warning (route, schema paths, no
+ * values) per route and problem an hour, so one odd value can never take a read or a write down for
+ * every caller nor flood the log. Under `config.strictResponses` (the test harness) the same drift
+ * answers 500, so the test that produced it fails. ARCHITECTURE.md "Responses" has the reasoning.
  */
 import { Elysia, ValidationError } from 'elysia';
 import type { Deps } from '../deps';
 import { requestLog, requestMeta } from './context';
-import { AppError, type ErrorBody } from './errors';
+import { AppError, type ErrorBody, type ErrorDetail } from './errors';
 import { schemaErrorDetails } from './validation';
+
+const DRIFT_WARN_EVERY_MS = 3_600_000;
 
 export function errorResponse(error: AppError, requestId: string): Response {
   const body: ErrorBody = { statusCode: error.status, code: error.errorCode, message: error.message, requestId };
@@ -53,35 +62,87 @@ function methodsFor(routes: ReadonlyArray<{ method: string; path: string }>, pat
   return [...methods];
 }
 
+/** Where a response breaks its schema: JSON pointers and schema messages, never the values. */
+function driftProblems(error: ValidationError): ErrorDetail[] {
+  const validator = error.validator as { Errors?: (value: unknown) => Iterable<{ path: string; message: string }> };
+  const problems: ErrorDetail[] = [];
+  if (typeof validator.Errors !== 'function') return problems;
+  for (const e of validator.Errors(error.value)) {
+    problems.push({ path: e.path || '/', message: e.message });
+    if (problems.length === 5) break;
+  }
+  return problems;
+}
+
+/** The answer as the handler built it, sent despite its drift (see the module comment). */
+function asBuilt(value: unknown, status: number, headers: Record<string, unknown>, requestId: string): Response {
+  const out = new Headers();
+  for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') out.set(k, v);
+  out.set('content-type', 'application/json');
+  out.set('x-request-id', requestId);
+  return new Response(value === undefined ? null : JSON.stringify(value), { status, headers: out });
+}
+
 export function errorPlugin(deps: Deps, routes: () => ReadonlyArray<{ method: string; path: string }>) {
-  return new Elysia({ name: 'pms-errors' }).onError({ as: 'global' }, ({ error, code, request }) => {
-    const meta = requestMeta(request);
-    let appError: AppError;
-    const cause = (error as { cause?: unknown }).cause;
-    if (error instanceof AppError) appError = error;
-    else if (code === 'PARSE' && cause instanceof AppError) appError = cause;
-    else if (code === 'PARSE') appError = new AppError('bad_request', 'the body is not valid JSON');
-    else if (error instanceof ValidationError && error.type !== 'response') appError = fromValidation(error);
-    else if (code === 'NOT_FOUND') {
-      const pathname = new URL(request.url).pathname;
-      const allowed = methodsFor(routes(), pathname);
-      appError =
-        allowed.length > 0
-          ? new AppError('method_not_allowed', `${request.method} is not allowed here`, undefined, {
-              allow: allowed.join(', '),
-            })
-          : new AppError('not_found', `no route ${request.method} ${pathname}`);
-    } else {
-      appError =
-        sqliteConstraint(error) ??
-        (isDiskFull(error)
-          ? new AppError('insufficient_storage', 'the disk is full; nothing was changed')
-          : new AppError('internal', 'internal error'));
-      if (appError.errorCode === 'internal' || appError.errorCode === 'insufficient_storage') {
-        requestLog(request, deps.log).error({ err: error }, 'request failed');
-      }
-    }
-    meta.status = appError.status;
-    return errorResponse(appError, meta.id);
-  });
+  const driftWarnedAt = new Map<string, number>();
+  return (
+    new Elysia({ name: 'pms-errors' })
+      // Elysia overwrites a 2xx status with 422 before onError sees a response that failed its check,
+      // so the status the handler chose is kept here, after the handler and before that check.
+      .onAfterHandle({ as: 'global' }, ({ request, set }) => {
+        if (typeof set.status === 'number') requestMeta(request).builtStatus = set.status;
+      })
+      .onError({ as: 'global' }, ({ error, code, request, set, route }) => {
+        const meta = requestMeta(request);
+        if (error instanceof ValidationError && error.type === 'response') {
+          const problems = driftProblems(error);
+          const key = `${request.method} ${route} ${problems.map((p) => p.path.replace(/\/\d+(?=\/|$)/g, '/*')).join(',')}`;
+          const now = deps.clock.monotonic();
+          const last = driftWarnedAt.get(key);
+          if (deps.config.strictResponses || last === undefined || now - last >= DRIFT_WARN_EVERY_MS) {
+            driftWarnedAt.set(key, now);
+            requestLog(request, deps.log).warn(
+              { method: request.method, route, problems },
+              'response does not match its declared schema',
+            );
+          }
+          if (!deps.config.strictResponses) {
+            const status = meta.builtStatus ?? 200;
+            // Elysia applies set.status to the Response an error hook returns.
+            set.status = status;
+            return asBuilt(error.value, status, set.headers as Record<string, unknown>, meta.id);
+          }
+          meta.status = 500;
+          set.status = 500;
+          return errorResponse(new AppError('internal', 'internal error'), meta.id);
+        }
+        let appError: AppError;
+        const cause = (error as { cause?: unknown }).cause;
+        if (error instanceof AppError) appError = error;
+        else if (code === 'PARSE' && cause instanceof AppError) appError = cause;
+        else if (code === 'PARSE') appError = new AppError('bad_request', 'the body is not valid JSON');
+        else if (error instanceof ValidationError && error.type !== 'response') appError = fromValidation(error);
+        else if (code === 'NOT_FOUND') {
+          const pathname = new URL(request.url).pathname;
+          const allowed = methodsFor(routes(), pathname);
+          appError =
+            allowed.length > 0
+              ? new AppError('method_not_allowed', `${request.method} is not allowed here`, undefined, {
+                  allow: allowed.join(', '),
+                })
+              : new AppError('not_found', `no route ${request.method} ${pathname}`);
+        } else {
+          appError =
+            sqliteConstraint(error) ??
+            (isDiskFull(error)
+              ? new AppError('insufficient_storage', 'the disk is full; nothing was changed')
+              : new AppError('internal', 'internal error'));
+          if (appError.errorCode === 'internal' || appError.errorCode === 'insufficient_storage') {
+            requestLog(request, deps.log).error({ err: error }, 'request failed');
+          }
+        }
+        meta.status = appError.status;
+        return errorResponse(appError, meta.id);
+      })
+  );
 }

@@ -55,7 +55,7 @@ export interface TestApp {
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const base = loadConfig({ PMS_DATA_DIR: mkdtempSync(join(tmpdir(), 'pms-test-')), PMS_LOG_LEVEL: 'silent' });
-  return { ...base, passwordHash: { memoryCost: 64, timeCost: 1 }, ...overrides };
+  return { ...base, passwordHash: { memoryCost: 64, timeCost: 1 }, strictResponses: true, ...overrides };
 }
 
 export function makeTestApp(options: { config?: Partial<Config>; start?: string; log?: Logger } = {}): TestApp {
