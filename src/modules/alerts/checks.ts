@@ -1,6 +1,8 @@
 /**
  * A rule write body checked against §8 "Bad input" and turned into column values. A system rule
- * keeps its condition: the condition fields of its body are ignored like read-only fields.
+ * keeps its condition: the condition fields of its body are ignored like read-only fields. A null
+ * condition field is taken as absent (it is what a system rule or a rule whose variable was deleted
+ * reads back), so the stored condition stays.
  */
 import type { StoredAlertDestination } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -97,18 +99,21 @@ export function ruleValues(deps: Deps, body: AlertWrite, existing?: AlertRow): R
   else if (!existing) throw invalid('/displayName', 'is required');
   if (body.description !== undefined) values.description = body.description;
   if (!system) {
-    if (body.variable !== undefined) {
+    // The stored `_id` sent back names no change, even when that variable was deleted since.
+    const unchanged = typeof body.variable === 'number' && body.variable === existing?.variableId;
+    if (body.variable !== undefined && body.variable !== null && !unchanged) {
       const v = variableOf(deps, body);
       values.variableId = v.id;
       values.subsystemId = v.subsystemId;
     } else if (!existing) throw invalid('/variable', 'is required');
     const operator = body.operator ?? existing?.operator ?? undefined;
     if (operator === undefined) throw invalid('/operator', 'is required');
-    const rawValue = body.value === undefined ? (existing?.value ?? undefined) : String(body.value);
+    const sentValue = body.value ?? undefined;
+    const rawValue = sentValue === undefined ? (existing?.value ?? undefined) : String(sentValue);
     if (rawValue === undefined) throw invalid('/value', 'is required');
     checkCondition(operator, rawValue);
-    if (body.operator !== undefined) values.operator = body.operator;
-    if (body.value !== undefined) values.value = rawValue;
+    if (body.operator !== undefined && body.operator !== null) values.operator = body.operator;
+    if (sentValue !== undefined) values.value = rawValue;
     if (body.delaySeconds !== undefined) values.delaySeconds = body.delaySeconds;
     // The default text read back and sent again stays "the default" (null).
     if (body.message !== undefined) values.message = body.message === DEFAULT_MESSAGE ? null : body.message;

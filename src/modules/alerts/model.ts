@@ -102,17 +102,22 @@ export const AlertModel = {
   /**
    * One body for create and update; `displayName` and the condition are required on create (service).
    * Read-only and unknown fields are ignored; `subsystemExternalId`/`subsystemId` only name the
-   * subsystem of a `variable` given as externalRef.
+   * subsystem of a `variable` given as externalRef. The condition fields are never nullable, so a
+   * null `variable`, `operator` or `value` (how a system rule or a rule whose variable was deleted
+   * reads) is taken as not sent: a rule read and PUT back unchanged is accepted (C: Requests).
    */
   write: t.Object({
     _id: t.Optional(t.Integer({ minimum: 1 })),
     displayName: t.Optional(DisplayName),
     description: t.Optional(Description),
-    variable: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.String({ minLength: 1, maxLength: 256 })])),
+    // null (what a system rule, or a rule whose variable was deleted, reads back) = not sent.
+    variable: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.String({ minLength: 1, maxLength: 256 }), t.Null()])),
     subsystemId: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
     subsystemExternalId: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 128 }), t.Null()])),
-    operator: t.Optional(t.Union(OPERATORS.map((o) => t.Literal(o)))),
-    value: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Number()], { error: 'must be a string' })),
+    operator: t.Optional(
+      t.Union([...OPERATORS.map((o) => t.Literal(o)), t.Null()], { error: `must be one of: ${OPERATORS.join(', ')}` }),
+    ),
+    value: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Number(), t.Null()], { error: 'must be a string' })),
     delaySeconds: t.Optional(t.Integer({ minimum: 0, maximum: 86400 })),
     message: t.Optional(
       t.Union([t.String({ maxLength: 1000 }), t.Null()], { error: 'must be a string of at most 1000 characters' }),
