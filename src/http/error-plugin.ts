@@ -14,6 +14,7 @@ import { Elysia, ValidationError } from 'elysia';
 import type { Deps } from '../deps';
 import { requestLog, requestMeta } from './context';
 import { AppError, type ErrorBody, type ErrorDetail } from './errors';
+import { BAD_ENCODING_MESSAGE, decodeOrNull } from './percent';
 import { schemaErrorDetails } from './validation';
 
 const DRIFT_WARN_EVERY_MS = 3_600_000;
@@ -27,8 +28,11 @@ export function errorResponse(error: AppError, requestId: string): Response {
   });
 }
 
-function fromValidation(error: ValidationError): AppError {
+function fromValidation(error: ValidationError, request: Request): AppError {
   if (error.type === 'property') return new AppError('bad_request', 'a query or path value is not valid');
+  // Elysia leaves a path parameter it cannot decode undefined, which its schema then refuses.
+  if (error.type === 'params' && decodeOrNull(new URL(request.url).pathname) === null)
+    return new AppError('bad_request', BAD_ENCODING_MESSAGE);
   const detail = schemaErrorDetails(error.all as Parameters<typeof schemaErrorDetails>[0]);
   const first = detail[0];
   const where = error.type === 'body' ? '' : `${error.type} `;
@@ -121,7 +125,9 @@ export function errorPlugin(deps: Deps, routes: () => ReadonlyArray<{ method: st
         if (error instanceof AppError) appError = error;
         else if (code === 'PARSE' && cause instanceof AppError) appError = cause;
         else if (code === 'PARSE') appError = new AppError('bad_request', 'the body is not valid JSON');
-        else if (error instanceof ValidationError && error.type !== 'response') appError = fromValidation(error);
+        else if (error instanceof ValidationError && error.type !== 'response')
+          appError = fromValidation(error, request);
+        else if (error instanceof URIError) appError = new AppError('bad_request', BAD_ENCODING_MESSAGE);
         else if (code === 'NOT_FOUND') {
           const pathname = new URL(request.url).pathname;
           const allowed = methodsFor(routes(), pathname);

@@ -6,6 +6,7 @@
 import type { Deps } from '../../deps';
 import { forbidden, rateLimited, unauthorized } from '../../http/errors';
 import { cidrContains } from '../../http/net';
+import { decodeOrNull } from '../../http/percent';
 import { writePlatformLog } from '../logs/write';
 import { builtInRoleId, grantsOf } from '../roles/service';
 import { trustedNetworks } from '../settings/service';
@@ -29,7 +30,8 @@ function cookieValue(header: string | null, name: string): string | null {
   if (!header) return null;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    // A malformed escape is a credential that matches nothing (401), not a fault.
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeOrNull(part.slice(eq + 1).trim());
   }
   return null;
 }

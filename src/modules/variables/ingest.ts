@@ -11,6 +11,8 @@ import { type AuthMeta, authMeta, authorize } from '../../http/auth';
 import { readJsonBody } from '../../http/body';
 import { requestMeta } from '../../http/context';
 import { AppError } from '../../http/errors';
+import { limitValueWrite } from '../../http/rate-limit';
+import { decodePathSegment } from '../../http/percent';
 import { setVariableValueJson } from './value-service';
 
 const VALUE_PATH = /^https?:\/\/[^/]+\/api\/v1\/variables\/([^/?#]+)\/value\/?(?:[?#].*)?$/;
@@ -23,10 +25,11 @@ const notAnObject = () =>
 async function answer(deps: Deps, request: Request, id: string): Promise<Response> {
   const meta = requestMeta(request);
   meta.quiet = true;
+  limitValueWrite(deps, request);
   const principal = authorize(deps, request, RULE);
   const body = await readJsonBody(request, deps.config.maxBodyBytes);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
-  const json = await setVariableValueJson(deps, principal, decodeURIComponent(id), body);
+  const json = await setVariableValueJson(deps, principal, decodePathSegment(id), body);
   return new Response(json, {
     headers: { 'content-type': 'application/json', 'x-request-id': meta.id },
   });
