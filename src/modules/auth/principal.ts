@@ -1,6 +1,6 @@
 /** Who is calling, decided once per request before its body is read. */
 import { forbidden } from '../../http/errors';
-import { PERMISSIONS, type Permission } from '../roles/permissions';
+import { INTEGRATION_WRITES, PERMISSIONS, type Permission } from '../roles/permissions';
 
 export interface Principal {
   via: 'session' | 'token' | 'trusted_network' | 'system';
@@ -26,6 +26,41 @@ export function can(principal: Principal, permission: Permission): boolean {
 
 export function requirePermission(principal: Principal, permission: Permission): void {
   if (!can(principal, permission)) throw forbidden(`this needs the ${permission} permission`);
+}
+
+/** What a user, role or token holds, as far as who may act on it goes. */
+export interface Holdings {
+  permissions: Iterable<Permission>;
+  /** Holds the built-in integration role, which may do more than its listed reads (INTEGRATION_WRITES). */
+  integration?: boolean;
+  /** Subsystems it acts for, empty = any; absent for a role, whose scope is set where it is given. */
+  subsystemIds?: readonly number[];
+}
+
+/** The first thing `held` has that the caller lacks, as the 403 names it; null when the caller covers it all. */
+function firstUncovered(principal: Principal, held: Holdings): string | null {
+  for (const p of held.permissions) if (!principal.permissions.has(p)) return p;
+  if (held.integration && !principal.integration) {
+    const lacking = INTEGRATION_WRITES.find((p) => !principal.permissions.has(p));
+    if (lacking) return `integration access (${lacking})`;
+  }
+  if (held.subsystemIds && principal.subsystemIds.length > 0) {
+    if (held.subsystemIds.length === 0) return 'access to every subsystem';
+    const outside = held.subsystemIds.find((id) => !principal.subsystemIds.includes(id));
+    if (outside !== undefined) return `access to subsystem ${outside}`;
+  }
+  return null;
+}
+
+/**
+ * Acting on a user, role or token (or giving a role) needs at least what that target holds, or a
+ * `users:write` holder could set an administrator's password and sign in as them. 403 naming one
+ * thing the caller lacks (names and permissions only, never a secret). The platform itself passes.
+ */
+export function requireCovers(principal: Principal, held: Holdings, what: string): void {
+  if (principal.via === 'system') return;
+  const missing = firstUncovered(principal, held);
+  if (missing !== null) throw forbidden(`${what} holds ${missing}, which you do not hold`);
 }
 
 /** Integration writes are limited to the credential's own subsystems (§0.3). */

@@ -68,6 +68,23 @@ const INTEGRATION_READS: Area[] = [
   'settings',
 ];
 
+/**
+ * The writes that stand for what the `integration` role may do beyond its listed reads: every route
+ * that lets the integration role through also lets these permissions through (§0.3 "Integration role
+ * may"). A caller must hold them to give or act on the integration role (requireCovers).
+ */
+export const INTEGRATION_WRITES: readonly Permission[] = writes([
+  'subsystems',
+  'variables',
+  'events',
+  'parameters',
+  'notifications',
+  'logs',
+  'media',
+  'players',
+  'assets',
+]);
+
 export type BuiltInRoleName = 'admin' | 'operator' | 'viewer' | 'integration';
 
 export const BUILT_IN_ROLES: ReadonlyArray<{

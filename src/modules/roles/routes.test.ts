@@ -102,7 +102,9 @@ describe('roles', () => {
     const ok = await t.call('POST', '/roles', { token, body: { name: 'readers', permissions: ['logs:read'] } });
     expect(ok.status).toBe(201);
     const res = await t.call('POST', '/roles', { token, body: { name: 'escalate', permissions: ['users:write'] } });
-    expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'you cannot grant users:write, which you do not hold'));
+    expect(res.body).toEqual(
+      errorBody(res, 403, 'forbidden', 'role escalate holds users:write, which you do not hold'),
+    );
   });
 
   it('applies a permission change from the next request', async () => {

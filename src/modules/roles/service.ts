@@ -1,15 +1,19 @@
 /**
  * Roles (§1.3): named permission sets. The whole table is small and read on every request, so it is
  * cached per daemon and dropped on every role write: a permission change applies from the next request.
+ *
+ * A caller changes or deletes only a role whose permissions it holds, before and after the change, and
+ * gives (to a user, token or template) only roles it holds all of (`requireCovers`): otherwise a
+ * `roles:write` holder could strip or reshape a role that more powerful accounts rely on.
  */
 import { count, eq } from 'drizzle-orm';
 import { roles, tokens, userRoles, userTemplates } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { conflict, forbidden, invalid, notFound } from '../../http/errors';
+import { conflict, invalid, notFound } from '../../http/errors';
 import { unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
+import { type Principal, requireCovers } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
 import { toRoleDto } from './mapper';
 import type { RoleCreate, RoleDto, RoleUpdate } from './model';
@@ -109,9 +113,7 @@ export function roleExists(deps: Deps, id: number): boolean {
 export function assertGrantableRole(deps: Deps, principal: Principal | null, roleId: number, path: string): void {
   const role = cache(deps).get(roleId);
   if (!role) throw invalid(path, 'names a role that does not exist');
-  if (!principal) return;
-  const missing = effectivePermissions(role).find((p) => !principal.permissions.has(p));
-  if (missing) throw forbidden(`role ${role.name} holds ${missing}, which you do not hold`);
+  if (principal) requireCovers(principal, grantsOf(deps, [roleId]), `role ${role.name}`);
 }
 
 /** The same for a list of role ids given to a user or template, reporting at `<path>/<n>`. */
@@ -149,13 +151,17 @@ function rowOf(deps: Deps, id: string): RoleRow {
   return row;
 }
 
-/** Validates a permission list (400 at `/permissions/<n>`), drops duplicates and refuses ones the caller lacks. */
-function checkPermissions(principal: Principal, list: readonly string[]): Permission[] {
+/**
+ * Validates a permission list (400 at `/permissions/<n>`) and drops duplicates; the role `what` names
+ * would then hold them, so a caller lacking one is refused (403, §1.3 rule 3).
+ */
+function checkPermissions(principal: Principal, list: readonly string[], what: string): Permission[] {
   list.forEach((p, i) => {
     if (!isPermission(p)) throw invalid(`/permissions/${i}`, 'is not a known permission');
-    if (!principal.permissions.has(p)) throw forbidden(`you cannot grant ${p}, which you do not hold`);
   });
-  return unique(list) as Permission[];
+  const permissions = unique(list) as Permission[];
+  requireCovers(principal, { permissions }, what);
+  return permissions;
 }
 
 /** Every role, built-in first, then by name. */
@@ -174,7 +180,7 @@ export function getRole(deps: Deps, id: string): RoleDto {
 
 /** Creates a custom role. */
 export function createRole(deps: Deps, principal: Principal, body: RoleCreate): RoleDto {
-  const permissions = checkPermissions(principal, body.permissions);
+  const permissions = checkPermissions(principal, body.permissions, `role ${body.name}`);
   if ([...cache(deps).values()].some((r) => r.name === body.name)) throw conflict(`role name ${body.name} is taken`);
   const now = deps.clock.now();
   const row = transact(deps, () => {
@@ -203,8 +209,11 @@ export function createRole(deps: Deps, principal: Principal, body: RoleCreate): 
 export function updateRole(deps: Deps, principal: Principal, id: string, body: RoleUpdate): RoleDto {
   const row = rowOf(deps, id);
   if (row.builtIn) throw conflict(`the built-in role ${row.name} cannot be changed`);
+  requireCovers(principal, { permissions: effectivePermissions(row) }, `role ${row.name}`);
   const changes: Partial<RoleRow> = {};
-  if (body.permissions !== undefined) changes.permissions = checkPermissions(principal, body.permissions);
+  if (body.permissions !== undefined) {
+    changes.permissions = checkPermissions(principal, body.permissions, `role ${row.name} (as changed)`);
+  }
   if (body.displayName !== undefined) changes.displayName = body.displayName.trim() || row.name;
   if (body.description !== undefined) changes.description = body.description;
   const now = deps.clock.now();
@@ -227,6 +236,7 @@ export function updateRole(deps: Deps, principal: Principal, id: string, body: R
 export function deleteRole(deps: Deps, principal: Principal, id: string): void {
   const row = rowOf(deps, id);
   if (row.builtIn) throw conflict(`the built-in role ${row.name} cannot be deleted`);
+  requireCovers(principal, { permissions: effectivePermissions(row) }, `role ${row.name}`);
   const used = usage(deps, row.id);
   if (used.userCount + used.tokenCount + used.templateCount > 0) {
     throw conflict(

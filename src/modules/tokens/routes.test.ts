@@ -139,7 +139,8 @@ describe('tokens audit', () => {
     const id = made.body._id;
     const secret: string = made.body.token;
     await t.call('GET', '/auth/me', { token: secret });
-    await t.call('PATCH', `/tokens/${id}`, { as: 'admin', body: { displayName: 'Wall 2', expiresAt: null } });
+    const future = new Date(t.clock.now() + 86_400_000).toISOString();
+    await t.call('PATCH', `/tokens/${id}`, { as: 'admin', body: { displayName: 'Wall 2', expiresAt: future } });
     expect((await t.call('DELETE', `/tokens/${id}`, { as: 'admin' })).status).toBe(204);
     expect(auditEntries(t)).toEqual([
       {

@@ -2,6 +2,14 @@
  * API tokens (§1.4): `pms_` + 43 base64url characters, bound to one role, optionally limited to some
  * subsystems. Only the SHA-256 is stored; the secret is in the create answer and nowhere else.
  * Revoking deletes the row, so the next request with it gets 401.
+ *
+ * Creating, changing and revoking a token needs everything it holds, before and after the change: its
+ * role's permissions and the subsystems it acts for (`requireCovers`), so a token never outranks
+ * the caller that made or changed it, and a weaker caller cannot revoke or re-point a stronger one.
+ *
+ * `expiresAt` must be in the future when it is set (§1.4), but a PUT that sends the stored value back
+ * (GET then PUT of the same body, C: Requests) leaves it alone, even once that time has passed: an
+ * expired token can still be renamed or given a new future expiry. Only a different past time is 400.
  */
 import { asc, eq } from 'drizzle-orm';
 import { randomSecret, sha256Hex } from '../../crypto';
@@ -11,9 +19,9 @@ import { invalid, notFound } from '../../http/errors';
 import { numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
+import { type Holdings, type Principal, requireCovers } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
-import { assertGrantableRole } from '../roles/service';
+import { assertGrantableRole, grantsOf } from '../roles/service';
 import { findSubsystem } from '../subsystems/lookup';
 import { toTokenDto } from './mapper';
 import type { TokenCreate, TokenDto, TokenUpdate } from './model';
@@ -54,11 +62,23 @@ function checkSubsystems(deps: Deps, ids: readonly number[]): number[] {
   return unique(ids);
 }
 
+/** What a token with this role and these subsystems holds, for `requireCovers`. */
+function holdingsOf(deps: Deps, roleId: number, subsystemIds: readonly number[]): Holdings {
+  return { ...grantsOf(deps, [roleId]), subsystemIds };
+}
+
+const nameOf = (row: TokenRow) => `token ${row.id} (${row.displayName})`;
+
 function checkExpiry(deps: Deps, expiresAt: string | null | undefined): number | null {
   if (expiresAt === null || expiresAt === undefined) return null;
   const ms = Date.parse(expiresAt);
   if (!(ms > deps.clock.now())) throw invalid('/expiresAt', 'must be in the future');
   return ms;
+}
+
+/** The stored expiry sent back as read (any ISO form of the same instant): not a change, so not re-checked. */
+function sameExpiry(sent: string | null, stored: number | null): boolean {
+  return sent === null ? stored === null : stored !== null && Date.parse(sent) === stored;
 }
 
 /** Every token, oldest first, never with its secret. */
@@ -76,9 +96,10 @@ export function getToken(deps: Deps, id: string): TokenDto {
 
 /** Creates a token; the answer is the only place its secret ever appears. */
 export function createToken(deps: Deps, principal: Principal, body: TokenCreate): TokenDto {
-  assertGrantableRole(deps, principal, body.roleId, '/roleId');
+  assertGrantableRole(deps, null, body.roleId, '/roleId');
   const subsystemIds = checkSubsystems(deps, body.subsystemIds ?? []);
   const expiresAt = checkExpiry(deps, body.expiresAt);
+  requireCovers(principal, holdingsOf(deps, body.roleId, subsystemIds), `token ${body.displayName.trim()}`);
   const secret = TOKEN_PREFIX + randomSecret();
   const now = deps.clock.now();
   const row = transact(deps, () => {
@@ -108,14 +129,27 @@ export function createToken(deps: Deps, principal: Principal, body: TokenCreate)
 /** Changes name, role, subsystems or expiry. */
 export function updateToken(deps: Deps, principal: Principal, id: string, body: TokenUpdate): TokenDto {
   const row = rowOf(deps, id);
+  requireCovers(principal, holdingsOf(deps, row.roleId, row.subsystemIds), nameOf(row));
   const changes: Partial<TokenRow> = {};
   if (body.displayName !== undefined) changes.displayName = body.displayName.trim();
   if (body.roleId !== undefined) {
-    assertGrantableRole(deps, principal, body.roleId, '/roleId');
+    assertGrantableRole(deps, null, body.roleId, '/roleId');
     changes.roleId = body.roleId;
   }
   if (body.subsystemIds !== undefined) changes.subsystemIds = checkSubsystems(deps, body.subsystemIds);
-  if (body.expiresAt !== undefined) changes.expiresAt = checkExpiry(deps, body.expiresAt);
+  if (body.expiresAt !== undefined && !sameExpiry(body.expiresAt, row.expiresAt)) {
+    changes.expiresAt = checkExpiry(deps, body.expiresAt);
+  }
+  requireCovers(
+    principal,
+    holdingsOf(deps, changes.roleId ?? row.roleId, changes.subsystemIds ?? row.subsystemIds),
+    `${nameOf(row)} (as changed)`,
+  );
+  // A record sent back whole names only what really changed (events and audit list field names).
+  for (const key of Object.keys(changes) as Array<keyof TokenRow>) {
+    if (JSON.stringify(changes[key]) === JSON.stringify(row[key])) delete changes[key];
+  }
+  if (Object.keys(changes).length === 0) return toTokenDto(row);
   const updated = transact(deps, () => {
     const stored = deps.db
       .update(tokens)
@@ -133,6 +167,7 @@ export function updateToken(deps: Deps, principal: Principal, id: string, body: 
 /** Revokes (deletes) a token. */
 export function revokeToken(deps: Deps, principal: Principal, id: string): void {
   const row = rowOf(deps, id);
+  requireCovers(principal, holdingsOf(deps, row.roleId, row.subsystemIds), nameOf(row));
   transact(deps, () => {
     deps.db.delete(tokens).where(eq(tokens.id, row.id)).run();
     emit(deps, 'token.revoked', { _id: row.id });

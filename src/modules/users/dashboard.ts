@@ -15,7 +15,7 @@ import type { ControlPanelDto } from '../control-panels/model';
 import { grantsOf } from '../roles/service';
 import { roleIdsOf } from './accounts';
 import type { DashboardBody } from './model';
-import { auditUser, targetUser } from './service';
+import { auditUser, targetUser, userToChange } from './service';
 
 /** Ids of the available panels a user holding these roles may open (§2 rule 4). */
 export function openableFor(deps: Deps, roleIds: readonly number[]): Set<number> {
@@ -74,7 +74,7 @@ export function getDashboard(deps: Deps, principal: Principal, id: string): Cont
 
 /** Replaces the dashboard; every id must be a panel the user may open (400), hidden entries are kept. */
 export function replaceDashboard(deps: Deps, principal: Principal, id: string, body: DashboardBody): ControlPanelDto[] {
-  const row = targetUser(deps, principal, id, 'users:write');
+  const row = userToChange(deps, principal, id);
   const roleIds = roleIdsOf(deps, row.id);
   const openable = openableFor(deps, roleIds);
   const [ids, path] = Array.isArray(body) ? [body, ''] : [body.controlpanels, '/controlpanels'];

@@ -8,6 +8,9 @@
  * stored value are refused with 403, as is `password` (their own change goes through
  * PUT /auth/me/password, which asks for the current one); values equal to the stored ones pass, so
  * a fetched record can be sent back whole.
+ *
+ * Changing another user needs every permission they hold (`userToChange`), and each role added needs
+ * every permission of that role, so after the change the caller still holds all the user holds.
  */
 import { eq } from 'drizzle-orm';
 import { users } from '../../db/schema';
@@ -15,14 +18,14 @@ import type { Deps } from '../../deps';
 import { conflict, forbidden, invalid } from '../../http/errors';
 import { unique } from '../../http/fields';
 import { emit, transact } from '../../realtime/emit';
-import { can, type Principal } from '../auth/principal';
-import { assertGrantableRoles, builtInRoleId } from '../roles/service';
+import { can, type Principal, requireCovers } from '../auth/principal';
+import { assertGrantableRoles, builtInRoleId, grantsOf } from '../roles/service';
 import { boolInput, checkPreferences, mergePreferences, templateForNewUser } from '../user-templates/service';
 import { endUserSessions, findUserByUsername, roleIdsOf, setRoleIds, type UserRow } from './accounts';
 import { checkDashboard, openableFor, withHiddenEntries } from './dashboard';
 import type { UserCreate, UserDto, UserUpdate } from './model';
 import { checkPasswordRule, hashPassword } from './passwords';
-import { assertAdminRemains, auditUser, targetUser, userDto } from './service';
+import { assertAdminRemains, auditUser, userDto, userToChange } from './service';
 
 const MAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -53,6 +56,8 @@ const sameList = (a: readonly number[], b: readonly number[]) => a.length === b.
 export async function createUser(deps: Deps, principal: Principal, body: UserCreate): Promise<UserDto> {
   const template = templateForNewUser(deps, body.templateId);
   const roleIds = checkRoles(deps, principal, body.roleIds ?? template?.roleIds ?? [builtInRoleId(deps, 'viewer')], []);
+  // The roles are covered; a user also acts for every subsystem, which a limited token cannot give.
+  requireCovers(principal, { ...grantsOf(deps, roleIds), subsystemIds: [] }, `user ${body.username}`);
   checkPasswordRule(body.password, body.username);
   const email = checkEmail(body.email ?? null);
   const preferences = checkPreferences(body.preferences ?? template?.preferences ?? {});
@@ -101,7 +106,7 @@ export async function createUser(deps: Deps, principal: Principal, body: UserCre
 
 /** Updates the fields present (PUT and PATCH alike); see the module note for what self-editors may change. */
 export async function updateUser(deps: Deps, principal: Principal, id: string, body: UserUpdate): Promise<UserDto> {
-  const row = targetUser(deps, principal, id, 'users:write');
+  const row = userToChange(deps, principal, id);
   const admin = can(principal, 'users:write');
   const heldRoles = roleIdsOf(deps, row.id);
   const changes: Partial<UserRow> = {};

@@ -5,6 +5,10 @@
  * Self-service (§0.3): every signed-in user may act on their own record whatever their roles. The
  * routes let a signed-in user through (`self: true`); `targetUser` then limits a caller without the
  * permission to their own `_id`.
+ *
+ * Changing another user (update, roles, enable, password, dashboard, delete) also needs every
+ * permission that user holds (`userToChange`): `users:write` alone must not reach an administrator's
+ * password. A signed-in user holds exactly their own permissions, so self-service always passes.
  */
 import { asc, eq, sql } from 'drizzle-orm';
 import { userRoles, users } from '../../db/schema';
@@ -13,7 +17,7 @@ import { conflict, forbidden, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { can, type Principal } from '../auth/principal';
+import { can, type Principal, requireCovers } from '../auth/principal';
 import { openablePanelIds, panelsByIds } from '../control-panels/access';
 import { writeAuditLog } from '../logs/write';
 import type { Permission } from '../roles/permissions';
@@ -61,6 +65,17 @@ export function targetUser(deps: Deps, principal: Principal, raw: string, permis
   }
   const row = findUserById(deps, id);
   if (!row) throw notFound('user', raw);
+  return row;
+}
+
+/**
+ * The user a write acts on: as `targetUser` with `users:write`, and the caller must hold everything the
+ * user holds (403, nothing looked at further), every subsystem included since a user is not limited.
+ */
+export function userToChange(deps: Deps, principal: Principal, raw: string): UserRow {
+  const row = targetUser(deps, principal, raw, 'users:write');
+  const { permissions, integration } = grantsOf(deps, roleIdsOf(deps, row.id));
+  requireCovers(principal, { permissions, integration, subsystemIds: [] }, `user ${row.username}`);
   return row;
 }
 
@@ -135,7 +150,7 @@ export function getUser(deps: Deps, principal: Principal, id: string, availableP
 
 /** Deletes a user and ends their sessions; never oneself, never the last enabled admin (409). */
 export function deleteUser(deps: Deps, principal: Principal, id: string): void {
-  const row = targetUser(deps, principal, id, 'users:write');
+  const row = userToChange(deps, principal, id);
   if (row.id === principal.userId) throw conflict('you cannot delete your own account');
   assertAdminRemains(deps, row, null);
   transact(deps, () => {
@@ -156,7 +171,7 @@ export async function setPasswordByAdmin(
   id: string,
   password: string,
 ): Promise<void> {
-  const row = targetUser(deps, principal, id, 'users:write');
+  const row = userToChange(deps, principal, id);
   checkPasswordRule(password, row.username);
   const passwordHash = await hashPassword(deps, password);
   transact(deps, () => {
