@@ -19,6 +19,17 @@ describe('errors', () => {
     expect(res.body).toEqual(errorBody(res, 405, 'method_not_allowed', 'DELETE is not allowed here'));
   });
 
+  it('answers a plain GET of the WebSocket path with 400 (RFC 6455), another method with 405 Allow: GET', async () => {
+    const t = makeTestApp();
+    const plain = await t.call('GET', '/ws', { as: 'admin' });
+    expect(plain.body).toEqual(
+      errorBody(plain, 400, 'bad_request', 'this path opens a WebSocket: send the upgrade headers'),
+    );
+    const post = await t.call('POST', '/ws', { as: 'admin' });
+    expect(post.headers.get('allow')).toBe('GET');
+    expect(post.body).toEqual(errorBody(post, 405, 'method_not_allowed', 'POST is not allowed here'));
+  });
+
   it('answers malformed JSON with 400 bad_request and changes nothing', async () => {
     const t = makeTestApp();
     const before = await t.call('GET', '/roles', { as: 'admin' });

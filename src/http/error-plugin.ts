@@ -130,13 +130,18 @@ export function errorPlugin(deps: Deps, routes: () => ReadonlyArray<{ method: st
         else if (error instanceof URIError) appError = new AppError('bad_request', BAD_ENCODING_MESSAGE);
         else if (code === 'NOT_FOUND') {
           const pathname = new URL(request.url).pathname;
-          const allowed = methodsFor(routes(), pathname);
-          appError =
-            allowed.length > 0
-              ? new AppError('method_not_allowed', `${request.method} is not allowed here`, undefined, {
-                  allow: allowed.join(', '),
-                })
-              : new AppError('not_found', `no route ${request.method} ${pathname}`);
+          // A WebSocket route is an HTTP GET carrying `Upgrade: websocket` (RFC 6455 §4.2.1: 400 without it).
+          const found = methodsFor(routes(), pathname);
+          const allowed = [...new Set(found.map((m) => (m === 'WS' ? 'GET' : m)))];
+          if (request.method === 'GET' && found.includes('WS'))
+            appError = new AppError('bad_request', 'this path opens a WebSocket: send the upgrade headers');
+          else
+            appError =
+              allowed.length > 0
+                ? new AppError('method_not_allowed', `${request.method} is not allowed here`, undefined, {
+                    allow: allowed.join(', '),
+                  })
+                : new AppError('not_found', `no route ${request.method} ${pathname}`);
         } else {
           appError =
             sqliteConstraint(error) ??
