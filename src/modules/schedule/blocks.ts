@@ -81,16 +81,25 @@ function exists(loaded: LoadedSchedule, item: { type: StoredBlockItem['type']; t
   return loaded.playlists.has(item.typeId);
 }
 
-/** The §11.4 item rules against the block's `duration` (400 at `/items/<n>/…`), nesting and cycles. */
+const heldKey = (item: { type: StoredBlockItem['type']; typeId: number }) => `${item.type}:${item.typeId}`;
+
+/**
+ * The §11.4 item rules against the block's `duration` (400 at `/items/<n>/…`), nesting and cycles.
+ * A target the stored block already holds may be gone (deleted since; read back with an empty
+ * name): keeping it is no new reference, so a block read and PUT back is accepted (C: Requests).
+ */
 function itemsOf(
   loaded: LoadedSchedule,
   selfId: number,
   duration: number,
   list: NonNullable<BlockCreate['items']>,
+  stored: readonly StoredBlockItem[] = [],
 ): StoredBlockItem[] {
+  const held = new Set(stored.map(heldKey));
   const items = list.map((item, i): StoredBlockItem => {
     const at = `/items/${i}`;
-    if (!exists(loaded, item)) throw invalid(`${at}/typeId`, `names no ${TARGET_NAME[item.type]}`);
+    if (!exists(loaded, item) && !held.has(heldKey(item)))
+      throw invalid(`${at}/typeId`, `names no ${TARGET_NAME[item.type]}`);
     if (item.type === 'PLAYABLE' && loaded.playables.get(item.typeId)?.type === 'template')
       throw invalid(`${at}/typeId`, 'names a template playable, which cannot be scheduled');
     if (item.startTimeOffset > duration)
@@ -159,6 +168,7 @@ export function updateBlock(deps: Deps, principal: Principal, id: string, body: 
       row.id,
       body.duration ?? row.duration,
       body.items ?? row.items.map((x) => ({ ...x, startTimeOffset: x.startTimeOffset ?? 0 })),
+      row.items,
     );
     if (body.items !== undefined) changes.items = items;
   }

@@ -45,13 +45,26 @@ export function getPlaylist(deps: Deps, id: string): PlaylistDto {
   return dto(deps, playlistRow(deps, id));
 }
 
+const heldKey = (entry: { itemType: string; itemId: number }) => `${entry.itemType}:${entry.itemId}`;
+
 /**
  * Each entry names an existing event or non-template playable (400 at `/entries/<n>/itemId`); a
- * playable without a fixed duration needs `durationMs`.
+ * playable without a fixed duration needs `durationMs`. An entry the stored playlist already holds
+ * may name a target deleted since (it reads back `missing`): keeping it is no new reference, so a
+ * playlist read and PUT back is accepted (C: Requests).
  */
-function entriesOf(deps: Deps, list: PlaylistCreate['entries']): StoredPlaylistEntry[] {
+function entriesOf(
+  deps: Deps,
+  list: PlaylistCreate['entries'],
+  stored: readonly StoredPlaylistEntry[] = [],
+): StoredPlaylistEntry[] {
   const loaded = loadSchedule(deps);
+  const held = new Set(stored.map(heldKey));
   return list.map((entry, i) => {
+    const target = entry.itemType === 'EVENT' ? loaded.events : loaded.playables;
+    if (!target.has(entry.itemId) && held.has(heldKey(entry))) {
+      return { itemType: entry.itemType, itemId: entry.itemId, durationMs: entry.durationMs ?? null };
+    }
     if (entry.itemType === 'EVENT') {
       if (!loaded.events.has(entry.itemId)) throw invalid(`/entries/${i}/itemId`, 'names no event');
     } else {
@@ -114,7 +127,7 @@ export function updatePlaylist(deps: Deps, principal: Principal, id: string, bod
     assertNameFree(deps, changes.displayName, row.id);
   }
   if (body.description !== undefined) changes.description = body.description;
-  if (body.entries !== undefined) changes.entries = entriesOf(deps, body.entries);
+  if (body.entries !== undefined) changes.entries = entriesOf(deps, body.entries, row.entries);
   if (body.loop !== undefined) changes.loop = body.loop;
   if (body.shuffle !== undefined) changes.shuffle = body.shuffle;
   return scheduleWrite(deps, () => {
