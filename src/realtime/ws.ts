@@ -4,7 +4,8 @@
  * The upgrade request is authenticated like any HTTP request (Bearer, `isaac-token`, `session`
  * cookie; trusted network without a credential = the integration role). A credential that is
  * present but invalid refuses the upgrade with 401 and the one error body, before any socket
- * exists. No credential from an untrusted address is accepted and must send
+ * exists. A browser's upgrade from another origin is refused first, with 403 (ws-origin.ts).
+ * No credential from an untrusted address is accepted and must send
  * `{"type":"auth","token"}` as its first message within 10 s. Everything after the upgrade is the
  * hub's (ws-hub.ts) and the protocol's (ws-protocol.ts).
  *
@@ -15,9 +16,11 @@ import type { ServerWebSocket } from 'bun';
 import { Elysia } from 'elysia';
 import type { Deps } from '../deps';
 import type { AuthMeta } from '../http/auth';
+import { forbidden } from '../http/errors';
 import type { Principal } from '../modules/auth/principal';
 import { authenticate, credentialOf } from '../modules/auth/service';
 import { type WsClient, type WsCredential, wsHubFor } from './ws-hub';
+import { originRefusal } from './ws-origin';
 
 interface Upgrade {
   principal: Principal | null;
@@ -48,9 +51,16 @@ export function wsRoutes(deps: Deps) {
           description: 'the upgrade carried a credential that is invalid or has expired',
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         },
+        '403': {
+          description: "a browser's upgrade whose Origin is not the host it was sent to (or Origin: null)",
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
       },
     } as Record<string, unknown>,
     upgrade: ({ request }) => {
+      // Before any credential or the trusted-network rule is looked at (ws-origin.ts).
+      const refusal = originRefusal(request);
+      if (refusal !== null) throw forbidden(refusal);
       // Throws the 401 for a credential that is present but invalid.
       const principal = authenticate(deps, request);
       const secret = credentialOf(request);
