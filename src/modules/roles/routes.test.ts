@@ -107,6 +107,20 @@ describe('roles', () => {
     );
   });
 
+  it('changes only a role the caller covers before and after: adding one it lacks is 403, role unchanged', async () => {
+    const t = makeTestApp();
+    const token = t.tokenWith(['roles:read', 'roles:write', 'logs:read']);
+    const made = await t.call('POST', '/roles', { token, body: { name: 'ops', permissions: ['logs:read'] } });
+    const res = await t.call('PUT', `/roles/${made.body._id}`, {
+      token,
+      body: { description: 'wider', permissions: ['logs:read', 'settings:write'] },
+    });
+    expect(res.body).toEqual(
+      errorBody(res, 403, 'forbidden', 'role ops (as changed) holds settings:write, which you do not hold'),
+    );
+    expect((await t.call('GET', `/roles/${made.body._id}`, { token })).body).toEqual(made.body);
+  });
+
   it('applies a permission change from the next request', async () => {
     const t = makeTestApp();
     const made = await t.call('POST', '/roles', { as: 'admin', body: { name: 'ops', permissions: ['logs:read'] } });

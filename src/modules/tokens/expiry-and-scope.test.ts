@@ -1,0 +1,96 @@
+/**
+ * Tokens (§1.4): GET-then-PUT of an expired token (issue 10 item 9), and a token never outranking the
+ * caller that makes or changes it, in its role after the change and in the subsystems it acts for.
+ */
+import { describe, expect, it } from 'bun:test';
+import { addSubsystem, makeTestApp, recordEvents, type TestApp } from '../../../tests/helpers/app';
+import { errorBody, validationBody } from '../../../tests/helpers/errors';
+import { PERMISSIONS } from '../roles/permissions';
+import { builtInRoleId } from '../roles/service';
+
+function storedTokens(t: TestApp): unknown[] {
+  return t.deps.sqlite.query('SELECT * FROM tokens ORDER BY id').all();
+}
+
+describe('an expired token read and sent back', () => {
+  it('PUT of exactly the GET body answers 200 and changes nothing; a rename keeps the stored expiry', async () => {
+    const t = makeTestApp();
+    const expiresAt = new Date(t.clock.now() + 60_000).toISOString();
+    const roleId = builtInRoleId(t.deps, 'viewer');
+    const made = await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'old', roleId, expiresAt } });
+    t.clock.advance(120_000);
+    const read = await t.call('GET', `/tokens/${made.body._id}`, { as: 'admin' });
+    expect(read.body.expiresAt).toBe(expiresAt);
+    const before = storedTokens(t);
+    const events = recordEvents(t);
+    const put = await t.call('PUT', `/tokens/${made.body._id}`, { as: 'admin', body: read.body });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual(read.body);
+    expect(storedTokens(t)).toEqual(before);
+    expect(events).toEqual([]);
+    const renamed = await t.call('PUT', `/tokens/${made.body._id}`, {
+      as: 'admin',
+      body: { ...read.body, displayName: 'renamed' },
+    });
+    expect(renamed.body).toMatchObject({ displayName: 'renamed', expiresAt });
+    expect((await t.call('GET', '/auth/me', { token: made.body.token })).status).toBe(401);
+  });
+
+  it('a different past expiresAt is still 400, and a new future one revives the token', async () => {
+    const t = makeTestApp();
+    const roleId = builtInRoleId(t.deps, 'viewer');
+    const expiresAt = new Date(t.clock.now() + 60_000).toISOString();
+    const made = await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'e', roleId, expiresAt } });
+    t.clock.advance(120_000);
+    const past = new Date(t.clock.now() - 1_000).toISOString();
+    const res = await t.call('PUT', `/tokens/${made.body._id}`, { as: 'admin', body: { expiresAt: past } });
+    expect(res.body).toEqual(validationBody(res, '/expiresAt', 'must be in the future'));
+    const future = new Date(t.clock.now() + 60_000).toISOString();
+    const revived = await t.call('PUT', `/tokens/${made.body._id}`, { as: 'admin', body: { expiresAt: future } });
+    expect(revived.body.expiresAt).toBe(future);
+    expect((await t.call('GET', '/auth/me', { token: made.body.token })).status).toBe(200);
+  });
+});
+
+describe('a token never outranks the caller that makes or changes it', () => {
+  it('re-pointing a token the caller covers at a role it does not is 403, nothing changed', async () => {
+    const t = makeTestApp();
+    const caller = t.tokenWith(PERMISSIONS.filter((p) => p !== 'settings:write'));
+    const made = await t.call('POST', '/tokens', {
+      token: caller,
+      body: { displayName: 'reader', roleId: builtInRoleId(t.deps, 'viewer') },
+    });
+    expect(made.status).toBe(201);
+    const before = storedTokens(t);
+    const res = await t.call('PATCH', `/tokens/${made.body._id}`, {
+      token: caller,
+      body: { roleId: builtInRoleId(t.deps, 'admin') },
+    });
+    const message = `token ${made.body._id} (reader) (as changed) holds settings:write, which you do not hold`;
+    expect(res.body).toEqual(errorBody(res, 403, 'forbidden', message));
+    expect(storedTokens(t)).toEqual(before);
+  });
+
+  it('a caller limited to some subsystems gives only those: every subsystem or another one is 403', async () => {
+    const t = makeTestApp();
+    const own = await addSubsystem(t, 'own');
+    const other = await addSubsystem(t, 'other');
+    const caller = t.tokenWith([...PERMISSIONS], [own._id]);
+    const roleId = builtInRoleId(t.deps, 'viewer');
+    const any = await t.call('POST', '/tokens', { token: caller, body: { displayName: 'any', roleId } });
+    expect(any.body).toEqual(
+      errorBody(any, 403, 'forbidden', 'token any holds access to every subsystem, which you do not hold'),
+    );
+    const body = { displayName: 'mine', roleId, subsystemIds: [own._id] };
+    const mine = await t.call('POST', '/tokens', { token: caller, body });
+    expect(mine.status).toBe(201);
+    const before = storedTokens(t);
+    const moved = await t.call('PATCH', `/tokens/${mine.body._id}`, {
+      token: caller,
+      body: { subsystemIds: [other._id] },
+    });
+    const message = `token ${mine.body._id} (mine) (as changed) holds access to subsystem ${other._id}, which you do not hold`;
+    expect(moved.body).toEqual(errorBody(moved, 403, 'forbidden', message));
+    expect(storedTokens(t)).toEqual(before);
+  });
+});
