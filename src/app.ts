@@ -8,6 +8,7 @@ import type { Deps } from './deps';
 import { requestMeta } from './http/context';
 import { errorPlugin } from './http/error-plugin';
 import { API_PREFIX } from './http/links';
+import { rateLimitHook } from './http/rate-limit';
 import type { RouteLike } from './http/openapi';
 import { alertsRoutes } from './modules/alerts/routes';
 import { authRoutes } from './modules/auth/routes';
@@ -69,6 +70,8 @@ export function createApp(deps: Deps) {
     .onRequest(({ request, set }) => {
       set.headers['x-request-id'] = requestMeta(request).id;
     })
+    // Before routing, so unknown routes and public ones are counted too (the value door counts its own).
+    .onRequest(rateLimitHook(deps))
     .use(errorPlugin(deps, () => routeTable.list))
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       const meta = requestMeta(request);

@@ -21,6 +21,8 @@ export interface Config {
   trustedNetworks: string[] | null;
   hostExecutor: HostExecutor;
   maxBodyBytes: number;
+  /** Flood budgets set by `PMS_RATE_LIMIT_*`; each one present overrides the `rateLimits` setting. */
+  rateLimits: Partial<RateLimitSettings>;
   /** argon2id cost; lowered only by tests. */
   passwordHash: { memoryCost: number; timeCost: number };
   /**
@@ -29,6 +31,35 @@ export interface Config {
    */
   strictResponses: boolean;
 }
+
+/** Flood budgets (C: Limits; src/http/rate-limit.ts): rates per second, 0 = that limit off. */
+export interface RateLimitSettings {
+  /** People-facing calls (everything but ingest) per caller, or per address without one. */
+  requestsPerSecond: number;
+  requestBurst: number;
+  /** Value writes per caller. */
+  ingestPerSecond: number;
+  ingestBurst: number;
+  /** Heartbeats per caller and subsystem. */
+  heartbeatsPerSecond: number;
+  heartbeatBurst: number;
+  /** Failed sign-ins from one address across usernames within 15 minutes before it is locked. */
+  loginFailuresPerAddress: number;
+}
+
+/** The environment variable of each budget. */
+export const RATE_LIMIT_ENV: Readonly<Record<keyof RateLimitSettings, string>> = {
+  requestsPerSecond: 'PMS_RATE_LIMIT_REQUESTS',
+  requestBurst: 'PMS_RATE_LIMIT_REQUEST_BURST',
+  ingestPerSecond: 'PMS_RATE_LIMIT_INGEST',
+  ingestBurst: 'PMS_RATE_LIMIT_INGEST_BURST',
+  heartbeatsPerSecond: 'PMS_RATE_LIMIT_HEARTBEATS',
+  heartbeatBurst: 'PMS_RATE_LIMIT_HEARTBEAT_BURST',
+  loginFailuresPerAddress: 'PMS_RATE_LIMIT_LOGIN_FAILURES',
+};
+
+/** Bursts count requests allowed at once, so at least 1; rates and the login budget may be 0 (off). */
+export const isBurst = (key: keyof RateLimitSettings): boolean => key.endsWith('Burst');
 
 export class ConfigError extends Error {}
 
@@ -39,6 +70,20 @@ function port(name: string, raw: string | undefined, fallback: number): number {
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < 1 || n > 65535) throw new ConfigError(`${name} must be a port number 1-65535`);
   return n;
+}
+
+function rateLimits(get: (k: string) => string | undefined): Partial<RateLimitSettings> {
+  const out: Partial<RateLimitSettings> = {};
+  for (const [key, name] of Object.entries(RATE_LIMIT_ENV) as [keyof RateLimitSettings, string][]) {
+    const raw = get(name);
+    if (raw === undefined || raw === '') continue;
+    const min = isBurst(key) ? 1 : 0;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > 1_000_000_000)
+      throw new ConfigError(`${name} must be an integer from ${min} to 1000000000${min === 0 ? ' (0 = off)' : ''}`);
+    out[key] = n;
+  }
+  return out;
 }
 
 function readFile(path: string): Record<string, string> {
@@ -104,6 +149,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedNetworks,
     hostExecutor: executor,
     maxBodyBytes,
+    rateLimits: Object.freeze(rateLimits(get)),
     passwordHash: { memoryCost: 19456, timeCost: 2 },
     strictResponses: false,
   });

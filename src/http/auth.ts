@@ -60,14 +60,29 @@ export function missingPermissionMessage(rule: AuthMeta): string {
     : `this needs the ${rule.permission} permission`;
 }
 
+/** A credential already found invalid for this request: the flood limiter decides the caller before the route does. */
+const refused = new WeakMap<Request, unknown>();
+
 function callerOf(deps: Deps, request: Request): Principal | null {
   const meta = requestMeta(request);
-  if (meta.principal === undefined) meta.principal = authenticate(deps, request);
+  if (meta.principal !== undefined) return meta.principal;
+  const error = refused.get(request);
+  if (error !== undefined) throw error;
+  try {
+    meta.principal = authenticate(deps, request);
+  } catch (e) {
+    refused.set(request, e);
+    throw e;
+  }
   return meta.principal;
 }
 
-/** Public routes never fail on a stale credential (a login with an expired session cookie must work). */
-function optionalCaller(deps: Deps, request: Request): Principal | null {
+/**
+ * The caller when the request carries a valid credential or comes from a trusted network, else null
+ * (never throws). Public routes use it (a login with an expired session cookie must work), and so
+ * does the flood limiter, which counts a request without a valid caller against its address.
+ */
+export function validCaller(deps: Deps, request: Request): Principal | null {
   try {
     return callerOf(deps, request);
   } catch {
@@ -124,7 +139,7 @@ export function authPlugin(deps: Deps) {
         } satisfies AuthMeta,
       } as Record<string, unknown>,
       parse: async ({ request }) => readJsonBody(request, deps.config.maxBodyBytes),
-      resolve: ({ request }) => ({ caller: optionalCaller(deps, request) }),
+      resolve: ({ request }) => ({ caller: validCaller(deps, request) }),
     }),
   });
 }

@@ -53,9 +53,26 @@ export interface TestApp {
   tokenWith(permissions: readonly Permission[], subsystemIds?: number[]): string;
 }
 
+/**
+ * Flood limits off: tests call the same routes hundreds of times at one instant of the fake clock.
+ * Rate-limit tests pass `config: { rateLimits: {} }` (the settings decide) or budgets of their own.
+ */
+export const RATE_LIMITS_OFF: Config['rateLimits'] = {
+  requestsPerSecond: 0,
+  ingestPerSecond: 0,
+  heartbeatsPerSecond: 0,
+  loginFailuresPerAddress: 0,
+};
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const base = loadConfig({ PMS_DATA_DIR: mkdtempSync(join(tmpdir(), 'pms-test-')), PMS_LOG_LEVEL: 'silent' });
-  return { ...base, passwordHash: { memoryCost: 64, timeCost: 1 }, strictResponses: true, ...overrides };
+  return {
+    ...base,
+    passwordHash: { memoryCost: 64, timeCost: 1 },
+    strictResponses: true,
+    rateLimits: RATE_LIMITS_OFF,
+    ...overrides,
+  };
 }
 
 export function makeTestApp(options: { config?: Partial<Config>; start?: string; log?: Logger } = {}): TestApp {

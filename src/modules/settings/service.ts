@@ -4,6 +4,7 @@
  * issue) write through `putSettingGroup`, which drops the cache.
  */
 import { eq } from 'drizzle-orm';
+import { isBurst, type RateLimitSettings } from '../../config';
 import { settings } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { type Cidr, parseCidr } from '../../http/net';
@@ -19,6 +20,8 @@ export interface SettingGroups {
   /** Mail (§18): null until configured; mail is not sent by this build yet (alerts only check it is set). */
   smtp: { host?: string; port?: number; secure?: boolean; username?: string; from?: string } | null;
   schedule: { missedRunGraceSeconds: number };
+  /** Flood budgets (C: Limits); the decisions behind the defaults are in src/http/rate-limit.ts. */
+  rateLimits: RateLimitSettings;
 }
 
 export const SETTING_DEFAULTS: SettingGroups = {
@@ -31,11 +34,21 @@ export const SETTING_DEFAULTS: SettingGroups = {
   alerts: { flapWindowSeconds: 300 },
   smtp: null,
   schedule: { missedRunGraceSeconds: 300 },
+  rateLimits: {
+    requestsPerSecond: 50,
+    requestBurst: 300,
+    ingestPerSecond: 10_000,
+    ingestBurst: 20_000,
+    heartbeatsPerSecond: 10,
+    heartbeatBurst: 20,
+    loginFailuresPerAddress: 20,
+  },
 };
 
 interface Cached {
   groups: Map<string, unknown>;
   trusted?: Cidr[];
+  rateLimits?: RateLimitSettings;
 }
 
 const caches = new WeakMap<Deps, Cached>();
@@ -91,6 +104,25 @@ export function trustedNetworks(deps: Deps): Cidr[] {
     c.trusted = list.map(parseCidr).filter((x): x is Cidr => x !== null);
   }
   return c.trusted;
+}
+
+/**
+ * The flood budgets in force: each `PMS_RATE_LIMIT_*` set overrides its `rateLimits` setting. Cached
+ * with the settings (a change drops the cache, so it applies from the next request): every request
+ * reads it. A stored value out of range (no route validates them yet) falls back to its default.
+ */
+export function rateLimitSettings(deps: Deps): RateLimitSettings {
+  const c = cached(deps);
+  if (!c.rateLimits) {
+    const stored = getSettingGroup(deps, 'rateLimits');
+    const merged = { ...SETTING_DEFAULTS.rateLimits };
+    for (const key of Object.keys(merged) as (keyof RateLimitSettings)[]) {
+      const value = deps.config.rateLimits[key] ?? stored[key];
+      if (typeof value === 'number' && Number.isFinite(value) && value >= (isBurst(key) ? 1 : 0)) merged[key] = value;
+    }
+    c.rateLimits = merged;
+  }
+  return c.rateLimits;
 }
 
 /** The appliance time zone (top-level setting `timezone`, an IANA name; §18), `UTC` when unset. */

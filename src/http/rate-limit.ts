@@ -1,0 +1,135 @@
+/**
+ * Flood protection (C: Limits): a caller that sends more than its budget gets 429 `rate_limited`
+ * with `Retry-After` before it can starve others. Decisions:
+ *
+ * - Who is counted: the authenticated caller, by `Principal.label` (a user across all their
+ *   sessions, an API token, or a trusted address acting without credential), so a stream of random
+ *   bogus tokens shares one budget instead of getting a fresh one each. A request without a valid
+ *   caller (no credential, a bad one, public routes, unknown routes, every 401) counts against its
+ *   peer address.
+ * - Three budgets (settings group `rateLimits`, overridden by `PMS_RATE_LIMIT_*`, 0 = off):
+ *   people-facing calls (everything else) 50/s with a burst of 300, per caller or address; value
+ *   writes 10 000/s with a burst of 20 000 per caller (one integration may use over half of what a
+ *   2-core appliance ingests, ~17 000/s, and people keep their own budgets); heartbeats 10/s with a
+ *   burst of 20 per caller *and subsystem*. Heartbeats have a budget per subsystem and share nothing
+ *   with value writes: a limited heartbeat would raise a false "offline" alarm, so however many
+ *   subsystems sit behind one trusted address or token, and however hard that caller floods values,
+ *   one heartbeat a second per subsystem is never refused; only a runaway subsystem is slowed.
+ * - Algorithm: GCRA (a token bucket held as one number per key, its "theoretical arrival time"),
+ *   on `clock.monotonic()`, so the fake clock drives it in tests and a wall-clock step changes
+ *   nothing. A request costs a Map lookup and some arithmetic. Written here rather than taken from
+ *   npm: the well-known limiters read `Date.now()` themselves (no injected clock), keep more state
+ *   per key and bring stores and timers this in-memory appliance does not need.
+ * - Memory: a key whose bucket is full again is idle and forgetting it changes nothing. A table
+ *   holds at most MAX_KEYS keys; when full it drops the idle ones, and if a spray of addresses keeps
+ *   it full of live ones, the oldest quarter (forgiven early, never refused wrongly). Amortised O(1).
+ * - Counted once per request: `rateLimitHook` runs in `onRequest` before routing (after the value
+ *   door), the value door calls `limitValueWrite` itself and answers before that hook would run.
+ *   The caller is decided through auth.ts, which memoises it for the route's own auth check.
+ */
+
+import type { RateLimitSettings } from '../config';
+import type { Deps } from '../deps';
+import { rateLimitSettings } from '../modules/settings/service';
+import { validCaller } from './auth';
+import { rateLimited } from './errors';
+
+/** Keys one table holds at most (a key is a short string and a number: ~1 MB per table when full). */
+export const MAX_KEYS = 10_000;
+
+/** One GCRA table: key → the time its bucket is next full ("theoretical arrival time"). */
+export class RateTable {
+  private readonly tats = new Map<string, number>();
+  constructor(private readonly maxKeys = MAX_KEYS) {}
+
+  get size(): number {
+    return this.tats.size;
+  }
+
+  /**
+   * Counts one request of `key` at `now` against `perSecond` with `burst` requests allowed at once.
+   * Returns 0 when allowed (and counted), else the milliseconds until one would be.
+   */
+  take(key: string, now: number, perSecond: number, burst: number): number {
+    const interval = 1000 / perSecond;
+    const tat = this.tats.get(key);
+    const next = (tat === undefined || tat < now ? now : tat) + interval;
+    const over = next - now - interval * burst;
+    if (over > 0) return over;
+    if (tat === undefined && this.tats.size >= this.maxKeys) this.makeRoom(now);
+    this.tats.set(key, next);
+    return 0;
+  }
+
+  private makeRoom(now: number): void {
+    for (const [key, tat] of this.tats) if (tat <= now) this.tats.delete(key);
+    if (this.tats.size < this.maxKeys) return;
+    let drop = Math.ceil(this.maxKeys / 4);
+    for (const key of this.tats.keys()) {
+      this.tats.delete(key);
+      if (--drop === 0) break;
+    }
+  }
+}
+
+export interface RateLimiter {
+  requests: RateTable;
+  values: RateTable;
+  heartbeats: RateTable;
+}
+
+const limiters = new WeakMap<Deps, RateLimiter>();
+
+/** The daemon's tables (one set per Deps, so every test app starts with empty ones). */
+export function rateLimiterOf(deps: Deps): RateLimiter {
+  let limiter = limiters.get(deps);
+  if (!limiter) {
+    limiter = { requests: new RateTable(), values: new RateTable(), heartbeats: new RateTable() };
+    limiters.set(deps, limiter);
+  }
+  return limiter;
+}
+
+function take(deps: Deps, table: RateTable, key: string, perSecond: number, burst: number): void {
+  if (perSecond <= 0) return;
+  const waitMs = table.take(key, deps.clock.monotonic(), perSecond, burst);
+  if (waitMs > 0) throw rateLimited(waitMs / 1000);
+}
+
+/** A request without a valid caller: its address's people-facing budget. */
+function takeForAddress(deps: Deps, limiter: RateLimiter, request: Request, limits: RateLimitSettings): void {
+  take(deps, limiter.requests, deps.remoteAddress(request) ?? '-', limits.requestsPerSecond, limits.requestBurst);
+}
+
+const HEARTBEAT_PATH = /^https?:\/\/[^/]+\/api\/v1\/subsystems\/([^/?#]+)\/heartbeat\/?(?:[?#].*)?$/;
+
+/** The `onRequest` hook: counts every request the value door left alone; throws 429 when over budget. */
+export function rateLimitHook(deps: Deps) {
+  const limiter = rateLimiterOf(deps);
+  return ({ request }: { request: Request }): void => {
+    const limits = rateLimitSettings(deps);
+    if (limits.requestsPerSecond <= 0 && limits.heartbeatsPerSecond <= 0) return;
+    const caller = validCaller(deps, request);
+    if (caller === null) return takeForAddress(deps, limiter, request, limits);
+    const heartbeat = request.method === 'PUT' ? HEARTBEAT_PATH.exec(request.url) : null;
+    if (heartbeat)
+      return take(
+        deps,
+        limiter.heartbeats,
+        `${caller.label}|${heartbeat[1]}`,
+        limits.heartbeatsPerSecond,
+        limits.heartbeatBurst,
+      );
+    take(deps, limiter.requests, caller.label, limits.requestsPerSecond, limits.requestBurst);
+  };
+}
+
+/** The value door's count (`POST /variables/{id}/value`): the caller's ingest budget; throws 429 when over it. */
+export function limitValueWrite(deps: Deps, request: Request): void {
+  const limits = rateLimitSettings(deps);
+  if (limits.ingestPerSecond <= 0 && limits.requestsPerSecond <= 0) return;
+  const caller = validCaller(deps, request);
+  const limiter = rateLimiterOf(deps);
+  if (caller === null) return takeForAddress(deps, limiter, request, limits);
+  take(deps, limiter.values, caller.label, limits.ingestPerSecond, limits.ingestBurst);
+}
