@@ -3,6 +3,8 @@
  * peer address taken from the server (as main does) unless a test pretends another one, and a client
  * that queues what it receives.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { makeTestApp, type TestApp } from '../../tests/helpers/app';
 import { type HttpServer, serveHttp } from './http-server';
 import { wsHubFor } from './ws-hub';
@@ -108,4 +110,18 @@ export class WsTestClient {
     this.send({ type: 'subscribe', topics });
     return this.next();
   }
+}
+
+/** Every event type the code emits with a literal name (the first argument after deps), read from src/. */
+export function emittedEventTypes(): string[] {
+  const root = join(import.meta.dir, '..');
+  const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
+    (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
+  );
+  const types = new Set<string>();
+  for (const file of files) {
+    const text = readFileSync(join(root, file), 'utf8');
+    for (const m of text.matchAll(/emit\([\w.]+, ['`]([a-z_]+\.[a-z_.$]*)/g)) if (m[1]) types.add(m[1]);
+  }
+  return [...types].sort();
 }

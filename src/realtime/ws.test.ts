@@ -148,7 +148,7 @@ describe('trusted network', () => {
     const c = await s.connect();
     expect(await c.subscribe(['variables', 'tokens'])).toEqual({
       type: 'error',
-      message: 'topic tokens needs the users:read permission; its events are not sent to this connection',
+      message: 'topic tokens needs the users:write permission; its events are not sent to this connection',
     });
     expect(await c.next()).toEqual({ type: 'subscriptions', topics: ['tokens', 'variables'] });
     s.tokenWith(['users:read']);
