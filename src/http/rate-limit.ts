@@ -110,17 +110,14 @@ export function rateLimitHook(deps: Deps) {
     const limits = rateLimitSettings(deps);
     if (limits.requestsPerSecond <= 0 && limits.heartbeatsPerSecond <= 0) return;
     const caller = validCaller(deps, request);
-    if (caller === null) return takeForAddress(deps, limiter, request, limits);
-    const heartbeat = request.method === 'PUT' ? HEARTBEAT_PATH.exec(request.url) : null;
-    if (heartbeat)
-      return take(
-        deps,
-        limiter.heartbeats,
-        `${caller.label}|${heartbeat[1]}`,
-        limits.heartbeatsPerSecond,
-        limits.heartbeatBurst,
-      );
-    take(deps, limiter.requests, caller.label, limits.requestsPerSecond, limits.requestBurst);
+    const heartbeat = caller !== null && request.method === 'PUT' ? HEARTBEAT_PATH.exec(request.url) : null;
+    if (caller === null) takeForAddress(deps, limiter, request, limits);
+    else if (heartbeat === null)
+      take(deps, limiter.requests, caller.label, limits.requestsPerSecond, limits.requestBurst);
+    else {
+      const key = `${caller.label}|${heartbeat[1]}`;
+      take(deps, limiter.heartbeats, key, limits.heartbeatsPerSecond, limits.heartbeatBurst);
+    }
   };
 }
 
@@ -130,6 +127,6 @@ export function limitValueWrite(deps: Deps, request: Request): void {
   if (limits.ingestPerSecond <= 0 && limits.requestsPerSecond <= 0) return;
   const caller = validCaller(deps, request);
   const limiter = rateLimiterOf(deps);
-  if (caller === null) return takeForAddress(deps, limiter, request, limits);
-  take(deps, limiter.values, caller.label, limits.ingestPerSecond, limits.ingestBurst);
+  if (caller === null) takeForAddress(deps, limiter, request, limits);
+  else take(deps, limiter.values, caller.label, limits.ingestPerSecond, limits.ingestBurst);
 }
