@@ -178,10 +178,10 @@ describe('GET then PUT of the same body (C: Requests)', () => {
     expect(Object.keys(MAKERS)).toContain(route);
   });
 
-  const covered = putRoutes.flatMap((route) => {
+  const covered = putRoutes.flatMap((route): [string, Changing][] => {
     const maker = MAKERS[route];
-    if (typeof maker === 'function') return [[route, { make: maker, mayChange: [], why: '' }] as const];
-    return maker !== undefined && 'make' in maker ? [[route, maker] as const] : [];
+    if (typeof maker === 'function') return [[route, { make: maker, mayChange: [], why: '' }]];
+    return maker !== undefined && 'make' in maker ? [[route, maker]] : [];
   });
   it.each(covered)('%s: a typical entity read and sent back is accepted unchanged', async (_, maker) => {
     const t = makeTestApp();
