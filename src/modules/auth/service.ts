@@ -167,8 +167,10 @@ export async function login(
   if (!user || !ok || !user.enabled) {
     const nowLocked = recordFailure(deps, username, address);
     security(deps, 'auth.login.failed', `failed sign-in for ${username} from ${where}`, username, 'warning');
-    if (nowLocked)
+    if (nowLocked.pairLocked)
       security(deps, 'auth.login.locked', `${username} from ${where} locked for 15 minutes`, username, 'warning');
+    if (nowLocked.addressLocked)
+      security(deps, 'auth.login.locked', `sign-ins from ${where} locked: too many failures`, username, 'warning');
     throw unauthorized(BAD_LOGIN);
   }
   clearFailures(deps, username, address);

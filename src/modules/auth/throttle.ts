@@ -1,51 +1,107 @@
 /**
- * Login throttling (C: Authentication): five failures for one username from one address within
- * 15 minutes lock that pair until the oldest failure is 15 minutes old; a success clears the count.
- * Kept in memory: a restart forgives, which costs an attacker a reboot of the appliance.
+ * Login throttling (C: Authentication, Limits). Two locks, both over a sliding 15-minute window:
+ * - per username and address: five failures lock that pair until the oldest of them is 15 minutes
+ *   old; a success clears the pair's count (the contract's rule, fixed);
+ * - per address across usernames: `rateLimits.loginFailuresPerAddress` failures (default 20, 0 = off)
+ *   lock the address the same way, so one address cannot try 40 usernames five times each. A success
+ *   does not clear it: an attacker holding one account could otherwise reset it between guesses.
+ * Kept in memory: a restart forgives, which costs an attacker a reboot of the appliance. Each table
+ * keeps at most MAX_KEYS keys: when full, expired keys go first, then the oldest quarter (forgiven early).
  */
 import type { Deps } from '../../deps';
+import { rateLimitSettings } from '../settings/service';
 
 export const MAX_FAILURES = 5;
 export const WINDOW_MS = 15 * 60_000;
+export const MAX_KEYS = 10_000;
 
-const failures = new WeakMap<Deps, Map<string, number[]>>();
-
-function table(deps: Deps): Map<string, number[]> {
-  let map = failures.get(deps);
-  if (!map) {
-    map = new Map();
-    failures.set(deps, map);
-  }
-  return map;
+interface Tables {
+  pairs: Map<string, number[]>;
+  addresses: Map<string, number[]>;
 }
 
-const keyOf = (username: string, address: string | null) => `${username.toLowerCase()}|${address ?? ''}`;
+const tables = new WeakMap<Deps, Tables>();
 
-function recent(deps: Deps, key: string): number[] {
+function tablesOf(deps: Deps): Tables {
+  let t = tables.get(deps);
+  if (!t) {
+    t = { pairs: new Map(), addresses: new Map() };
+    tables.set(deps, t);
+  }
+  return t;
+}
+
+const pairKey = (username: string, address: string | null) => `${username.toLowerCase()}|${address ?? ''}`;
+const addressKey = (address: string | null) => address ?? '';
+
+/** The failures of `key` inside the window (older ones dropped; the key too when none are left). */
+function recent(deps: Deps, table: Map<string, number[]>, key: string): number[] {
   const now = deps.clock.now();
-  const list = (table(deps).get(key) ?? []).filter((t) => now - t < WINDOW_MS);
-  if (list.length === 0) table(deps).delete(key);
-  else table(deps).set(key, list);
+  const list = (table.get(key) ?? []).filter((t) => now - t < WINDOW_MS);
+  if (list.length === 0) table.delete(key);
+  else table.set(key, list);
   return list;
 }
 
-/** Seconds until the pair may try again, or 0 when it is not locked. */
-export function lockedForSeconds(deps: Deps, username: string, address: string | null): number {
-  const list = recent(deps, keyOf(username, address));
-  if (list.length < MAX_FAILURES) return 0;
-  const oldest = list[list.length - MAX_FAILURES] ?? deps.clock.now();
+/** Seconds until the oldest of the last `max` failures leaves the window, or 0 while fewer than `max`. */
+function lockSeconds(deps: Deps, list: number[], max: number): number {
+  if (max <= 0 || list.length < max) return 0;
+  const oldest = list[list.length - max] ?? deps.clock.now();
   return Math.max(1, Math.ceil((oldest + WINDOW_MS - deps.clock.now()) / 1000));
 }
 
-/** Records a failure; true when this failure locked the pair. */
-export function recordFailure(deps: Deps, username: string, address: string | null): boolean {
-  const key = keyOf(username, address);
-  const list = recent(deps, key);
-  list.push(deps.clock.now());
-  table(deps).set(key, list);
-  return list.length === MAX_FAILURES;
+function makeRoom(deps: Deps, table: Map<string, number[]>): void {
+  if (table.size < MAX_KEYS) return;
+  const now = deps.clock.now();
+  for (const [key, list] of table) if (!list.some((t) => now - t < WINDOW_MS)) table.delete(key);
+  if (table.size < MAX_KEYS) return;
+  let drop = Math.ceil(MAX_KEYS / 4);
+  for (const key of table.keys()) {
+    table.delete(key);
+    if (--drop === 0) break;
+  }
 }
 
+/** Adds a failure, keeping only the last `max` (all a lock looks at), so a list never grows past it. */
+function push(deps: Deps, table: Map<string, number[]>, key: string, max: number): number {
+  const list = recent(deps, table, key);
+  if (list.length === 0) makeRoom(deps, table);
+  list.push(deps.clock.now());
+  if (list.length > max) list.splice(0, list.length - max);
+  table.set(key, list);
+  return list.length;
+}
+
+/** Seconds until the pair (or the whole address) may try again, or 0 when neither is locked. */
+export function lockedForSeconds(deps: Deps, username: string, address: string | null): number {
+  const { pairs, addresses } = tablesOf(deps);
+  const perAddress = rateLimitSettings(deps).loginFailuresPerAddress;
+  return Math.max(
+    lockSeconds(deps, recent(deps, pairs, pairKey(username, address)), MAX_FAILURES),
+    lockSeconds(deps, recent(deps, addresses, addressKey(address)), perAddress),
+  );
+}
+
+/** Records a failure; says whether it locked the pair or the address. */
+export function recordFailure(
+  deps: Deps,
+  username: string,
+  address: string | null,
+): { pairLocked: boolean; addressLocked: boolean } {
+  const { pairs, addresses } = tablesOf(deps);
+  const perAddress = rateLimitSettings(deps).loginFailuresPerAddress;
+  const pairLocked = push(deps, pairs, pairKey(username, address), MAX_FAILURES) === MAX_FAILURES;
+  const addressLocked = perAddress > 0 && push(deps, addresses, addressKey(address), perAddress) === perAddress;
+  return { pairLocked, addressLocked };
+}
+
+/** A success clears the pair's count, never the address's. */
 export function clearFailures(deps: Deps, username: string, address: string | null): void {
-  table(deps).delete(keyOf(username, address));
+  tablesOf(deps).pairs.delete(pairKey(username, address));
+}
+
+/** How many keys the tables hold, to prove their size stays bounded. */
+export function throttleSize(deps: Deps): { pairs: number; addresses: number } {
+  const { pairs, addresses } = tablesOf(deps);
+  return { pairs: pairs.size, addresses: addresses.size };
 }
