@@ -45,6 +45,29 @@ describe('loadConfig', () => {
     expect(loadConfig({ STATE_DIRECTORY: '/var/lib/pmsd' }).dataDir).toBe('/var/lib/pmsd');
   });
 
+  it('reads the flood budgets: none set leaves every one to the settings, 0 turns one off', () => {
+    expect(loadConfig({}).rateLimits).toEqual({});
+    const c = loadConfig({
+      PMS_RATE_LIMIT_REQUESTS: '0',
+      PMS_RATE_LIMIT_REQUEST_BURST: '10',
+      PMS_RATE_LIMIT_INGEST: '1000000',
+      PMS_RATE_LIMIT_INGEST_BURST: '2000000',
+      PMS_RATE_LIMIT_HEARTBEATS: '5',
+      PMS_RATE_LIMIT_HEARTBEAT_BURST: '8',
+      PMS_RATE_LIMIT_LOGIN_FAILURES: '0',
+    });
+    expect(c.rateLimits).toEqual({
+      requestsPerSecond: 0,
+      requestBurst: 10,
+      ingestPerSecond: 1_000_000,
+      ingestBurst: 2_000_000,
+      heartbeatsPerSecond: 5,
+      heartbeatBurst: 8,
+      loginFailuresPerAddress: 0,
+    });
+    expect(loadConfig({ PMS_RATE_LIMIT_INGEST: '' }).rateLimits).toEqual({});
+  });
+
   it('reads a KEY=value file that the environment overrides', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'pms-conf-')), 'pmsd.env');
     writeFileSync(file, '# comment\nPMS_HTTP_PORT=9090\nPMS_LOG_LEVEL="warn"\n\n');
@@ -71,6 +94,21 @@ describe('loadConfig', () => {
       'PMS_INITIAL_ADMIN_PASSWORD',
       { PMS_INITIAL_ADMIN_PASSWORD: 'short' },
       'PMS_INITIAL_ADMIN_PASSWORD must be 8-256 characters',
+    ],
+    [
+      'PMS_RATE_LIMIT_REQUESTS',
+      { PMS_RATE_LIMIT_REQUESTS: '-1' },
+      'PMS_RATE_LIMIT_REQUESTS must be an integer from 0 to 1000000000 (0 = off)',
+    ],
+    [
+      'PMS_RATE_LIMIT_INGEST',
+      { PMS_RATE_LIMIT_INGEST: '1e4' },
+      'PMS_RATE_LIMIT_INGEST must be an integer from 0 to 1000000000 (0 = off)',
+    ],
+    [
+      'PMS_RATE_LIMIT_HEARTBEAT_BURST',
+      { PMS_RATE_LIMIT_HEARTBEAT_BURST: '0' },
+      'PMS_RATE_LIMIT_HEARTBEAT_BURST must be an integer from 1 to 1000000000',
     ],
     [
       'PMS_CONFIG_FILE',
