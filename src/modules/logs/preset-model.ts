@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
+import { PageQuery } from '../../http/lists';
 import { Tags } from './model';
 
 const NullableTime = t.Union([t.String({ format: 'date-time' }), t.Null()], {
@@ -41,7 +42,7 @@ export const PresetModel = {
     basicFilter: t.Optional(t.Unknown()),
     isGlobal: t.Optional(t.BooleanString()),
   }),
-  listQuery: t.Object({ type: t.Optional(t.String()) }),
+  listQuery: t.Object({ ...PageQuery, type: t.Optional(t.String()) }),
 };
 
 export type PresetDto = typeof PresetModel.dto.static;

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
 import { IdParam } from '../../http/fields';
+import { pageOf, sendList } from '../../http/lists';
 import { created, noContent } from '../../http/responses';
 import { PresetModel } from './preset-model';
 import { createPreset, deletePreset, getPreset, listPresets, updatePreset } from './presets';
@@ -13,11 +14,18 @@ import { createPreset, deletePreset, getPreset, listPresets, updatePreset } from
 export function presetRoutes(deps: Deps) {
   return new Elysia()
     .use(authPlugin(deps))
-    .get('/presets', ({ principal, query }) => listPresets(deps, principal, query), {
-      auth: 'logs:read',
-      query: PresetModel.listQuery,
-      response: PresetModel.list,
-    })
+    .get(
+      '/presets',
+      (ctx) => {
+        const page = pageOf(ctx.query);
+        return sendList(ctx, listPresets(deps, ctx.principal, ctx.query, page), page);
+      },
+      {
+        auth: 'logs:read',
+        query: PresetModel.listQuery,
+        response: PresetModel.list,
+      },
+    )
     .post('/presets', ({ principal, body, set }) => created(set, createPreset(deps, principal, body)), {
       auth: 'logs:read',
       body: PresetModel.write,

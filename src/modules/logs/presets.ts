@@ -11,6 +11,7 @@ import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
 import { forbidden, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
+import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { type Principal, requirePermission } from '../auth/principal';
 import type { PresetDto, PresetWrite } from './preset-model';
@@ -96,14 +97,20 @@ function valuesOf(body: PresetWrite): Partial<PresetRow> {
 }
 
 /** Every search the caller may see: their own and the global ones, in `_id` order. */
-export function listPresets(deps: Deps, principal: Principal, query: { type?: string }): PresetDto[] {
-  return deps.db
+export function listPresets(
+  deps: Deps,
+  principal: Principal,
+  query: { type?: string },
+  page: Page,
+): ListResult<PresetDto> {
+  const all = deps.db
     .select()
     .from(logPresets)
     .orderBy(asc(logPresets.id))
     .all()
     .filter((r) => (r.isGlobal || owns(principal, r)) && (query.type === undefined || r.type === query.type))
     .map(toPresetDto);
+  return paginate(all, page);
 }
 
 export function getPreset(deps: Deps, principal: Principal, id: string): PresetDto {

@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName } from '../../http/fields';
+import { PageQuery } from '../../http/lists';
 import { LogPageQuery } from './model';
 
 const Name = t.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
@@ -36,6 +37,7 @@ export const ScenarioModel = {
     log: t.Optional(t.BooleanString()),
   }),
   listQuery: t.Object({
+    ...PageQuery,
     origin: t.Optional(t.String()),
     action: t.Optional(t.String()),
     fuzzy: t.Optional(t.String()),

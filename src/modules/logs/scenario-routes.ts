@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { type AuthRule, authPlugin } from '../../http/auth';
 import { IdParam } from '../../http/fields';
+import { pageOf, sendList } from '../../http/lists';
 import { created, noContent, upserted } from '../../http/responses';
 import { ScenarioModel } from './scenario-model';
 import {
@@ -22,11 +23,18 @@ const RUN_RULE = { permission: 'logs:write', integration: true } as const satisf
 export function scenarioRoutes(deps: Deps) {
   return new Elysia()
     .use(authPlugin(deps))
-    .get('/scenarios', ({ query }) => listScenarios(deps, query), {
-      auth: 'logs:read',
-      query: ScenarioModel.listQuery,
-      response: ScenarioModel.list,
-    })
+    .get(
+      '/scenarios',
+      (ctx) => {
+        const page = pageOf(ctx.query);
+        return sendList(ctx, listScenarios(deps, ctx.query, page), page);
+      },
+      {
+        auth: 'logs:read',
+        query: ScenarioModel.listQuery,
+        response: ScenarioModel.list,
+      },
+    )
     .post('/scenarios', ({ principal, body, set }) => upserted(set, upsertScenario(deps, principal, body)), {
       auth: 'logs:write',
       body: ScenarioModel.write,

@@ -9,7 +9,7 @@ import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
 import { invalid, notFound } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
-import { fuzzyMatch } from '../../http/lists';
+import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { logPageOf, pageTotals, timeParam } from './paging';
@@ -64,8 +64,8 @@ function byKey(deps: Deps, origin: string, action: string): ScenarioRow | undefi
     .get();
 }
 
-export function listScenarios(deps: Deps, query: ScenarioListQuery): ScenarioDto[] {
-  return deps.db
+export function listScenarios(deps: Deps, query: ScenarioListQuery, page: Page): ListResult<ScenarioDto> {
+  const all = deps.db
     .select()
     .from(logScenarios)
     .orderBy(asc(logScenarios.id))
@@ -77,6 +77,7 @@ export function listScenarios(deps: Deps, query: ScenarioListQuery): ScenarioDto
         fuzzyMatch(query.fuzzy, r.displayName, r.origin, r.action, r.description),
     )
     .map(toScenarioDto);
+  return paginate(all, page);
 }
 
 export function getScenario(deps: Deps, id: string): ScenarioDto {
