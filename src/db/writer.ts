@@ -168,12 +168,15 @@ export class Writer {
       s.release.run();
       job.outcome = { ok: true, value };
     } catch (error) {
+      // SQLITE_FULL (and I/O errors) can roll the whole transaction back, savepoints included: the
+      // batch has failed, not just this job.
+      if (!this.sqlite.inTransaction) throw error;
       s.undo.run();
       s.release.run();
       undoAll(job);
       job.effects = [];
       job.outbox = [];
-      job.outcome = { ok: false, error };
+      job.outcome = { ok: false, error: storageError(error) };
     }
   }
 
@@ -189,7 +192,9 @@ export class Writer {
     for (const job of batch) {
       try {
         job.outcome = { ok: true, value: job.run(scopeOf(job, this.outbox)) };
-      } catch {
+      } catch (error) {
+        // The transaction is gone (SQLite rolls it back itself on a full disk): nothing to re-run in.
+        if (!this.sqlite.inTransaction) throw error;
         failed = true;
         break;
       }
@@ -236,7 +241,13 @@ export class Writer {
     try {
       this.runBatch(batch);
     } catch (err) {
-      if (this.sqlite.inTransaction) this.statements.rollback.run();
+      // Every job of the batch is answered whatever happens here: a ROLLBACK that throws must not
+      // leave their promises pending (and their requests open) for ever.
+      try {
+        if (this.sqlite.inTransaction) this.statements.rollback.run();
+      } catch {
+        // The batch's own error is the one to report.
+      }
       const error = storageError(err);
       for (const job of batch) {
         undoAll(job);
@@ -271,10 +282,14 @@ function undoAll(job: Job): void {
   for (const undo of job.undos.splice(0).reverse()) undo();
 }
 
-/** A failed commit: a full disk is 507 (nothing half-written is left), anything else stays a fault. */
+/**
+ * A full disk is 507 (the transaction was rolled back: nothing half-written is left), with the
+ * message of the error plugin's own 507; anything else stays what it was.
+ */
 function storageError(err: unknown): unknown {
   const code = (err as { code?: string } | null)?.code;
-  if (code === 'SQLITE_FULL') return new AppError('insufficient_storage', 'the disk is full');
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC')
+    return new AppError('insufficient_storage', 'the disk is full; nothing was changed');
   return err;
 }
 
