@@ -33,7 +33,16 @@ interface DispatcherState {
   automatic: boolean;
   stopped: boolean;
   kickScheduled: boolean;
+  /**
+   * delivery id → when (monotonic ms) it may be picked again, for attempts that could not be recorded (a full
+   * disk): such a delivery is still due in the database, and without this it would be sent again
+   * at once, in a loop, for as long as the disk stays full.
+   */
+  heldUntil: Map<number, number>;
 }
+
+/** How long a delivery whose attempt could not be recorded waits before it is sent again. */
+export const UNRECORDED_HOLD_MS = 5_000;
 
 const states = new WeakMap<Deps, DispatcherState>();
 
@@ -48,6 +57,7 @@ export function dispatcherState(deps: Deps): DispatcherState {
       automatic: false,
       stopped: false,
       kickScheduled: false,
+      heldUntil: new Map(),
     };
     states.set(deps, state);
   }
@@ -72,12 +82,17 @@ function dueCandidates(deps: Deps, state: DispatcherState, now: number): Candida
      WHERE webhook_id = ? AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
      ORDER BY next_attempt_at, id LIMIT ?`,
   );
+  const monotonic = deps.clock.monotonic();
+  for (const [id, until] of state.heldUntil) if (until <= monotonic) state.heldUntil.delete(id);
   const out: Candidate[] = [];
   for (const webhookId of activeWebhookIds(deps)) {
     const busy = state.perWebhook.get(webhookId) ?? 0;
     const free = MAX_IN_FLIGHT_PER_WEBHOOK - busy;
     if (free <= 0) continue;
-    const rows = due.all(webhookId, now, free + busy).filter((r) => !state.inFlight.has(r.id));
+    const skipped = busy + state.heldUntil.size;
+    const rows = due
+      .all(webhookId, now, free + skipped)
+      .filter((r) => !state.inFlight.has(r.id) && !state.heldUntil.has(r.id));
     for (const r of rows.slice(0, free)) out.push({ id: r.id, webhookId, nextAttemptAt: r.next_attempt_at });
   }
   return out.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
@@ -95,6 +110,7 @@ async function attempt(deps: Deps, deliveryId: number, kind: AttemptKind): Promi
     const outcome = await performAttempt(deps, hook, delivery);
     recordAttempt(deps, deliveryId, outcome, kind);
   } catch (err) {
+    dispatcherState(deps).heldUntil.set(deliveryId, deps.clock.monotonic() + UNRECORDED_HOLD_MS);
     deps.log.error({ err, deliveryId }, 'webhook delivery attempt failed to run');
   }
 }
