@@ -1,5 +1,10 @@
-/** Network addresses: CIDR parsing and matching for the trusted-network rule (IPv4, IPv6, v4-mapped v6). */
+/**
+ * Network addresses: CIDR parsing and matching (IPv4, IPv6, v4-mapped v6) for the trusted-network
+ * rule, and the one address policy for where the daemon itself connects to (webhooks §10 rule 6,
+ * subsystem health checks §3 rule 7): `addressAllowed`.
+ */
 import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 
 export interface Cidr {
   /** 16 bytes; IPv4 is held as v4-mapped IPv6 so one comparison serves both. */
@@ -91,4 +96,67 @@ export function cidrContains(cidr: Cidr, address: string): boolean {
     if (((bytes[i] ?? 0) & mask) !== ((cidr.bytes[i] ?? 0) & mask)) return false;
   }
   return true;
+}
+
+function cidrs(list: readonly string[]): Cidr[] {
+  return list.map((text) => {
+    const cidr = parseCidr(text);
+    if (!cidr) throw new Error(`bad built-in network ${text}`);
+    return cidr;
+  });
+}
+
+/** Link-local (cloud metadata lives there), multicast, unspecified and broadcast: never a target. */
+const ALWAYS_REFUSED = cidrs([
+  '169.254.0.0/16',
+  'fe80::/10',
+  '224.0.0.0/4',
+  'ff00::/8',
+  '0.0.0.0/8',
+  '::/128',
+  '255.255.255.255/32',
+]);
+
+/** Loopback and the private ranges: reachable only where the caller opts in (or its purpose is the LAN). */
+const PRIVATE = cidrs([
+  '127.0.0.0/8',
+  '::1/128',
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '100.64.0.0/10',
+  'fc00::/7',
+]);
+
+let ownAddresses: Cidr[] | null = null;
+
+/** This host's interface addresses, read once. */
+function ownHost(): Cidr[] {
+  if (ownAddresses === null) {
+    const list: string[] = [];
+    for (const infos of Object.values(networkInterfaces())) {
+      for (const info of infos ?? []) list.push(info.address.replace(/%.*$/, ''));
+    }
+    ownAddresses = list.map((a) => parseCidr(a)).filter((c): c is Cidr => c !== null);
+  }
+  return ownAddresses;
+}
+
+/**
+ * Whether the daemon may connect to this address. Link-local, multicast, unspecified and broadcast
+ * never; loopback, this host's own addresses and the private ranges only with `allowPrivateNetwork`
+ * (a webhook's opt-in; health checks always pass true, watching LAN and on-box systems is their
+ * purpose). Anything that is not an address is refused.
+ */
+export function addressAllowed(address: string, allowPrivateNetwork: boolean): boolean {
+  if (addressBytes(address) === null) return false;
+  if (ALWAYS_REFUSED.some((c) => cidrContains(c, address))) return false;
+  if (allowPrivateNetwork) return true;
+  return !PRIVATE.some((c) => cidrContains(c, address)) && !ownHost().some((c) => cidrContains(c, address));
+}
+
+/** The host of a URL as an address when it is a literal one (brackets of IPv6 removed), else null. */
+export function literalAddress(url: URL): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) === 0 ? null : host;
 }
