@@ -3,19 +3,38 @@
  * within `timeoutSeconds` count as contact, polled every `intervalSeconds` on the monotonic clock.
  * The network side sits behind `HealthProbe` so tests can point it at loopback servers, and polling is
  * driven by `pollDue()` (main calls it every second; tests call it after moving the fake clock).
+ *
+ * Before each check the target's name is resolved and every address it gives must pass the daemon's
+ * one address policy (http/net.ts, shared with webhooks) with LAN and loopback allowed: a name that
+ * now points at link-local (cloud metadata), multicast, broadcast or unspecified is not connected to.
+ * The check then fails with a reason (`target_refused`, `dns_failed`), written once as a warning log
+ * entry when a subsystem's reason changes. The connection goes to the checked address (http: with
+ * the name as Host), so a second resolution cannot swap it; https keeps the name for its certificate.
  */
+
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { subsystems } from '../../db/schema';
+import { type HealthCheck, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { addressAllowed, literalAddress } from '../../http/net';
+import { writePlatformLog } from '../logs/write';
 
 export interface HealthProbe {
-  http(url: string, timeoutMs: number): Promise<boolean>;
+  /** `host`: the Host header when `url` names the checked address instead of the name. */
+  http(url: string, timeoutMs: number, host?: string): Promise<boolean>;
   tcp(host: string, port: number, timeoutMs: number): Promise<boolean>;
+  /** Every address a host name resolves to. */
+  lookup(host: string): Promise<string[]>;
 }
 
-async function httpProbe(url: string, timeoutMs: number): Promise<boolean> {
+async function httpProbe(url: string, timeoutMs: number, host?: string): Promise<boolean> {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    const res = await fetch(url, {
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'manual',
+      ...(host === undefined ? {} : { headers: { host } }),
+    });
     await res.body?.cancel();
     return res.status < 400;
   } catch {
@@ -54,12 +73,68 @@ function tcpProbe(host: string, port: number, timeoutMs: number): Promise<boolea
 }
 
 /** The real network. */
-export const networkProbe: HealthProbe = { http: httpProbe, tcp: tcpProbe };
+export const networkProbe: HealthProbe = {
+  http: httpProbe,
+  tcp: tcpProbe,
+  lookup: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
+};
+
+/** Why a check was not made, or the address to connect to. */
+type Target = { refused: 'target_refused' | 'dns_failed' } | { address: string };
+
+async function targetOf(probe: HealthProbe, url: URL): Promise<Target> {
+  const literal = literalAddress(url);
+  let addresses: string[];
+  try {
+    addresses = literal === null ? await probe.lookup(url.hostname) : [literal];
+  } catch {
+    return { refused: 'dns_failed' };
+  }
+  const first = addresses[0];
+  if (first === undefined) return { refused: 'dns_failed' };
+  if (!addresses.every((a) => addressAllowed(a, true))) return { refused: 'target_refused' };
+  return { address: first };
+}
+
+/** The URL whose host a check connects to (a tcp host read as a URL host); null when it is not one. */
+function targetUrl(check: HealthCheck): URL | null {
+  const host = check.host ?? '';
+  const text = check.mode === 'http' ? (check.url ?? '') : `http://${isIP(host) === 6 ? `[${host}]` : host}/`;
+  return URL.canParse(text) ? new URL(text) : null;
+}
+
+/** One check: resolve, apply the address policy, then connect to the checked address. */
+async function checkOnce(probe: HealthProbe, check: HealthCheck): Promise<true | CheckFailure> {
+  const timeoutMs = (check.timeoutSeconds ?? 5) * 1000;
+  const url = targetUrl(check);
+  if (url === null) return 'target_refused';
+  const target = await targetOf(probe, url);
+  if ('refused' in target) return target.refused;
+  let ok: boolean;
+  if (check.mode === 'tcp') ok = await probe.tcp(target.address, check.port ?? 0, timeoutMs);
+  else if (url.protocol !== 'http:' || literalAddress(url) !== null) ok = await probe.http(url.toString(), timeoutMs);
+  else {
+    const host = url.host;
+    url.hostname = isIP(target.address) === 6 ? `[${target.address}]` : target.address;
+    ok = await probe.http(url.toString(), timeoutMs, host);
+  }
+  return ok || 'no_answer';
+}
+
+type CheckFailure = 'target_refused' | 'dns_failed' | 'no_answer';
+
+const REFUSAL_TEXT: Record<CheckFailure, string | null> = {
+  target_refused: 'names a link-local, multicast, broadcast or unspecified address; not connected',
+  dns_failed: 'names a host that does not resolve',
+  no_answer: null,
+};
 
 export class HealthCheckPoller {
   /** Monotonic ms each subsystem's next check is due. */
   private readonly nextDue = new Map<number, number>();
   private readonly inFlight = new Set<number>();
+  /** Each subsystem's last failure reason, so a refusal is logged once, not at every poll. */
+  private readonly lastFailure = new Map<number, CheckFailure>();
 
   constructor(
     private readonly deps: Deps,
@@ -70,7 +145,7 @@ export class HealthCheckPoller {
   async pollDue(): Promise<void> {
     const mono = this.deps.clock.monotonic();
     const rows = this.deps.db
-      .select({ id: subsystems.id, check: subsystems.healthCheck })
+      .select({ id: subsystems.id, externalId: subsystems.externalId, check: subsystems.healthCheck })
       .from(subsystems)
       .where(
         and(
@@ -82,21 +157,19 @@ export class HealthCheckPoller {
     const polled = new Set(rows.map((r) => r.id));
     for (const id of this.nextDue.keys()) if (!polled.has(id)) this.nextDue.delete(id);
     const running: Promise<void>[] = [];
-    for (const { id, check } of rows) {
+    for (const { id, externalId, check } of rows) {
       const due = this.nextDue.get(id);
       if (this.inFlight.has(id) || (due !== undefined && mono < due)) continue;
       this.nextDue.set(id, mono + (check.intervalSeconds ?? 30) * 1000);
-      const timeoutMs = (check.timeoutSeconds ?? 5) * 1000;
-      const answer =
-        check.mode === 'http'
-          ? this.probe.http(check.url ?? '', timeoutMs)
-          : this.probe.tcp(check.host ?? '', check.port ?? 0, timeoutMs);
       this.inFlight.add(id);
       running.push(
-        answer.then(
-          (ok) => {
+        checkOnce(this.probe, check).then(
+          (outcome) => {
             this.inFlight.delete(id);
-            if (ok) this.deps.health.contact(id);
+            if (outcome === true) {
+              this.lastFailure.delete(id);
+              this.deps.health.contact(id);
+            } else this.failed(id, externalId, check, outcome);
           },
           () => {
             this.inFlight.delete(id);
@@ -105,5 +178,21 @@ export class HealthCheckPoller {
       );
     }
     await Promise.all(running);
+  }
+
+  private failed(id: number, externalId: string, check: HealthCheck, reason: CheckFailure): void {
+    const text = REFUSAL_TEXT[reason];
+    if (this.lastFailure.get(id) === reason) return;
+    this.lastFailure.set(id, reason);
+    if (text === null) return;
+    const field = check.mode === 'http' ? 'url' : 'host';
+    writePlatformLog(this.deps, {
+      category: 'system',
+      key: 'subsystem.healthcheck',
+      severity: 'warning',
+      value: `health check of subsystem ${externalId} not made (${reason}): healthCheck.${field} ${text}`,
+      subsystemId: id,
+      subsystemExternalId: externalId,
+    });
   }
 }

@@ -8,7 +8,7 @@ describe('subsystem jobs', () => {
   it('schedules the hourly prune of delivered and expired messages older than 24 h; queued ones stay', async () => {
     const t = setup();
     const { body } = await t.create({ externalId: 'media' });
-    const noProbe = { http: async () => false, tcp: async () => false };
+    const noProbe = { http: async () => false, tcp: async () => false, lookup: async () => [] };
     const stop = startSubsystemJobs(t.deps, noProbe);
     try {
       expect(t.deps.scheduler.names()).toContain('subsystem-messages-prune');

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { HealthCheck } from '../../db/schema';
 import { invalid } from '../../http/errors';
 import { cleanName, mergeMetadata } from '../../http/fields';
+import { addressAllowed, literalAddress } from '../../http/net';
 import type { SubsystemRow } from './lookup';
 import type { SubsystemWrite } from './model';
 
@@ -37,6 +38,25 @@ function isHttpUrl(text: string): boolean {
   return protocol === 'http:' || protocol === 'https:';
 }
 
+const REFUSED_ADDRESS = 'names a link-local, multicast, broadcast or unspecified address, which is never checked';
+
+/**
+ * A literal address the check names must pass the daemon's address policy (http/net.ts) with the
+ * private ranges and loopback allowed: watching LAN and on-box systems is what health checks are for.
+ * A tcp host is read as a URL host, so the other spellings of an IPv4 address (`2852039166`,
+ * `0xa9.254.169.254`) are caught as well. A name is resolved and checked at every poll (health-checks.ts).
+ */
+function checkTargetAddress(url: URL | null, path: string): void {
+  const address = url === null ? null : literalAddress(url);
+  if (address !== null && !addressAllowed(address, true)) throw invalid(path, REFUSED_ADDRESS);
+}
+
+/** A tcp `host` as the host of a URL (IPv6 in brackets); null when it cannot be one. */
+function hostUrl(host: string): URL | null {
+  const text = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}/`;
+  return URL.canParse(text) ? new URL(text) : null;
+}
+
 /** Keeps only the keys the mode uses, with the interval and timeout defaults filled in for polling modes. */
 function healthCheckOf(check: HealthCheck): HealthCheck {
   if (check.mode === 'heartbeat') return { mode: 'heartbeat' };
@@ -47,10 +67,12 @@ function healthCheckOf(check: HealthCheck): HealthCheck {
   if (check.mode === 'http') {
     if (check.url === undefined) throw invalid('/healthCheck/url', 'is required when mode is http');
     if (!isHttpUrl(check.url)) throw invalid('/healthCheck/url', 'must be an absolute http or https URL');
+    checkTargetAddress(new URL(check.url), '/healthCheck/url');
     return { mode: 'http', url: check.url, ...timing };
   }
   if (check.host === undefined) throw invalid('/healthCheck/host', 'is required when mode is tcp');
   if (check.port === undefined) throw invalid('/healthCheck/port', 'is required when mode is tcp');
+  checkTargetAddress(hostUrl(check.host), '/healthCheck/host');
   return { mode: 'tcp', host: check.host, port: check.port, ...timing };
 }
 
