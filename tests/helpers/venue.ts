@@ -1,0 +1,80 @@
+/**
+ * A realistic venue, built through the HTTP API the way its clients build one (administrators,
+ * operators, field drivers on the trusted network, integration tokens), on a clock that moves as a
+ * real one does: uneven fractional heartbeat gaps, a wall-clock step, subsystems going offline and
+ * recovering, deletes that leave references behind, deliveries failing and retrying, alerts in
+ * every state. Every set-up call must answer as expected, or the build throws with the answer.
+ */
+import type { TestApp } from './app';
+import { buildDevices, type Devices } from './venue-devices';
+import { ADMIN, beat, gapsAround, INTEGRATION, must, need, OPERATOR, pass } from './venue-kit';
+import { buildPeople, type People } from './venue-people';
+import { buildSchedule, type Schedule } from './venue-schedule';
+import { buildAlerts, buildWebhooks, type Watch } from './venue-watch';
+
+export interface Venue {
+  devices: Devices;
+  people: People;
+  watch: Watch;
+  schedule: Schedule;
+}
+
+/** Deletes whose targets are still referred to: by alert rules, notifications, playlists, blocks, items, tokens. */
+async function leaveReferencesBehind(t: TestApp, v: Venue): Promise<void> {
+  const { devices: d, people: p } = v;
+  // A variable watched by an alert rule; another named by a notification action and a repeating rule.
+  await must(t, 'DELETE', `/variables/${need(d.variables, 'media-1/config')}`, INTEGRATION, 204);
+  await must(t, 'DELETE', `/variables/${need(d.variables, 'show-ctrl/cue')}`, OPERATOR, 204);
+  // A playable in a playlist and a block; an event with a recurring scheduled item.
+  await must(t, 'DELETE', `/playables/${need(d.playables, 'media-1/promo')}`, INTEGRATION, 204);
+  await must(t, 'DELETE', `/events/${need(d.events, 'show-ctrl/go-2')}`, OPERATOR, 204);
+  // A subsystem that owned variables, events, playables, parameters, a preset, panels (on a user's
+  // dashboard and a template) and whose event and playlist are scheduled.
+  await must(t, 'DELETE', '/subsystems/signage', ADMIN, 204);
+  // A role still held by a token is refused; the user who created the tokens leaves.
+  await must(t, 'DELETE', `/roles/${need(p.roles, 'cron')}`, ADMIN, 409);
+  await must(t, 'DELETE', `/users/${need(p.users, 'dave')}`, ADMIN, 204);
+  await must(t, 'DELETE', `/usertemplates/${need(p.templates, 'crew')}`, ADMIN, 204);
+  // The event is registered again by its integration: its scheduled item re-links.
+  await must(
+    t,
+    'PUT',
+    '/subsystem/show-ctrl/events/go-2',
+    { token: p.showToken, body: { command: 'GO 2' } },
+    [200, 201],
+  );
+}
+
+/** Hours pass: webhook retries (5 s, 5 min, 30 min, 2 h), alert repeats and delays, expiries, the schedule runs. */
+async function hoursPass(t: TestApp): Promise<void> {
+  await pass(t, gapsAround(1000.3, 5), ['media-1', 'show-ctrl', 'audio-dsp']);
+  await pass(t, [5_000.7, 61_000.25, 300_000.5, 1_800_000.125, 1_700_000.9]);
+  // An operator notices, restarts the drivers, and the venue comes back.
+  await pass(t, gapsAround(999.7, 5), ['media-1', 'show-ctrl', 'audio-dsp']);
+  await pass(t, [7_200_000.33]);
+}
+
+/** The last minutes: media-1 and show-ctrl beat on, audio-dsp stops past its grace period, show-ctrl drops and recovers. */
+async function finalMinutes(t: TestApp): Promise<void> {
+  await pass(t, gapsAround(1000.37, 4), ['media-1', 'show-ctrl', 'audio-dsp']);
+  await pass(t, gapsAround(1000.37, 8), ['media-1', 'show-ctrl']);
+  await pass(t, [31_000.4], ['media-1']);
+  await beat(t, 'show-ctrl');
+  await pass(t, gapsAround(998.2, 3), ['media-1', 'show-ctrl']);
+  await must(t, 'POST', '/logs', { as: 'admin', body: { key: 'venue.built', value: 'sweep venue complete' } }, 201);
+}
+
+/** Builds the whole venue on `t` (a fresh test app) and returns the ids it made. */
+export async function buildVenue(t: TestApp): Promise<Venue> {
+  const devices = await buildDevices(t);
+  const watch = await buildWebhooks(t, devices);
+  const people = await buildPeople(t, devices);
+  await buildAlerts(t, devices, people, watch);
+  const schedule = await buildSchedule(t, devices);
+  const v: Venue = { devices, people, watch, schedule };
+  await pass(t, gapsAround(10_000.5, 3), ['media-1', 'show-ctrl', 'audio-dsp']);
+  await leaveReferencesBehind(t, v);
+  await hoursPass(t);
+  await finalMinutes(t);
+  return v;
+}
