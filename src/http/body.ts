@@ -4,8 +4,36 @@
  * contract: a body that parses as JSON is taken whatever its label (curl's default form type); one
  * that does not is 415 when labelled as something else, 400 when labelled JSON. Size is checked on
  * Content-Length before reading and again while streaming, so a large body costs nothing.
+ *
+ * Decisions:
+ * - An integer literal past ±(2^53−1) is refused (400 `validation` at its JSON pointer) rather than
+ *   stored rounded; see json-integers.ts for the rule and its cost on the ingest path.
+ * - Each route checks the body as sent against its own schema before Elysia touches it (`routeBody`).
+ *   Elysia 1.4 prepares a body before validating it: it merges it into the schema's defaults with
+ *   `Object.assign` (a string, number, array or null whole body becomes `{}` or `{"0":…}`), then
+ *   rebuilds it along the schema with exact-mirror (`normalize`), which reads a record's keys and an
+ *   object's properties without looking at the type, so `"metadata": "str"` became
+ *   `{"0":"s","1":"t","2":"r"}` and `"scale": "str"` became `{}`; both then pass. Checking first
+ *   refuses them with the same error body Elysia's own check writes. Elysia's `normalize: 'typebox'`
+ *   would not mangle fields, but it also cleans every response dynamically (a 5000-item list answered
+ *   four times slower) and still merges whole bodies into defaults.
+ * - A route without a body schema takes an object or nothing; so does every route whose schema is an
+ *   object. Only a schema that says otherwise (a bare array of panel ids) lets another shape through.
+ * - The check gives every integer field bounds of ±(2^53−1) when it has none, and its text form
+ *   (Elysia takes `"42"` for an integer) the same limit, so `1e20` is not an integer id or count.
  */
-import { AppError } from './errors';
+import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { AppError, invalid } from './errors';
+import { unsafeIntegerPath } from './json-integers';
+import {
+  fieldName,
+  SAFE_INTEGER_BOUND,
+  SAFE_INTEGER_FORMAT,
+  type SchemaError,
+  schemaErrorDetails,
+  UNSAFE_INTEGER,
+} from './validation';
 
 function isJsonType(contentType: string): boolean {
   const type = (contentType.split(';')[0] ?? '').trim().toLowerCase();
@@ -14,6 +42,12 @@ function isJsonType(contentType: string): boolean {
 
 export const tooLarge = (limit: number): AppError =>
   new AppError('payload_too_large', `the body is larger than ${limit} bytes`);
+
+/** The answer to a body that is not a JSON object where one is required: the same on every route. */
+export const notAnObject = (): AppError =>
+  new AppError('validation', 'body must be an object', [{ path: '/', message: 'must be an object' }]);
+
+const isObject = (body: unknown): boolean => body !== null && typeof body === 'object' && !Array.isArray(body);
 
 /** Reads the body as text, refusing more than `limit` bytes. */
 export async function readBodyText(request: Request, limit: number): Promise<string> {
@@ -37,8 +71,9 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   const contentType = request.headers.get('content-type') ?? '';
   const text = await readBodyText(request, limit);
   if (text.trim() === '') return {};
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     // A JSON body sent with another type (curl -d, some field clients) is accepted above; a body
     // that is neither labelled nor shaped as JSON is the wrong media type.
@@ -46,4 +81,90 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
       throw new AppError('unsupported_media_type', 'the body must be JSON (application/json)');
     throw new AppError('bad_request', 'the body is not valid JSON');
   }
+  const unsafe = unsafeIntegerPath(text);
+  if (unsafe) throw invalid(unsafe, UNSAFE_INTEGER);
+  return body;
+}
+
+// Elysia's integer-as-text format with the exactness limit of a JSON number added.
+if (!FormatRegistry.Has(SAFE_INTEGER_FORMAT)) {
+  FormatRegistry.Set(SAFE_INTEGER_FORMAT, (text) => text !== '' && Number.isSafeInteger(Number(text)));
+}
+
+type Node = Record<string | symbol, unknown>;
+
+/** A copy of `node` (any part of a schema) with the integer limits above added; functions are shared. */
+function withSafeIntegers(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withSafeIntegers);
+  if (node === null || typeof node !== 'object') return node;
+  const source = node as Node;
+  const copy: Node = {};
+  for (const key of Reflect.ownKeys(source)) copy[key] = withSafeIntegers(source[key]);
+  if (copy[Kind] === 'Integer') {
+    const hasMax = copy.maximum !== undefined || copy.exclusiveMaximum !== undefined;
+    const hasMin = copy.minimum !== undefined || copy.exclusiveMinimum !== undefined;
+    if (!hasMax) copy.maximum = SAFE_INTEGER_BOUND;
+    if (!hasMin) copy.minimum = -SAFE_INTEGER_BOUND;
+  }
+  if (copy.type === 'string' && copy.format === 'integer') copy.format = SAFE_INTEGER_FORMAT;
+  return copy;
+}
+
+const isSchema = (value: unknown): value is TSchema =>
+  value !== null && typeof value === 'object' && Kind in (value as object);
+
+type BodyCheck = (body: unknown) => void;
+
+const requireObject: BodyCheck = (body) => {
+  if (!isObject(body)) throw notAnObject();
+};
+
+function compileCheck(schema: TSchema): BodyCheck {
+  const root = withSafeIntegers(schema) as TSchema;
+  // Elysia forbids unknown properties at the root once it has stripped them; as sent they are ignored.
+  if (root.type === 'object') delete root.additionalProperties;
+  const compiled = TypeCompiler.Compile(root);
+  const objectRoot = root.type === 'object';
+  return (body) => {
+    if (objectRoot && !isObject(body)) throw notAnObject();
+    if (compiled.Check(body)) return;
+    const detail = schemaErrorDetails([...compiled.Errors(body)] as SchemaError[]);
+    const first = detail[0];
+    throw new AppError('validation', first ? `${fieldName(first.path)} ${first.message}` : 'body is not valid', detail);
+  };
+}
+
+// Schemas are module constants shared by every app a process builds (each test builds one): compiled
+// once, on first use, so building an app costs nothing.
+const compiledChecks = new WeakMap<TSchema, BodyCheck>();
+
+/** The check of a body as sent against `schema` (a route's `body`), throwing the one error body. */
+export function bodyCheck(schema: unknown): BodyCheck {
+  if (!isSchema(schema)) return requireObject;
+  return (body) => {
+    let check = compiledChecks.get(schema);
+    if (!check) {
+      check = compileCheck(schema);
+      compiledChecks.set(schema, check);
+    }
+    check(body);
+  };
+}
+
+/**
+ * The body of one route: `introspect` learns the route's schema when the route is declared (an
+ * Elysia macro hook), `read` reads and checks a request's body. Until introspected it takes objects only.
+ */
+export function routeBody(limit: number) {
+  let check = bodyCheck(undefined);
+  return {
+    introspect(hook: { body?: unknown }): void {
+      check = bodyCheck(hook.body);
+    },
+    async read(request: Request): Promise<unknown> {
+      const body = await readJsonBody(request, limit);
+      check(body);
+      return body;
+    },
+  };
 }

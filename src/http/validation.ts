@@ -1,6 +1,10 @@
 /**
  * Turns a schema failure into the `detail` list of the error body: one entry per field, a message
  * written from the schema (never from the submitted value, which must not be echoed).
+ *
+ * Integers: JSON numbers are doubles, exact only within ±(2^53−1). The body check gives every integer
+ * field those bounds when it has none of its own (body.ts); they are left out of messages, and an
+ * integer past them is told so (the message the raw-text check in json-integers.ts uses too).
  */
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import type { ErrorDetail } from './errors';
@@ -22,6 +26,14 @@ interface SchemaLike {
   error?: unknown;
 }
 
+/** The bound of an exactly representable integer; bounds at ± this are implicit, never shown. */
+export const SAFE_INTEGER_BOUND = Number.MAX_SAFE_INTEGER;
+
+/** The format the body check puts on Elysia's integer-as-text branch in place of `integer` (body.ts). */
+export const SAFE_INTEGER_FORMAT = 'pms-safe-integer';
+
+export const UNSAFE_INTEGER = `is an integer beyond ±${SAFE_INTEGER_BOUND}; send larger numbers as strings`;
+
 export interface SchemaError {
   path: string;
   type: number;
@@ -32,12 +44,16 @@ export interface SchemaError {
 
 /** Elysia wraps numbers and booleans in a union with their string form so they may come as text. */
 function isCoercionBranch(s: SchemaLike): boolean {
-  return s.type === 'string' && (s.format === 'integer' || s.format === 'numeric' || s.format === 'boolean');
+  const coercing = ['integer', SAFE_INTEGER_FORMAT, 'numeric', 'boolean'];
+  return s.type === 'string' && coercing.includes(s.format ?? '');
 }
 
+const shown = (bound: number | undefined): number | undefined =>
+  bound === undefined || Math.abs(bound) === SAFE_INTEGER_BOUND ? undefined : bound;
+
 function range(s: SchemaLike): string {
-  const lo = s.exclusiveMinimum !== undefined ? s.exclusiveMinimum : s.minimum;
-  const hi = s.exclusiveMaximum !== undefined ? s.exclusiveMaximum : s.maximum;
+  const lo = shown(s.exclusiveMinimum !== undefined ? s.exclusiveMinimum : s.minimum);
+  const hi = shown(s.exclusiveMaximum !== undefined ? s.exclusiveMaximum : s.maximum);
   if (s.exclusiveMinimum !== undefined && hi === undefined) return ` greater than ${lo}`;
   if (lo !== undefined && hi !== undefined) return ` from ${lo} to ${hi}`;
   if (lo !== undefined) return ` of at least ${lo}`;
@@ -45,21 +61,31 @@ function range(s: SchemaLike): string {
   return '';
 }
 
-function describe(s: SchemaLike, errorType: number): string {
+/** An integer past ±(2^53−1) that the field's own bounds (if any) would not have refused anyway. */
+function onlyUnsafe(s: SchemaLike, raw: unknown): boolean {
+  // Elysia takes an integer field as text too ("42"); such text is judged by its number.
+  const value = typeof raw === 'string' && /^\s*-?[0-9]+\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || Number.isSafeInteger(value)) return false;
+  const own = value > 0 ? (s.exclusiveMaximum ?? s.maximum) : (s.exclusiveMinimum ?? s.minimum);
+  return shown(own) === undefined;
+}
+
+function describe(s: SchemaLike, errorType: number, value: unknown): string {
   if (typeof s.error === 'string') return s.error;
   if (s.anyOf) {
     const real = s.anyOf.filter((b) => !isCoercionBranch(b));
     if (real.length > 0 && real.every((b) => b.const !== undefined)) {
       return `must be one of: ${real.map((b) => String(b.const)).join(', ')}`;
     }
-    if (real.length === 1 && real[0]) return describe(real[0], errorType);
+    if (real.length === 1 && real[0]) return describe(real[0], errorType, value);
     return 'has an unexpected type';
   }
   if (s.const !== undefined) return `must be ${JSON.stringify(s.const)}`;
   if (s.enum) return `must be one of: ${s.enum.map(String).join(', ')}`;
   switch (s.type) {
     case 'integer':
-      if (s.exclusiveMinimum === 0 && s.maximum === undefined) return 'must be greater than 0';
+      if (onlyUnsafe(s, value)) return UNSAFE_INTEGER;
+      if (s.exclusiveMinimum === 0 && shown(s.maximum) === undefined) return 'must be greater than 0';
       return `must be an integer${range(s)}`;
     case 'number':
       return `must be a number${range(s)}`;
@@ -96,7 +122,7 @@ export function schemaErrorDetails(errors: SchemaError[]): ErrorDetail[] {
     const message =
       e.type === ValueErrorType.ObjectRequiredProperty || (e.value === undefined && path !== '/')
         ? 'is required'
-        : describe((e.schema ?? {}) as SchemaLike, e.type);
+        : describe((e.schema ?? {}) as SchemaLike, e.type, e.value);
     out.set(path, message);
   }
   return [...out].map(([path, message]) => ({ path, message }));
