@@ -29,6 +29,8 @@ interface Read {
   op: Operation;
   caller: Caller;
   params: Record<string, string>;
+  /** The list item the parameters were taken from. */
+  item?: Record<string, unknown>;
   query: Record<string, string>;
 }
 
@@ -56,6 +58,12 @@ const ALLOWED: { path: RegExp; status: number; when: (r: Read) => boolean; why: 
     why: '`?location=` limits the lookup to that kind of panel (§2)',
   },
   {
+    path: /^\/api\/v1\/logs\/presets\/\{id\}$/,
+    status: 403,
+    when: (r) => r.item?.isGlobal === false && r.item.userId !== r.caller.userId,
+    why: "another user's private saved search (§9)",
+  },
+  {
     path: /^\/api\/v1\/notifications\/\{id\}$/,
     status: 404,
     when: (r) => !r.caller.permissions.has('users:write'),
@@ -63,8 +71,9 @@ const ALLOWED: { path: RegExp; status: number; when: (r: Read) => boolean; why: 
   },
 ];
 
-/** The status a read must get: the gate's 403, a self-only caller's own record, else 2xx. */
-function expected(r: Read): 'ok' | 403 {
+/** The status a read must get: 401 for a dead credential, the gate's 403, a self-only caller's own record, else 2xx. */
+function expected(r: Read): 'ok' | 401 | 403 {
+  if (r.caller.dead && !r.op.auth.public) return 401;
   if (!passesGate(r.op.auth, r.caller)) return 403;
   const viaSelfOnly = r.op.auth.self && !r.op.auth.anyOf.some((p) => r.caller.permissions.has(p));
   if (viaSelfOnly && r.params.id !== 'me' && r.params.id !== String(r.caller.userId)) return 403;
@@ -73,8 +82,10 @@ function expected(r: Read): 'ok' | 403 {
 
 function statusProblem(r: Read, status: number): string | null {
   const want = expected(r);
-  if (want === 403)
+  if (want === 401) return status === 401 ? null : `answered ${status} to a dead credential`;
+  if (want === 403) {
     return status === 403 ? null : `answered ${status} to a caller without ${r.op.auth.anyOf.join('|')}`;
+  }
   if (status >= 200 && status < 300) return null;
   if (ALLOWED.some((a) => a.path.test(r.op.path) && a.status === status && a.when(r))) return null;
   return `answered ${status} to a caller who may read it`;
@@ -97,6 +108,13 @@ const KNOWN_DEFECTS: { path: string; caller: RegExp; problem: RegExp; defect: st
     problem: /^a list without X-Total-Count$/,
     defect: `${owner}: GET ${path} answers a bare array without the X-Total-Count its OpenAPI response declares (C: Responses: every list sends it)`,
   })),
+  {
+    path: '/api/v1/schedule/resolve',
+    caller: /^admin$/,
+    problem: /^If-Modified-Since its own Last-Modified answered 200/,
+    defect:
+      'schedule: GET /api/v1/schedule/resolve sends Last-Modified but answers If-Modified-Since of that very value with 200 and the body, not 304 (C: Responses, conditional reads)',
+  },
 ];
 
 const t = makeTestApp();
@@ -127,6 +145,14 @@ async function read(r: Read): Promise<string[]> {
   const problems = problemsOf(r.op, r.caller, res, checker);
   const status = statusProblem(r, res.status);
   if (status && res.status < 500) problems.unshift(status);
+  const total = Number(res.headers.get('x-total-count') ?? Number.NaN);
+  const end = Number(r.query.offset ?? 0) + (Array.isArray(res.body) ? res.body.length : 0);
+  if (r.query.limit && end < total && !/rel="next"/.test(res.headers.get('link') ?? '')) {
+    problems.push(`a cut list (${end} of ${total}) without Link rel="next"`);
+  }
+  if (res.status === 200 && res.headers.get('last-modified') && r.caller.name === 'admin') {
+    problems.push(...(await conditional(path, r, res.headers)));
+  }
   const where = `GET ${path}${Object.keys(r.query).length ? `?${new URLSearchParams(r.query)}` : ''} as ${r.caller.name}`;
   return problems.flatMap((p) => {
     const known = KNOWN_DEFECTS.find((k) => k.path === r.op.path && k.caller.test(r.caller.name) && k.problem.test(p));
@@ -136,6 +162,16 @@ async function read(r: Read): Promise<string[]> {
     }
     return [`${where}: ${p} ${res.status >= 300 ? res.text.slice(0, 160) : ''}`.trim()];
   });
+}
+
+/** A read that sends `Last-Modified` answers the same read with `If-Modified-Since` by 304 and no body (C: Responses). */
+async function conditional(path: string, r: Read, first: Headers): Promise<string[]> {
+  const headers = { 'if-modified-since': first.get('last-modified') ?? '' };
+  const again = await t.call('GET', path, { ...r.caller.options, query: r.query, headers });
+  tally.reads += 1;
+  tally.byStatus.set(again.status, (tally.byStatus.get(again.status) ?? 0) + 1);
+  if (again.status === 304 && again.text === '' && again.headers.get('x-request-id')) return [];
+  return [`If-Modified-Since its own Last-Modified answered ${again.status} ${again.text.slice(0, 120)}`];
 }
 
 describe('realistic-state sweep', () => {
@@ -162,17 +198,17 @@ describe('realistic-state sweep', () => {
   it.each(operations.map((op) => [op.path, op] as const))('GET %s', async (_, op) => {
     tally.operations += 1;
     const problems: string[] = [];
-    const sets = await paramSets(t, op.path);
-    const sample = itemsOf((await t.call('GET', fill(op.path, sets[0] ?? {}), { as: 'admin' })).body)[0];
+    const sets = await paramSets(t, op.path, [{ as: 'admin' }, who.find((c) => c.userId !== null)?.options ?? {}]);
+    const real = sets[0]?.params ?? {};
+    const sample = itemsOf((await t.call('GET', fill(op.path, real), { as: 'admin' })).body)[0];
     for (const caller of who) {
       const every = caller.name === 'admin';
-      for (const params of sets) {
-        for (const query of queryVariants(op, sample, every && params === sets[0])) {
-          problems.push(...(await read({ op, caller, params, query })));
+      for (const { params, item } of sets) {
+        for (const query of queryVariants(op, sample, every && params === real)) {
+          problems.push(...(await read({ op, caller, params, item, query })));
         }
       }
     }
-    const real = sets[0] ?? {};
     for (const params of Object.keys(real).length ? unknownSets(real) : []) {
       const res = await t.call('GET', fill(op.path, params), { as: 'admin' });
       tally.reads += 1;

@@ -28,6 +28,8 @@ export interface Caller {
   permissions: ReadonlySet<string>;
   userId: number | null;
   integration: boolean;
+  /** A credential that worked once (a deleted user's session, an expired token): 401 everywhere but the public routes. */
+  dead?: true;
 }
 
 /** Every GET operation of the document but the WebSocket upgrade (it needs one) and the docs page. */
@@ -91,12 +93,22 @@ export function callers(t: TestApp, v: Venue): Caller[] {
       userId: v.people.session.userId,
       integration: false,
     },
+    ...v.people.deadCredentials.map((c) => ({
+      name: c.name,
+      options: { token: c.secret },
+      permissions: new Set<string>(),
+      userId: null,
+      integration: false,
+      dead: true as const,
+    })),
   ];
 }
 
 /** True when the auth gate lets the caller through (src/http/auth.ts `gate`). */
 export function passesGate(auth: AuthMeta, caller: Caller): boolean {
-  if (auth.public || auth.anyOf.length === 0) return true;
+  if (auth.public) return true;
+  if (caller.dead) return false;
+  if (auth.anyOf.length === 0) return true;
   if (auth.anyOf.some((p) => caller.permissions.has(p))) return true;
   return (auth.integration && caller.integration) || (auth.self && caller.userId !== null);
 }
@@ -142,26 +154,44 @@ function spread<T>(all: T[]): T[] {
   return Array.from({ length: SAMPLE }, (_, i) => all[Math.round((i * (all.length - 1)) / (SAMPLE - 1))] as T);
 }
 
-/** Real parameter sets for a path (one empty set for a path without parameters). */
-export async function paramSets(t: TestApp, path: string): Promise<Record<string, string>[]> {
-  if (!path.includes('{')) return [{}];
+/** Path parameters to read with, and the list item they came from (none for `me`). */
+export interface ParamSet {
+  params: Record<string, string>;
+  item?: Json;
+}
+
+/**
+ * Real parameter sets for a path (one empty set for a path without parameters), from its list as
+ * read by each of `listers` (an administrator does not see a user's private items), without repeats.
+ */
+export async function paramSets(t: TestApp, path: string, listers: CallOptions[]): Promise<ParamSet[]> {
+  if (!path.includes('{')) return [{ params: {} }];
   const byRef = BY_REF[path];
   const match = /^(.*)\/\{(\w+)\}([^{}]*)$/.exec(path);
   const list = byRef?.list ?? match?.[1];
   if (!list || (!byRef && list.includes('{'))) throw new Error(`sweep: no parameter source for ${path}`);
-  const res = await t.call('GET', list, { as: 'admin' });
-  if (res.status !== 200) throw new Error(`sweep: GET ${list} answered ${res.status}: ${res.text}`);
-  const items = itemsOf(res.body);
   const name = match?.[2] ?? 'id';
-  const sets = items.flatMap((item) =>
-    byRef
-      ? byRef.fill(item)
-      : [{ [name]: item._id }, ...(typeof item.externalId === 'string' ? [{ [name]: item.externalId }] : [])],
-  );
-  const strings = sets.map((s) => Object.fromEntries(Object.entries(s).map(([k, v]) => [k, String(v)])));
-  if (path.startsWith('/api/v1/users/{id}')) strings.push({ id: 'me' });
-  if (strings.length === 0) throw new Error(`sweep: ${list} is empty, so ${path} cannot be read (grow the venue)`);
-  return spread(strings);
+  const seen = new Set<string>();
+  const out: ParamSet[] = [];
+  for (const lister of listers) {
+    const res = await t.call('GET', list, lister);
+    if (res.status === 403) continue;
+    if (res.status !== 200) throw new Error(`sweep: GET ${list} answered ${res.status}: ${res.text}`);
+    for (const item of itemsOf(res.body)) {
+      const sets = byRef
+        ? byRef.fill(item)
+        : [{ [name]: item._id }, ...(typeof item.externalId === 'string' ? [{ [name]: item.externalId }] : [])];
+      for (const set of sets) {
+        const params = Object.fromEntries(Object.entries(set).map(([k, v]) => [k, String(v)]));
+        const key = JSON.stringify(params);
+        if (!seen.has(key)) out.push({ params, item });
+        seen.add(key);
+      }
+    }
+  }
+  if (path.startsWith('/api/v1/users/{id}')) out.push({ params: { id: 'me' } });
+  if (out.length === 0) throw new Error(`sweep: ${list} is empty, so ${path} cannot be read (grow the venue)`);
+  return spread(out);
 }
 
 /** The same parameters with each, then all, made unknown: every such read answers 404. */

@@ -6,6 +6,7 @@
 import { tickAlerts } from '../../src/modules/alerts/jobs';
 import { expireNotifications } from '../../src/modules/notifications/jobs';
 import { runScheduleTick } from '../../src/modules/schedule/runner';
+import { sweepExpiredMessages } from '../../src/modules/subsystems/actions';
 import { tickVariableHealth } from '../../src/modules/variables/health';
 import { runDueDeliveries } from '../../src/modules/webhooks/dispatch';
 import type { CallOptions, CallResult, TestApp } from './app';
@@ -54,6 +55,7 @@ export async function beat(t: TestApp, externalId: string, options: CallOptions 
 /** One pass of every per-second job the daemon runs on timers. */
 export async function runJobs(t: TestApp): Promise<void> {
   t.deps.health.tick();
+  sweepExpiredMessages(t.deps);
   tickAlerts(t.deps);
   runScheduleTick(t.deps);
   await tickVariableHealth(t.deps);

@@ -17,6 +17,8 @@ export interface People {
   session: { username: string; userId: number; secret: string };
   /** A token of the `show-ctrl` integration limited to that subsystem. */
   showToken: string;
+  /** Credentials that worked once: a deleted user's session, a token past its expiry. */
+  deadCredentials: { name: string; secret: string }[];
 }
 
 const BUILT_IN = ['admin', 'operator', 'viewer', 'integration'] as const;
@@ -117,6 +119,13 @@ async function rolesUsersTokens(t: TestApp, d: Devices, p: People): Promise<void
     { ...ADMIN, body: { displayName: 'nightly export' } },
     200,
   );
+  // Dave saves searches before he leaves (they keep his userId); his session dies with his account.
+  await made(t, 'POST', '/logs/presets', { ...dave, body: { name: 'dave global', isGlobal: true, tags: ['ops'] } });
+  await made(t, 'POST', '/logs/presets', { ...dave, body: { name: 'dave private', filters: { key: 'cue' } } });
+  p.deadCredentials.push({ name: 'session of deleted dave', secret: daveSession });
+  const expiring = { displayName: 'expiring', roleId: need(p.roles, 'operator'), expiresAt: at(t, 90_000) };
+  const token = await made(t, 'POST', '/tokens', { ...ADMIN, body: expiring });
+  p.deadCredentials.push({ name: 'expired token', secret: String(token.token) });
 }
 
 async function signIn(t: TestApp, username: string): Promise<string> {
@@ -237,6 +246,7 @@ export async function buildPeople(t: TestApp, d: Devices): Promise<People> {
     notifications: {},
     session: { username: 'carol', userId: 0, secret: '' },
     showToken: '',
+    deadCredentials: [],
   };
   await rolesUsersTokens(t, d, p);
   await notifications(t, d, p);

@@ -99,7 +99,7 @@ export async function buildAlerts(t: TestApp, d: Devices, p: People, w: Watch): 
     variable: need(d.variables, 'audio-dsp/gain'),
     operator: '<',
     value: '0',
-    snoozedUntil: at(t, 7_200_000),
+    snoozedUntil: at(t, 7 * 86_400_000),
   });
   await rule('Uptime high', {
     variable: need(d.variables, 'media-1/uptime'),
@@ -161,7 +161,7 @@ export async function buildAlerts(t: TestApp, d: Devices, p: People, w: Watch): 
     t,
     'PATCH',
     `/alerts/${need(w.alerts, 'system:variable-health')}`,
-    { ...ADMIN, body: { snoozedUntil: at(t, 600_000) } },
+    { ...ADMIN, body: { snoozedUntil: at(t, 30 * 86_400_000) } },
     200,
   );
 }

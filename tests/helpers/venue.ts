@@ -31,6 +31,21 @@ async function leaveReferencesBehind(t: TestApp, v: Venue): Promise<void> {
   // A subsystem that owned variables, events, playables, parameters, a preset, panels (on a user's
   // dashboard and a template) and whose event and playlist are scheduled.
   await must(t, 'DELETE', '/subsystems/signage', ADMIN, 204);
+  // A parameter a preset holds goes (force removes it from the preset); a subsystem is renamed.
+  await must(
+    t,
+    'DELETE',
+    `/parameters/${need(d.parameters, 'audio-dsp/input')}`,
+    { ...OPERATOR, query: { force: 'true' } },
+    204,
+  );
+  await must(
+    t,
+    'PATCH',
+    '/subsystems/lighting',
+    { ...ADMIN, body: { externalId: 'lights', displayName: 'Lighting desk' } },
+    200,
+  );
   // A role still held by a token is refused; the user who created the tokens leaves.
   await must(t, 'DELETE', `/roles/${need(p.roles, 'cron')}`, ADMIN, 409);
   await must(t, 'DELETE', `/users/${need(p.users, 'dave')}`, ADMIN, 204);
@@ -45,22 +60,53 @@ async function leaveReferencesBehind(t: TestApp, v: Venue): Promise<void> {
   );
 }
 
+/** Messages for the subsystems' next heartbeat answers: some collected, some left to expire. */
+async function queueActions(t: TestApp, v: Venue): Promise<void> {
+  const lobby = need(v.schedule.zones, 'lobby');
+  const intro = need(v.devices.playables, 'media-1/intro');
+  for (const [id, body] of [
+    ['media-1', { type: 'identify', topic: 'front of house' }],
+    ['media-1', { type: 'forcePlay', playableId: intro, zoneId: lobby, playType: 'infinite' }],
+    ['media-1', { type: 'forceStop', zoneId: lobby }],
+    ['doors', { type: 'identify', topic: 'never collected' }],
+    ['audio-dsp', { type: 'identify' }],
+  ] as const) {
+    await must(t, 'PUT', `/subsystems/${id}/action`, { ...OPERATOR, body }, 202);
+  }
+}
+
 /** Hours pass: webhook retries (5 s, 5 min, 30 min, 2 h), alert repeats and delays, expiries, the schedule runs. */
-async function hoursPass(t: TestApp): Promise<void> {
+async function hoursPass(t: TestApp, v: Venue): Promise<void> {
   await pass(t, gapsAround(1000.3, 5), ['media-1', 'show-ctrl', 'audio-dsp']);
   await pass(t, [5_000.7, 61_000.25, 300_000.5, 1_800_000.125, 1_700_000.9]);
   // An operator notices, restarts the drivers, and the venue comes back.
   await pass(t, gapsAround(999.7, 5), ['media-1', 'show-ctrl', 'audio-dsp']);
   await pass(t, [7_200_000.33]);
+  // Someone sends a failed delivery again by hand.
+  const relay = need(v.watch.webhooks, 'relay');
+  const deliveries = (await must(t, 'GET', `/webhook/${relay}/deliveries`, ADMIN, 200)).body as { _id: number }[];
+  const failed = deliveries.at(-1);
+  if (!failed) throw new Error('venue set-up: the relay webhook has no deliveries to send again');
+  await must(t, 'POST', `/webhook/${relay}/deliveries/${failed._id}/redeliver`, ADMIN, 202);
 }
 
 /** The last minutes: media-1 and show-ctrl beat on, audio-dsp stops past its grace period, show-ctrl drops and recovers. */
-async function finalMinutes(t: TestApp): Promise<void> {
+async function finalMinutes(t: TestApp, v: Venue): Promise<void> {
   await pass(t, gapsAround(1000.37, 4), ['media-1', 'show-ctrl', 'audio-dsp']);
   await pass(t, gapsAround(1000.37, 8), ['media-1', 'show-ctrl']);
   await pass(t, [31_000.4], ['media-1']);
   await beat(t, 'show-ctrl');
   await pass(t, gapsAround(998.2, 3), ['media-1', 'show-ctrl']);
+  // A rule made now is still pending its delay when the venue is read.
+  const level = need(v.devices.variables, 'show-ctrl/level');
+  const pending = {
+    displayName: 'Level held an hour',
+    variable: level,
+    operator: '>=',
+    value: '10',
+    delaySeconds: 3600,
+  };
+  await must(t, 'POST', '/alerts', { ...OPERATOR, body: pending }, 201);
   await must(t, 'POST', '/logs', { as: 'admin', body: { key: 'venue.built', value: 'sweep venue complete' } }, 201);
 }
 
@@ -74,7 +120,8 @@ export async function buildVenue(t: TestApp): Promise<Venue> {
   const v: Venue = { devices, people, watch, schedule };
   await pass(t, gapsAround(10_000.5, 3), ['media-1', 'show-ctrl', 'audio-dsp']);
   await leaveReferencesBehind(t, v);
-  await hoursPass(t);
-  await finalMinutes(t);
+  await queueActions(t, v);
+  await hoursPass(t, v);
+  await finalMinutes(t, v);
   return v;
 }
