@@ -1,0 +1,152 @@
+/**
+ * A body, and every object field in it, is an object (C: Requests, §0.2 metadata): a string, number,
+ * array or null in its place is refused with 400 `validation` and changes nothing. Walked over the
+ * whole route table, then checked exactly on the instances first found with real clients.
+ */
+import { describe, expect, it } from 'bun:test';
+import { addSubsystem, makeTestApp, type TestApp } from '../../tests/helpers/app';
+import { errorBody, validationBody } from '../../tests/helpers/errors';
+import type { AuthMeta } from './auth';
+import { stored } from './body-test-support';
+
+const NOT_OBJECTS = ['"str"', '42', '[1,2]', 'null'];
+const WRITES = new Set(['POST', 'PUT', 'PATCH']);
+
+const send = (t: TestApp, method: string, path: string, rawBody: string) =>
+  t.call(method, path, { as: 'admin', rawBody, headers: { 'content-type': 'application/json' } });
+
+const notAnObjectBody = (res: { headers: Headers }) =>
+  errorBody(res, 400, 'validation', 'body must be an object', [{ path: '/', message: 'must be an object' }]);
+
+type JsonSchema = { type?: string; properties?: Record<string, JsonSchema> };
+
+/** The served OpenAPI body schema of every write route, by `METHOD /api/v1/path/{param}`. */
+async function bodySchemas(t: TestApp): Promise<Map<string, JsonSchema | undefined>> {
+  const doc = (await t.call('GET', '/openapi.json', { as: 'admin' })).body as {
+    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: JsonSchema }> } }>>;
+  };
+  const out = new Map<string, JsonSchema | undefined>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      out.set(`${method.toUpperCase()} ${path}`, op.requestBody?.content['application/json']?.schema);
+    }
+  }
+  return out;
+}
+
+describe('non-object bodies', () => {
+  it('every write route refuses a string, number, array or null body before doing anything', async () => {
+    const t = makeTestApp();
+    await addSubsystem(t, 'media');
+    const schemas = await bodySchemas(t);
+    const before = stored(t);
+    let walked = 0;
+    for (const route of t.app.routes) {
+      if (!WRITES.has(route.method) || !route.path.startsWith('/api/v1/')) continue;
+      const detail = (route.hooks.detail ?? {}) as { 'x-pms-auth'?: AuthMeta };
+      // The heartbeat never reads its body (§3: empty or ignored).
+      if (detail['x-pms-auth']?.ignoreBody) continue;
+      const openApiPath = route.path.replace(/:([^/]+)/g, '{$1}');
+      const schema = schemas.get(`${route.method} ${openApiPath}`);
+      const path = route.path.replace(/:[^/]+/g, '1').replace('/api/v1', '');
+      for (const raw of NOT_OBJECTS) {
+        // A bare array of panel ids is the one non-object body a schema asks for.
+        if (raw.startsWith('[') && schema?.type !== 'object' && schema !== undefined) continue;
+        const res = await send(t, route.method, path, raw);
+        expect({ route: `${route.method} ${route.path}`, raw, status: res.status }).toEqual({
+          route: `${route.method} ${route.path}`,
+          raw,
+          status: 400,
+        });
+        if (schema === undefined || schema.type === 'object') expect(res.body).toEqual(notAnObjectBody(res));
+      }
+      walked += 1;
+    }
+    expect(walked).toBeGreaterThan(80);
+    expect(stored(t)).toEqual(before);
+  });
+
+  it('the instances found with real clients answer the one body and store nothing; an empty body is {}', async () => {
+    const t = makeTestApp();
+    const s = await addSubsystem(t, 'media');
+    const event = await t.call('POST', '/events', {
+      as: 'admin',
+      body: { subsystemId: s._id, externalRef: 'intro', command: 'PLAY' },
+    });
+    const before = stored(t);
+    for (const [method, path] of [
+      ['PATCH', `/events/${event.body._id}`],
+      ['PUT', `/events/${event.body._id}`],
+      ['PUT', `/subsystems/${s._id}`],
+      ['PATCH', `/subsystems/${s._id}`],
+    ] as const) {
+      for (const raw of NOT_OBJECTS) {
+        const res = await send(t, method, path, raw);
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual(notAnObjectBody(res));
+      }
+    }
+    expect(stored(t)).toEqual(before);
+    // Wherever no field is required, an empty body reads as {} (the heartbeat is always sent empty).
+    expect((await send(t, 'PATCH', `/subsystems/${s._id}`, '')).status).toBe(200);
+  });
+});
+
+describe('object fields', () => {
+  it('every object field of every write body refuses a string and an array at its path', async () => {
+    const t = makeTestApp();
+    const schemas = await bodySchemas(t);
+    let fields = 0;
+    for (const [route, schema] of schemas) {
+      const [method = '', template = ''] = route.split(' ');
+      if (!WRITES.has(method) || schema?.type !== 'object') continue;
+      const path = template.replace(/\{[^}]+\}/g, '1').replace('/api/v1', '');
+      for (const [name, field] of Object.entries(schema.properties ?? {})) {
+        if (field.type !== 'object') continue;
+        fields += 1;
+        for (const value of ['str', ['a', 'b']]) {
+          const res = await t.call(method, path, { as: 'admin', body: { [name]: value } });
+          expect({ route, name, status: res.status }).toEqual({ route, name, status: 400 });
+          expect(res.body.detail).toContainEqual({ path: `/${name}`, message: expect.any(String) });
+        }
+      }
+    }
+    expect(fields).toBeGreaterThan(20);
+  });
+
+  it('metadata, preferences and webhook headers: 400 at the field, stored data unchanged', async () => {
+    const t = makeTestApp();
+    const s = await addSubsystem(t, 'media', { metadata: { room: 'A' } });
+    const event = await t.call('POST', '/events', {
+      as: 'admin',
+      body: { subsystemId: s._id, externalRef: 'intro', command: 'PLAY', metadata: { k: 1 } },
+    });
+    const user = await t.call('POST', '/users', {
+      as: 'admin',
+      body: { username: 'ann', password: 'ann-password-1', preferences: { theme: 'dark' } },
+    });
+    const template = await t.call('POST', '/usertemplates', {
+      as: 'admin',
+      body: { displayName: 'Desk', preferences: { theme: 'dark' } },
+    });
+    const hook = await t.call('POST', '/webhook', {
+      as: 'admin',
+      body: { displayName: 'Ops', url: 'https://hooks.example.com/in', headers: { 'X-Key': 'k' } },
+    });
+    for (const res of [event, user, template, hook]) expect(res.status).toBe(201);
+    const before = stored(t);
+    for (const [method, path, field] of [
+      ['PATCH', `/events/${event.body._id}`, 'metadata'],
+      ['PUT', `/subsystems/${s._id}`, 'metadata'],
+      ['PATCH', `/users/${user.body._id}`, 'preferences'],
+      ['PATCH', `/usertemplates/${template.body._id}`, 'preferences'],
+      ['PATCH', `/webhook/${hook.body._id}`, 'headers'],
+    ] as const) {
+      for (const value of ['str', ['a', 'b'], 5]) {
+        const res = await t.call(method, path, { as: 'admin', body: { [field]: value } });
+        expect(res.body).toEqual(validationBody(res, `/${field}`, 'must be an object'));
+      }
+    }
+    expect(stored(t)).toEqual(before);
+  });
+});
