@@ -13,11 +13,19 @@
  *
  * PMS_LOG_FILE=<path> keeps pmsd's log (pino JSON lines) there instead of dropping it.
  *
+ * Flood limits (src/http/rate-limit.ts): pmsd runs with the limiter on and every budget raised far
+ * above the bench's load (PMS_RATE_LIMIT_*=1000000: the seeding's 1000 back-to-back writes and wrk's
+ * ~20 000 values/s from one trusted address would otherwise be refused), so it does all its work and
+ * never answers 429.
+ *   LIMITS=off bun bench/ingest.ts     (the limiter off: every budget 0)
+ *   LIMITS=paired bun bench/ingest.ts  (two daemons, limiter on and off, each run: floor, then both
+ *                                       in alternating order; prints both medians and the on/off ratio)
+ *
  * Besides requests/s, each pmsd run prints the daemon's CPU time per request (user + system, from
  * /proc), which on a shared machine moves less than the rate.
  *
  * Both servers start on free ports with fresh data directories and are stopped afterwards. The
- * product runs from source with its defaults (info logging included); wrk sends no credential, so
+ * product runs from source with its defaults (info logging included) but the flood budgets (below); wrk sends no credential, so
  * it acts through the trusted-network rule (loopback) as the integration role.
  */
 import { Database } from 'bun:sqlite';
@@ -36,6 +44,23 @@ const VARIABLES = 1000;
 const WS_SUBSCRIBERS = Number(process.env.WS_SUBSCRIBERS ?? 0);
 const WEBHOOKS = Number(process.env.WEBHOOKS ?? 0);
 const PAIRED = process.env.PAIRED === '1';
+const LIMITS = process.env.LIMITS ?? 'on';
+if (!['on', 'off', 'paired'].includes(LIMITS)) throw new Error('LIMITS must be on, off or paired');
+if (PAIRED && LIMITS === 'paired') throw new Error('one pairing at a time: PAIRED=1 or LIMITS=paired');
+/** Budgets far above the bench's load (on), or every limit off. */
+const limitsEnv = (on: boolean): Record<string, string> => {
+  const rate = on ? '1000000' : '0';
+  const burst = on ? '1000000' : '1';
+  return {
+    PMS_RATE_LIMIT_REQUESTS: rate,
+    PMS_RATE_LIMIT_REQUEST_BURST: burst,
+    PMS_RATE_LIMIT_INGEST: rate,
+    PMS_RATE_LIMIT_INGEST_BURST: burst,
+    PMS_RATE_LIMIT_HEARTBEATS: rate,
+    PMS_RATE_LIMIT_HEARTBEAT_BURST: burst,
+    PMS_RATE_LIMIT_LOGIN_FAILURES: on ? '1000000' : '0',
+  };
+};
 /** How long the webhook backlog's drain is watched after the runs. */
 const DRAIN_SECONDS = 10;
 const ADMIN_PASSWORD = 'bench-admin-password-1';
@@ -172,45 +197,58 @@ const productDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-'));
 const floorPort = freePort();
 const productPort = freePort();
 const bun = process.execPath;
+const env = process.env;
 const floor = Bun.spawn([bun, join(SHARED, 'baseline.ts')], {
   env: { ...process.env, PORT: String(floorPort), DB: join(floorDir, 'b.db') },
   stdout: 'ignore',
   stderr: 'inherit',
 });
 const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
-const product = Bun.spawn([bun, ...profile, join(ROOT, 'src/main.ts'), 'serve'], {
-  env: {
-    ...process.env,
-    PMS_HTTP_PORT: String(productPort),
-    PMS_HTTP_HOST: '127.0.0.1',
-    PMS_RPC_PORT: String(freePort()),
-    PMS_DATA_DIR: productDir,
-    PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
-  },
-  stdout: process.env.PMS_LOG_FILE ? Bun.file(process.env.PMS_LOG_FILE) : 'ignore',
-  stderr: 'inherit',
-});
+const spawnProduct = (port: number, dir: string, limitsOn: boolean) =>
+  Bun.spawn([bun, ...profile, join(ROOT, 'src/main.ts'), 'serve'], {
+    env: {
+      ...env,
+      ...limitsEnv(limitsOn),
+      PMS_HTTP_PORT: String(port),
+      PMS_HTTP_HOST: '127.0.0.1',
+      PMS_RPC_PORT: String(freePort()),
+      PMS_DATA_DIR: dir,
+      PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    },
+    stdout: env.PMS_LOG_FILE ? Bun.file(env.PMS_LOG_FILE) : 'ignore',
+    stderr: 'inherit',
+  });
+const product = spawnProduct(productPort, productDir, LIMITS !== 'off');
+/** LIMITS=paired: a second daemon, the limiter off, measured against the first in the same run. */
+const unlimitedDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-off-'));
+const unlimitedPort = freePort();
+const unlimited = LIMITS === 'paired' ? spawnProduct(unlimitedPort, unlimitedDir, false) : null;
 
 try {
   await waitFor(`http://127.0.0.1:${floorPort}/`);
   await waitFor(`http://127.0.0.1:${productPort}/api/v1/health`);
   const { offset, session } = await seed(`http://127.0.0.1:${productPort}`);
+  let unlimitedOffset = 0;
+  if (unlimited) {
+    await waitFor(`http://127.0.0.1:${unlimitedPort}/api/v1/health`);
+    unlimitedOffset = (await seed(`http://127.0.0.1:${unlimitedPort}`)).offset;
+  }
   const listeners = await subscribers(productPort, session, WS_SUBSCRIBERS);
   const hooks = await webhooks(`http://127.0.0.1:${productPort}`, session, WEBHOOKS);
   console.log(
-    `floor on ${floorPort}, pmsd on ${productPort} (ID_OFFSET=${offset}, ${WS_SUBSCRIBERS} WebSocket subscriber(s), ${WEBHOOKS} webhook(s)); wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}`,
+    `floor on ${floorPort}, pmsd on ${productPort} (ID_OFFSET=${offset}, ${WS_SUBSCRIBERS} WebSocket subscriber(s), ${WEBHOOKS} webhook(s), limiter ${LIMITS === 'off' ? 'off' : 'on'})${unlimited ? `, pmsd with the limiter off on ${unlimitedPort}` : ''}; wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}`,
   );
   const floorRuns: number[] = [];
   const productRuns: number[] = [];
   const cpuPerRequest: number[] = [];
   const detachedRuns: number[] = [];
   const detachedCpu: number[] = [];
-  /** One wrk run against pmsd; returns req/s and µs of pmsd CPU per request. */
-  const productRun = async (label: string) => {
-    const cpuBefore = cpuMs(product.pid);
+  /** One wrk run against pmsd (or the unlimited one); returns req/s and µs of pmsd CPU per request. */
+  const productRun = async (label: string, target = { proc: product, port: productPort, offset }) => {
+    const cpuBefore = cpuMs(target.proc.pid);
     const harnessBefore = process.cpuUsage();
-    const p = await wrk(productPort, offset);
-    const usPerRequest = ((cpuMs(product.pid) - cpuBefore) * 1000) / p.requests;
+    const p = await wrk(target.port, target.offset);
+    const usPerRequest = ((cpuMs(target.proc.pid) - cpuBefore) * 1000) / p.requests;
     const harness = process.cpuUsage(harnessBefore);
     if (p.non2xx > 0) throw new Error(`pmsd answered ${p.non2xx} non-2xx responses`);
     // The receiver and the subscribers run in this process, on the same cores as pmsd and wrk.
@@ -229,10 +267,20 @@ try {
     const f = await wrk(floorPort, 0);
     floorRuns.push(f.rps);
     console.log(`run ${i} floor   ${f.rps.toFixed(0).padStart(7)} req/s${f.non2xx ? ` (${f.non2xx} non-2xx)` : ''}`);
-    const order = PAIRED ? (i % 2 === 1 ? [false, true] : [true, false]) : [true];
+    const order = PAIRED || unlimited ? (i % 2 === 1 ? [false, true] : [true, false]) : [true];
     for (const attached of order) {
       if (PAIRED) await attach(attached);
-      const p = await productRun(`run ${i} product${PAIRED ? (attached ? ' attached' : ' detached') : ''}`);
+      let label = '';
+      if (PAIRED) label = attached ? ' attached' : ' detached';
+      else if (unlimited) label = attached ? ' limiter on' : ' limiter off';
+      const p =
+        unlimited && !attached
+          ? await productRun(`run ${i} product${label}`, {
+              proc: unlimited,
+              port: unlimitedPort,
+              offset: unlimitedOffset,
+            })
+          : await productRun(`run ${i} product${label}`);
       (attached ? productRuns : detachedRuns).push(p.rps);
       (attached ? cpuPerRequest : detachedCpu).push(p.usPerRequest);
     }
@@ -241,6 +289,11 @@ try {
   console.log(
     `median floor ${median(floorRuns).toFixed(0)} req/s, median product ${median(productRuns).toFixed(0)} req/s, ratio ${ratio.toFixed(2)}x; pmsd CPU per request ${median(cpuPerRequest).toFixed(1)} µs`,
   );
+  if (unlimited) {
+    console.log(
+      `limiter off: median ${median(detachedRuns).toFixed(0)} req/s, ratio ${(median(detachedRuns) / median(floorRuns)).toFixed(2)}x, ${median(detachedCpu).toFixed(1)} µs CPU per request; on/off req/s ${(median(productRuns) / median(detachedRuns)).toFixed(3)}, CPU per request on/off ${(median(cpuPerRequest) / median(detachedCpu)).toFixed(3)}`,
+    );
+  }
   if (PAIRED) {
     console.log(
       `fan-out detached: median ${median(detachedRuns).toFixed(0)} req/s, ratio ${(median(detachedRuns) / median(floorRuns)).toFixed(2)}x, ${median(detachedCpu).toFixed(1)} µs CPU per request; attached/detached req/s ${(median(productRuns) / median(detachedRuns)).toFixed(2)}`,
@@ -282,7 +335,9 @@ try {
 } finally {
   floor.kill('SIGTERM');
   product.kill('SIGTERM');
-  await Promise.all([floor.exited, product.exited]);
+  unlimited?.kill('SIGTERM');
+  await Promise.all([floor.exited, product.exited, unlimited?.exited]);
   rmSync(floorDir, { recursive: true, force: true });
   rmSync(productDir, { recursive: true, force: true });
+  rmSync(unlimitedDir, { recursive: true, force: true });
 }
