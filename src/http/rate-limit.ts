@@ -101,6 +101,7 @@ function takeForAddress(deps: Deps, limiter: RateLimiter, request: Request, limi
   take(deps, limiter.requests, deps.remoteAddress(request) ?? '-', limits.requestsPerSecond, limits.requestBurst);
 }
 
+/** The heartbeat (`PUT`, and any alias another method may get; only the plural path has one, §3). */
 const HEARTBEAT_PATH = /^https?:\/\/[^/]+\/api\/v1\/subsystems\/([^/?#]+)\/heartbeat\/?(?:[?#].*)?$/;
 
 /** The `onRequest` hook: counts every request the value door left alone; throws 429 when over budget. */
@@ -110,7 +111,7 @@ export function rateLimitHook(deps: Deps) {
     const limits = rateLimitSettings(deps);
     if (limits.requestsPerSecond <= 0 && limits.heartbeatsPerSecond <= 0) return;
     const caller = validCaller(deps, request);
-    const heartbeat = caller !== null && request.method === 'PUT' ? HEARTBEAT_PATH.exec(request.url) : null;
+    const heartbeat = caller !== null && request.method !== 'GET' ? HEARTBEAT_PATH.exec(request.url) : null;
     if (caller === null) takeForAddress(deps, limiter, request, limits);
     else if (heartbeat === null)
       take(deps, limiter.requests, caller.label, limits.requestsPerSecond, limits.requestBurst);
