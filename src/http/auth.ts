@@ -13,7 +13,7 @@ import type { Deps } from '../deps';
 import type { Principal } from '../modules/auth/principal';
 import { authenticate } from '../modules/auth/service';
 import type { Permission } from '../modules/roles/permissions';
-import { readJsonBody } from './body';
+import { routeBody } from './body';
 import { requestMeta } from './context';
 import { forbidden, unauthorized } from './errors';
 
@@ -113,11 +113,13 @@ export function authPlugin(deps: Deps) {
   return new Elysia().macro({
     auth: (rule: AuthRule) => {
       const meta = authMeta(rule);
+      const body = routeBody(deps.config.maxBodyBytes);
       return {
         detail: { security: SECURITY, 'x-pms-auth': meta } as Record<string, unknown>,
+        introspect: body.introspect,
         parse: async ({ request }) => {
           gate(deps, request, meta);
-          if (!meta.ignoreBody) return readJsonBody(request, deps.config.maxBodyBytes);
+          if (!meta.ignoreBody) return body.read(request);
           await request.body?.cancel();
           return {};
         },
@@ -127,19 +129,23 @@ export function authPlugin(deps: Deps) {
         resolve: ({ request }) => ({ principal: gate(deps, request, meta) }),
       };
     },
-    public: (enabled: true) => ({
-      detail: {
-        security: [],
-        'x-pms-auth': {
-          permission: null,
-          anyOf: [],
-          integration: false,
-          self: false,
-          public: enabled,
-        } satisfies AuthMeta,
-      } as Record<string, unknown>,
-      parse: async ({ request }) => readJsonBody(request, deps.config.maxBodyBytes),
-      resolve: ({ request }) => ({ caller: validCaller(deps, request) }),
-    }),
+    public: (enabled: true) => {
+      const body = routeBody(deps.config.maxBodyBytes);
+      return {
+        introspect: body.introspect,
+        detail: {
+          security: [],
+          'x-pms-auth': {
+            permission: null,
+            anyOf: [],
+            integration: false,
+            self: false,
+            public: enabled,
+          } satisfies AuthMeta,
+        } as Record<string, unknown>,
+        parse: async ({ request }) => body.read(request),
+        resolve: ({ request }) => ({ caller: validCaller(deps, request) }),
+      };
+    },
   });
 }

@@ -8,19 +8,14 @@
  */
 import type { Deps } from '../../deps';
 import { type AuthMeta, authMeta, authorize } from '../../http/auth';
-import { readJsonBody } from '../../http/body';
+import { notAnObject, readJsonBody } from '../../http/body';
 import { requestMeta } from '../../http/context';
-import { AppError } from '../../http/errors';
-import { limitValueWrite } from '../../http/rate-limit';
 import { decodePathSegment } from '../../http/percent';
+import { limitValueWrite } from '../../http/rate-limit';
 import { setVariableValueJson } from './value-service';
 
 const VALUE_PATH = /^https?:\/\/[^/]+\/api\/v1\/variables\/([^/?#]+)\/value\/?(?:[?#].*)?$/;
 const RULE: AuthMeta = authMeta({ permission: 'variables:write', integration: true });
-
-/** What the route's body schema (`t.Object`) would answer for a body that is not an object. */
-const notAnObject = () =>
-  new AppError('validation', 'body must be an object', [{ path: '/', message: 'must be an object' }]);
 
 async function answer(deps: Deps, request: Request, id: string): Promise<Response> {
   const meta = requestMeta(request);
