@@ -82,8 +82,18 @@ describe('flood protection: ingest', () => {
     expect(res.headers.get('retry-after')).toBe('1');
     t.clock.advance(100);
     expect(await burst(11, write)).toEqual({ 200: 10, 429: 1 });
-    // The same caller's people-facing budget is its own.
-    expect(await burst(3, () => t.call('GET', '/variables', { as: 'integration' }))).toEqual({ 200: 2, 429: 1 });
+  });
+
+  it("an integration's registration burst at start-up counts against the ingest budget, a person's against theirs", async () => {
+    const t = limited({ requestsPerSecond: 1, requestBurst: 2, ingestPerSecond: 100, ingestBurst: 500 });
+    await addSubsystem(t, 'driver');
+    const register = (i: number) =>
+      t.call('POST', '/variables', {
+        as: 'integration',
+        body: { subsystemExternalId: 'driver', externalRef: `v${i}`, type: 'string' },
+      });
+    expect(await burst(400, register)).toEqual({ 201: 400 });
+    expect(await burst(3, () => t.call('GET', '/variables', { as: 'viewer' }))).toEqual({ 200: 2, 429: 1 });
   });
 
   it('never slows a subsystem heartbeating every second, while its caller floods values and reads', async () => {

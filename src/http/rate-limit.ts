@@ -15,6 +15,10 @@
  *   with value writes: a limited heartbeat would raise a false "offline" alarm, so however many
  *   subsystems sit behind one trusted address or token, and however hard that caller floods values,
  *   one heartbeat a second per subsystem is never refused; only a runaway subsystem is slowed.
+ *   A caller acting as the integration role (a trusted address without credential, an integration
+ *   token) is a machine, not a person: its other calls count against the ingest budget too, because
+ *   a field driver registers and syncs hundreds of variables and events in one burst at start-up
+ *   (the ISAAC driver does), and a 429 there would leave the venue half-registered.
  * - Algorithm: GCRA (a token bucket held as one number per key, its "theoretical arrival time"),
  *   on `clock.monotonic()`, so the fake clock drives it in tests and a wall-clock step changes
  *   nothing. A request costs a Map lookup and some arithmetic. Written here rather than taken from
@@ -113,6 +117,8 @@ export function rateLimitHook(deps: Deps) {
     const caller = validCaller(deps, request);
     const heartbeat = caller !== null && request.method !== 'GET' ? HEARTBEAT_PATH.exec(request.url) : null;
     if (caller === null) takeForAddress(deps, limiter, request, limits);
+    else if (heartbeat === null && caller.integration)
+      take(deps, limiter.values, caller.label, limits.ingestPerSecond, limits.ingestBurst);
     else if (heartbeat === null)
       take(deps, limiter.requests, caller.label, limits.requestsPerSecond, limits.requestBurst);
     else {
