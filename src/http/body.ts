@@ -6,6 +6,7 @@
  * Content-Length before reading and again while streaming, so a large body costs nothing.
  *
  * Decisions:
+ * - A body nested more than MAX_NESTING (64) levels deep is refused before anything recursive reads it.
  * - An integer literal past ±(2^53−1) is refused (400 `validation` at its JSON pointer) rather than
  *   stored rounded; see json-integers.ts for the rule and its cost on the ingest path.
  * - Each route checks the body as sent against its own schema before Elysia touches it (`routeBody`).
@@ -81,9 +82,42 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
       throw new AppError('unsupported_media_type', 'the body must be JSON (application/json)');
     throw new AppError('bad_request', 'the body is not valid JSON');
   }
+  if (text.length > 2 * MAX_NESTING && nestedDeeperThan(text, MAX_NESTING)) throw tooDeep();
   const unsafe = unsafeIntegerPath(text);
   if (unsafe) throw invalid(unsafe, UNSAFE_INTEGER);
   return body;
+}
+
+/**
+ * No body of this API nests more than a few levels (metadata at most 5, §0.2). A body nested
+ * thousands deep is refused before any recursive code (schema checks, metadata rules, cleaning)
+ * can overflow the stack on it: 64 levels, judged on the text; a body of 128 characters or fewer
+ * cannot be that deep, so the ingest path's short bodies skip the scan.
+ */
+export const MAX_NESTING = 64;
+
+const tooDeep = (): AppError =>
+  new AppError('validation', `body is nested more than ${MAX_NESTING} levels deep`, [
+    { path: '/', message: `must be nested at most ${MAX_NESTING} levels deep` },
+  ]);
+
+/** Whether JSON `text` (already parsed) opens more than `max` arrays or objects inside one another. */
+function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // Skip a string: a backslash escapes the next character.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 123 || c === 91) {
+      if (++depth > max) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
 }
 
 // Elysia's integer-as-text format with the exactness limit of a JSON number added.
