@@ -113,11 +113,12 @@ export function passesGate(auth: AuthMeta, caller: Caller): boolean {
   return (auth.integration && caller.integration) || (auth.self && caller.userId !== null);
 }
 
-/** A list answer's items (`GET /logs` and `/logs/scenariosLog` wrap theirs in a page). */
+/** A list answer's items. */
 export function itemsOf(body: unknown): Json[] {
   if (Array.isArray(body)) return body as Json[];
-  const logs = (body as Json | null)?.logs;
-  return Array.isArray(logs) ? (logs as Json[]) : [];
+  // Log pages wrap theirs in `logs`, the schedule document in `values`.
+  const wrapped = (body as Json | null)?.logs ?? (body as Json | null)?.values;
+  return Array.isArray(wrapped) ? (wrapped as Json[]) : [];
 }
 
 /** Path parameters of the multi-parameter paths: which list holds them and how an item fills them. */
@@ -237,6 +238,11 @@ export function queryVariants(op: Operation, sample: Json | undefined, every: bo
       filters.push({ [q.name]: String(value) });
     }
   }
+  if (every && names.has('from') && names.has('to'))
+    out.push({ from: '2026-01-14T00:00:00Z', to: '2026-01-16T00:00:00Z' });
+  // A filter naming a deleted subsystem, or none, matches nothing: [] (or empty values), never 404 (C: Responses).
+  if (every && names.has('subsystemExternalId'))
+    out.push({ subsystemExternalId: 'signage' }, { subsystemExternalId: 'nope' });
   return [...out, ...(every ? filters : filters.slice(0, 1))];
 }
 

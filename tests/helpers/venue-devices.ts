@@ -5,7 +5,7 @@
  * write values, trigger events and apply presets.
  */
 import type { TestApp } from './app';
-import { ADMIN, beat, FIELD, gapsAround, INTEGRATION, made, must, OPERATOR, pass } from './venue-kit';
+import { ADMIN, beat, FIELD, gapsAround, INTEGRATION, made, must, need, OPERATOR, pass } from './venue-kit';
 
 export interface Devices {
   /** `_id` by externalId. */
@@ -74,6 +74,7 @@ async function variables(t: TestApp, d: Devices): Promise<void> {
     ['audio-dsp', 'gain', { type: 'number' }],
     ['audio-dsp', 'mute', { type: 'boolean' }],
     ['signage', 'slide', { type: 'string' }],
+    ['signage', 'visitors', { type: 'number', lastValue: '12' }],
     ['lighting', 'scene', { type: 'string', availableInSubsystem: false }],
   ];
   for (const [sub, ref, fields] of defs) {
@@ -93,7 +94,8 @@ async function variables(t: TestApp, d: Devices): Promise<void> {
       body: { subsystemId: d.subsystems['media-1'], externalRef: 'volume', displayName: 'Volume (house)' },
     })
   )._id;
-  const inputs = [d.variables['show-ctrl/level'], d.variables['audio-dsp/gain']].map(String);
+  // A composite over three subsystems: deleting signage later drops one of its inputs.
+  const inputs = ['show-ctrl/level', 'audio-dsp/gain', 'signage/visitors'].map((k) => String(need(d.variables, k)));
   d.variables['show-ctrl/total'] = (
     await made(t, 'POST', '/variables', {
       ...ADMIN,

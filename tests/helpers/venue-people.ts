@@ -30,6 +30,7 @@ async function rolesUsersTokens(t: TestApp, d: Devices, p: People): Promise<void
     ['stage', ['variables:read', 'events:read', 'notifications:read', 'logs:read', 'logs:write', 'schedule:read']],
     ['cron', ['logs:write', 'variables:read']],
     ['auditor', ['logs:read', 'alerts:read', 'webhook:read']],
+    ['ushers', ['notifications:read']],
   ] as const) {
     p.roles[name] = (
       await made(t, 'POST', '/roles', { ...ADMIN, body: { name, permissions, description: `${name} crew` } })
@@ -56,7 +57,7 @@ async function rolesUsersTokens(t: TestApp, d: Devices, p: People): Promise<void
       body: {
         displayName: 'Front desk',
         roleIds: [need(p.roles, 'viewer')],
-        controlpanels: [need(d.panels, 'media-1/main#available')],
+        controlpanels: [need(d.panels, 'media-1/main#available'), need(d.panels, 'signage/editor#available')],
         preferences: { theme: 'dark' },
         isDefault: true,
       },
@@ -107,6 +108,7 @@ async function rolesUsersTokens(t: TestApp, d: Devices, p: People): Promise<void
     ['show-ctrl', { roleId: need(p.roles, 'integration'), subsystemIds: [need(d.subsystems, 'show-ctrl')] }],
     ['short-lived', { roleId: need(p.roles, 'viewer'), expiresAt: at(t, 60_000) }],
     ['audit-bot', { roleId: need(p.roles, 'auditor') }],
+    ['signage-driver', { roleId: need(p.roles, 'integration'), subsystemIds: [need(d.subsystems, 'signage')] }],
   ] as const) {
     const res = await made(t, 'POST', '/tokens', { ...dave, body: { displayName: name, ...body } });
     p.tokens[name] = res._id;
@@ -167,6 +169,10 @@ async function notifications(t: TestApp, d: Devices, p: People): Promise<void> {
     actions: [{ id: 'cb', label: 'Ack', type: 'callback' }],
   });
   await show('stage', OPERATOR, { title: 'Stage note', message: 'Mic 3 battery', roleIds: [need(p.roles, 'stage')] });
+  await show('ushers', OPERATOR, {
+    title: 'Ushers to doors',
+    roleIds: [need(p.roles, 'ushers'), need(p.roles, 'stage')],
+  });
   await show('cleared', OPERATOR, { title: 'Old news', key: 'old' });
   await show('panel', OPERATOR, {
     title: 'Variable action',

@@ -43,7 +43,7 @@ export async function buildWebhooks(t: TestApp, d: Devices): Promise<Watch> {
       {
         url: 'https://hooks.nowhere.venue.test/in',
         events: ['variable.changed'],
-        subsystemIds: [need(d.subsystems, 'show-ctrl')],
+        subsystemIds: [need(d.subsystems, 'show-ctrl'), need(d.subsystems, 'signage')],
         headers: { 'x-venue': 'main' },
       },
     ],
@@ -80,7 +80,10 @@ export async function buildAlerts(t: TestApp, d: Devices, p: People, w: Watch): 
     operator: '>',
     value: '80',
     criticality: 'critical',
-    destinations: [{ role: need(p.roles, 'operator'), method: ['notification'] }],
+    destinations: [
+      { role: need(p.roles, 'operator'), method: ['notification'] },
+      { role: need(p.roles, 'ushers'), method: ['notification'] },
+    ],
   });
   await rule('Level held', {
     variable: need(d.variables, 'show-ctrl/level'),
@@ -114,7 +117,10 @@ export async function buildAlerts(t: TestApp, d: Devices, p: People, w: Watch): 
     value: '^[0-9]+$',
     lifeCycle: 'repeat',
     repeatIntervalSeconds: 60,
-    destinations: [{ user: need(p.users, 'alice'), method: ['notification'] }],
+    destinations: [
+      { user: need(p.users, 'alice'), method: ['notification'] },
+      { user: need(p.users, 'dave'), method: ['notification'] },
+    ],
   });
   await rule('Armed (off)', {
     variable: need(d.variables, 'show-ctrl/armed'),

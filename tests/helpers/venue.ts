@@ -50,6 +50,8 @@ async function leaveReferencesBehind(t: TestApp, v: Venue): Promise<void> {
   await must(t, 'DELETE', `/roles/${need(p.roles, 'cron')}`, ADMIN, 409);
   await must(t, 'DELETE', `/users/${need(p.users, 'dave')}`, ADMIN, 204);
   await must(t, 'DELETE', `/usertemplates/${need(p.templates, 'crew')}`, ADMIN, 204);
+  // A role named only by a notification's audience and an alert rule's destinations goes.
+  await must(t, 'DELETE', `/roles/${need(p.roles, 'ushers')}`, ADMIN, 204);
   // The event is registered again by its integration: its scheduled item re-links.
   await must(
     t,
