@@ -38,11 +38,22 @@ const fdCount = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'soak-pmsd-'));
-// A copy runs, so a build during the soak neither fails on a busy executable nor changes what runs.
-const binary = join(dataDir, 'pmsd');
-copyFileSync(join(ROOT, 'dist/pmsd'), binary);
+/**
+ * A copy of dist/pmsd runs, so a build during the soak neither fails on a busy executable nor
+ * changes what runs. FROM_SOURCE=1 runs `bun src/main.ts` instead (PRELOAD=<file> adds `--preload`,
+ * e.g. a heap sampler when looking for what grows).
+ */
+function command(): string[] {
+  if (process.env.FROM_SOURCE === '1') {
+    const preload = process.env.PRELOAD ? ['--preload', process.env.PRELOAD] : [];
+    return [process.execPath, ...preload, join(ROOT, 'src/main.ts'), 'serve'];
+  }
+  const binary = join(dataDir, 'pmsd');
+  copyFileSync(join(ROOT, 'dist/pmsd'), binary);
+  return [binary, 'serve'];
+}
 const port = freePort();
-const daemon = Bun.spawn([binary, 'serve'], {
+const daemon = Bun.spawn(command(), {
   cwd: dataDir,
   env: {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
