@@ -16,6 +16,7 @@
  * around 5 minutes before the end (must stay under 5 %). Everything targets 127.0.0.1, every loop
  * ends at the deadline, and the daemon is stopped with SIGTERM (exit 0 expected) and its data removed.
  */
+import { Database } from 'bun:sqlite';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -35,13 +36,31 @@ function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
 }
 const fdCount = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+/** The webhook's backlog at the end: deliveries by status and events still in the writer's outbox rows. */
+function webhookBacklog(path: string): string {
+  const db = new Database(path, { readonly: true });
+  try {
+    const rows = db
+      .query<{ status: string; n: number }, []>('SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status')
+      .all();
+    const queued =
+      db
+        .query<{ n: number | null }, []>(
+          "SELECT sum(length(events) - length(replace(events, char(10), '')) + 1) AS n FROM webhook_outbox",
+        )
+        .get()?.n ?? 0;
+    return `webhook backlog: delivery log ${rows.map((r) => `${r.status} ${r.n}`).join(', ') || 'empty'}; events still in the outbox ${queued}`;
+  } finally {
+    db.close();
+  }
+}
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'soak-pmsd-'));
 /**
  * A copy of dist/pmsd runs, so a build during the soak neither fails on a busy executable nor
  * changes what runs. FROM_SOURCE=1 runs `bun src/main.ts` instead (PRELOAD=<file> adds `--preload`,
- * e.g. a heap sampler when looking for what grows).
+ * e.g. PRELOAD=bench/soak-heap.ts, the heap sampler, when looking for what grows).
  */
 function command(): string[] {
   if (process.env.FROM_SOURCE === '1') {
@@ -120,6 +139,7 @@ try {
       `fds: first ${samples[0]?.fds}, at t=${DURATION_S - WINDOW_S} s ${mean(mark.map((s) => s.fds)).toFixed(1)}, end ${mean(last.map((s) => s.fds)).toFixed(1)}; growth ${(fdGrowth * 100).toFixed(2)} %`,
     ].join('\n'),
   );
+  console.log(webhookBacklog(join(dataDir, 'data', 'pms.db')));
   subscriber.close();
   daemon.kill('SIGTERM');
   const code = await daemon.exited;
