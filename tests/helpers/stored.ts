@@ -34,3 +34,11 @@ export function storedDigest(t: TestApp): StoredDigest {
     changedSince: (other) => [...tables].filter(([name, h]) => other.tables.get(name) !== h).map(([name]) => name),
   };
 }
+
+/**
+ * Rows inserted, updated or deleted on the daemon's connection so far (triggers included): when it
+ * has not moved, nothing was stored and the digest need not be taken.
+ */
+export function changeCount(t: TestApp): number {
+  return t.deps.sqlite.query<{ n: number }, []>('SELECT total_changes() AS n').get()?.n ?? 0;
+}
