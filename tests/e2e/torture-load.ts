@@ -28,14 +28,24 @@ export const ENTITY_PATH: Record<EntityTable, string> = {
   scheduled_items: '/schedules',
 };
 
+/** The list under `key`, created empty on first use. */
+function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {
+  let list = map.get(key);
+  if (!list) {
+    list = [];
+    map.set(key, list);
+  }
+  return list;
+}
+
 export function emptyAcked(): Acked {
   return { values: new Map(), created: new Map(), edits: new Map() };
 }
 
 /** Adds a cycle's acknowledgements to the running total. */
 export function mergeAcked(into: Acked, from: Acked): void {
-  for (const [id, values] of from.values) into.values.set(id, [...(into.values.get(id) ?? []), ...values]);
-  for (const [table, ids] of from.created) into.created.set(table, [...(into.created.get(table) ?? []), ...ids]);
+  for (const [id, values] of from.values) listOf(into.values, id).push(...values);
+  for (const [table, ids] of from.created) listOf(into.created, table).push(...ids);
   for (const [id, n] of from.edits) into.edits.set(id, Math.max(n, into.edits.get(id) ?? 0));
 }
 
@@ -127,8 +137,7 @@ export async function prepareCycle(client: Client, cycle: number, variables: num
 export async function driveLoad(client: Client, t: CycleTargets, stopped: () => boolean): Promise<Acked> {
   const acked = emptyAcked();
   const failures: string[] = [];
-  const created = (table: EntityTable, id: number) =>
-    acked.created.set(table, [...(acked.created.get(table) ?? []), id]);
+  const created = (table: EntityTable, id: number) => listOf(acked.created, table).push(id);
   // A year ahead: the items are stored and indexed by the runner but never fire during the run.
   const startTime = new Date(Date.now() + 365 * 86_400_000).toISOString();
 
@@ -154,7 +163,7 @@ export async function driveLoad(client: Client, t: CycleTargets, stopped: () => 
     worker(async (n) => {
       const value = `${t.cycle}:${n}:${'x'.repeat(n % 64)}`;
       if (await expect2xx('value', await client.call('POST', `/variables/${id}/value`, { value })))
-        acked.values.set(id, [...(acked.values.get(id) ?? []), value]);
+        listOf(acked.values, id).push(value);
     }),
   );
   const configWriter = worker(async (n) => {
