@@ -64,7 +64,7 @@ export const unauthorized = (message = 'authentication required'): AppError => n
 
 export const forbidden = (message = 'permission denied'): AppError => new AppError('forbidden', message);
 
-export const rateLimited = (retryAfterSeconds: number): AppError =>
-  new AppError('rate_limited', 'too many attempts, try again later', undefined, {
+export const rateLimited = (retryAfterSeconds: number, message = 'too many attempts, try again later'): AppError =>
+  new AppError('rate_limited', message, undefined, {
     'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
   });

@@ -174,7 +174,11 @@ function responses(route: RouteLike, auth: AuthMeta | undefined, hasInput: boole
     out['413'] = errorRef('The body is over its limit (`payload_too_large`)');
     out['415'] = errorRef('The body is not JSON (`unsupported_media_type`)');
   }
+  // The flood limiter counts every request, public ones included (src/http/rate-limit.ts).
+  out['429'] = errorRef("Over the caller's request budget; try again after `Retry-After` seconds (`rate_limited`)");
   out['500'] = errorRef('A fault on the server, logged with the requestId (`internal`)');
+  if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method))
+    out['507'] = errorRef('The disk is full; nothing was changed (`insufficient_storage`)');
   return out;
 }
 

@@ -36,7 +36,7 @@ describe('flood protection: people-facing calls', () => {
     expect(counts).toEqual({ 200: 300, 429: 100 });
     const res = await t.call('GET', '/variables', { as: 'viewer', from: '192.0.2.5' });
     expect(res.status).toBe(429);
-    expect(res.body).toEqual(errorBody(res, 429, 'rate_limited', 'too many attempts, try again later'));
+    expect(res.body).toEqual(errorBody(res, 429, 'rate_limited', 'too many requests, try again later'));
     expect(res.headers.get('retry-after')).toBe('1');
     t.clock.advance(20);
     expect((await t.call('GET', '/variables', { as: 'viewer', from: '192.0.2.5' })).status).toBe(200);
@@ -78,7 +78,7 @@ describe('flood protection: ingest', () => {
     const write = (i: number) => t.call('POST', `/variables/${id}/value`, { as: 'integration', body: { value: i } });
     expect(await burst(60, write)).toEqual({ 200: 50, 429: 10 });
     const res = await write(0);
-    expect(res.body).toEqual(errorBody(res, 429, 'rate_limited', 'too many attempts, try again later'));
+    expect(res.body).toEqual(errorBody(res, 429, 'rate_limited', 'too many requests, try again later'));
     expect(res.headers.get('retry-after')).toBe('1');
     t.clock.advance(100);
     expect(await burst(11, write)).toEqual({ 200: 10, 429: 1 });

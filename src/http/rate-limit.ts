@@ -38,6 +38,9 @@ import { rateLimitSettings } from '../modules/settings/service';
 import { validCaller } from './auth';
 import { rateLimited } from './errors';
 
+/** A flood is not a failed attempt (sign-in locks keep their own message). */
+export const FLOODED = 'too many requests, try again later';
+
 /** Keys one table holds at most (a key is a short string and a number: ~1 MB per table when full). */
 export const MAX_KEYS = 10_000;
 
@@ -97,7 +100,7 @@ export function rateLimiterOf(deps: Deps): RateLimiter {
 function take(deps: Deps, table: RateTable, key: string, perSecond: number, burst: number): void {
   if (perSecond <= 0) return;
   const waitMs = table.take(key, deps.clock.monotonic(), perSecond, burst);
-  if (waitMs > 0) throw rateLimited(waitMs / 1000);
+  if (waitMs > 0) throw rateLimited(waitMs / 1000, FLOODED);
 }
 
 /** A request without a valid caller: its address's people-facing budget. */

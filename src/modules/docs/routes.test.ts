@@ -56,6 +56,16 @@ describe('GET /api/v1/openapi.json', () => {
     expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'id', in: 'path' }));
   });
 
+  it('lists 429 on every operation (the flood limiter counts every request) and 507 on every write', async () => {
+    const doc = await fetchDocument();
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: object }>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        expect([path, method, Object.keys(op.responses).includes('429')]).toEqual([path, method, true]);
+        expect([path, method, Object.keys(op.responses).includes('507')]).toEqual([path, method, method !== 'get']);
+      }
+    }
+  });
+
   it('lists 401 but no 403 on a route any caller may use', async () => {
     const op = operation(await fetchDocument(), 'get', '/api/v1/auth/me');
     expect(op.responses['401']).toBeDefined();
