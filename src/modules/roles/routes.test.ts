@@ -30,6 +30,23 @@ describe('roles', () => {
     expect(res.body).toContain('platform:shutdown');
   });
 
+  it('pages the permission list like every list: X-Total-Count, limit/offset, Link rel="next" when cut', async () => {
+    const t = makeTestApp();
+    const all = await t.call('GET', '/roles/permissions', { as: 'viewer' });
+    expect(all.headers.get('x-total-count')).toBe(String(PERMISSIONS.length));
+    expect(all.headers.get('link')).toBeNull();
+    const cut = await t.call('GET', '/roles/permissions', { as: 'viewer', query: { limit: 2, offset: 3 } });
+    expect(cut.body).toEqual(PERMISSIONS.slice(3, 5));
+    expect(cut.headers.get('x-total-count')).toBe(String(PERMISSIONS.length));
+    expect(cut.headers.get('link')).toBe('</api/v1/roles/permissions?limit=2&offset=5>; rel="next"');
+    const bad = await t.call('GET', '/roles/permissions', { as: 'viewer', query: { limit: 0 } });
+    expect(bad.body).toEqual(
+      errorBody(bad, 400, 'bad_request', 'limit must be an integer from 1 to 10000', [
+        { path: '/limit', message: 'must be an integer from 1 to 10000' },
+      ]),
+    );
+  });
+
   it('creates, reads, updates and deletes a custom role', async () => {
     const t = makeTestApp();
     const made = await t.call('POST', '/roles', {

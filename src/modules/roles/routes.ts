@@ -23,10 +23,14 @@ export function rolesRoutes(deps: Deps) {
       body: RoleModel.create,
       response: { 201: RoleModel.dto },
     })
-    .get('/permissions', () => permissionList(), {
-      auth: 'roles:read',
-      response: RoleModel.permissionList,
-    })
+    .get(
+      '/permissions',
+      (ctx) => {
+        const page = pageOf(ctx.query);
+        return sendList(ctx, permissionList(page), page);
+      },
+      { auth: 'roles:read', query: t.Object(PageQuery), response: RoleModel.permissionList },
+    )
     .get('/:id', ({ params }) => getRole(deps, params.id), {
       auth: 'roles:read',
       params: IdParam,

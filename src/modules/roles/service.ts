@@ -265,6 +265,7 @@ function audit(
   });
 }
 
-export function permissionList(): string[] {
-  return [...PERMISSIONS];
+/** The closed permission list (C: Authentication), paged like every list. */
+export function permissionList(page: Page): ListResult<string> {
+  return paginate([...PERMISSIONS], page);
 }
