@@ -176,6 +176,25 @@ describe('GET /subsystems/:id/actions', () => {
     expect(new Set(later.body.map((m: { state: string }) => m.state))).toEqual(new Set(['expired']));
   });
 
+  it('pages like every list: X-Total-Count of the (at most 100) messages, limit/offset, Link rel="next" when cut', async () => {
+    const t = setup();
+    const { body } = await t.create({ externalId: 'media' });
+    for (let i = 0; i < 105; i++) {
+      queueMessage(t.deps, body._id, { type: 'identify', payload: { topic: String(i) } });
+      t.clock.advance(10);
+    }
+    const all = await t.call('GET', '/subsystems/media/actions', { as: 'admin' });
+    expect(all.headers.get('x-total-count')).toBe('100');
+    expect(all.headers.get('link')).toBeNull();
+    const cut = await t.call('GET', '/subsystems/media/actions', { as: 'admin', query: { limit: 2, offset: 1 } });
+    expect(cut.body.map((m: { payload: unknown }) => m.payload)).toEqual([{ topic: '103' }, { topic: '102' }]);
+    expect(cut.headers.get('x-total-count')).toBe('100');
+    expect(cut.headers.get('link')).toBe('</api/v1/subsystems/media/actions?limit=2&offset=3>; rel="next"');
+    const last = await t.call('GET', '/subsystems/media/actions', { as: 'admin', query: { limit: 10, offset: 95 } });
+    expect(last.body).toHaveLength(5);
+    expect(last.headers.get('link')).toBeNull();
+  });
+
   it('404 for an unknown subsystem', async () => {
     const t = setup();
     const res = await t.call('GET', '/subsystems/nope/actions', { as: 'admin' });

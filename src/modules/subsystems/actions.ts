@@ -8,6 +8,7 @@ import { and, asc, desc, eq, gte, inArray, lt, lte, ne } from 'drizzle-orm';
 import { subsystemMessages, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
+import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { writeAuditLog } from '../logs/write';
@@ -177,18 +178,21 @@ export function pruneMessages(deps: Deps): void {
     .run();
 }
 
-/** `GET /subsystems/{id}/actions`: messages of the last 24 h, at most 100, newest first. */
-export function listActions(deps: Deps, id: string): ActionMessageDto[] {
+/** `GET /subsystems/{id}/actions`: messages of the last 24 h, at most 100, newest first, paged. */
+export function listActions(deps: Deps, id: string, page: Page): ListResult<ActionMessageDto> {
   const subsystem = requireSubsystem(deps, id);
   const now = deps.clock.now();
-  return deps.db
+  const rows = deps.db
     .select()
     .from(subsystemMessages)
     .where(and(eq(subsystemMessages.subsystemId, subsystem.id), gte(subsystemMessages.createdAt, now - LIST_WINDOW_MS)))
     .orderBy(desc(subsystemMessages.createdAt), desc(subsystemMessages.id))
     .limit(LIST_MAX)
-    .all()
-    .map((m) => toActionMessage(m, now));
+    .all();
+  return paginate(
+    rows.map((m) => toActionMessage(m, now)),
+    page,
+  );
 }
 
 /**

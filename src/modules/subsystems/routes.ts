@@ -3,7 +3,7 @@ import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
 import { requestMeta } from '../../http/context';
 import { IdParam } from '../../http/fields';
-import { pageOf, sendList } from '../../http/lists';
+import { PageQuery, pageOf, sendList } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
 import { listActions, requestAction } from './actions';
 import { heartbeat } from './heartbeat';
@@ -105,10 +105,18 @@ export function subsystemsRoutes(deps: Deps) {
         detail: { summary: "Queue a message for the subsystem's next heartbeat answer" },
       },
     )
-    .get('/:id/actions', ({ params }) => listActions(deps, params.id), {
-      auth: 'subsystems:read',
-      params: IdParam,
-      response: t.Array(ActionModel.message),
-      detail: { summary: 'Messages of the last 24 h (at most 100), newest first' },
-    });
+    .get(
+      '/:id/actions',
+      (ctx) => {
+        const page = pageOf(ctx.query);
+        return sendList(ctx, listActions(deps, ctx.params.id, page), page);
+      },
+      {
+        auth: 'subsystems:read',
+        params: IdParam,
+        query: t.Object(PageQuery),
+        response: t.Array(ActionModel.message),
+        detail: { summary: 'Messages of the last 24 h (at most 100), newest first' },
+      },
+    );
 }
