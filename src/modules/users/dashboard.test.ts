@@ -134,3 +134,30 @@ describe('GET and PUT /users/{id}/controlpanels', () => {
     expect(restored.body.controlpanels).toEqual([extra, p.forViewers, p.forOperators]);
   });
 });
+
+describe('paging the panel lists', () => {
+  it.each(['availablepanels', 'controlpanels'])(
+    'GET /users/{id}/%s sends X-Total-Count, pages with limit/offset and links the next page when cut',
+    async (list) => {
+      const h = makeTestApp();
+      const reg = registeredPanel(h);
+      const viewer = roleId(h, 'viewer');
+      const made = [1, 2, 3, 4].map(() => availablePanel(h, reg, [viewer]));
+      const user = await makeUser(h, 'pam', { controlpanels: made });
+      const all = await h.call('GET', `/users/${user._id}/${list}`, { as: 'admin' });
+      expect(ids(all.body)).toEqual(made);
+      expect(all.headers.get('x-total-count')).toBe('4');
+      expect(all.headers.get('link')).toBeNull();
+      const cut = await h.call('GET', `/users/${user._id}/${list}`, { as: 'admin', query: { limit: 2, offset: 1 } });
+      expect(ids(cut.body)).toEqual(made.slice(1, 3));
+      expect(cut.headers.get('x-total-count')).toBe('4');
+      expect(cut.headers.get('link')).toBe(`</api/v1/users/${user._id}/${list}?limit=2&offset=3>; rel="next"`);
+      const bad = await h.call('GET', `/users/${user._id}/${list}`, { as: 'admin', query: { offset: '-1' } });
+      expect(bad.body).toEqual(
+        errorBody(bad, 400, 'bad_request', 'query offset must be an integer of at least 0', [
+          { path: '/offset', message: 'must be an integer of at least 0' },
+        ]),
+      );
+    },
+  );
+});

@@ -8,6 +8,7 @@ import { users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { unique } from '../../http/fields';
+import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import type { Principal } from '../auth/principal';
 import { openablePanelIds, panelsByIds } from '../control-panels/access';
@@ -67,9 +68,9 @@ function visiblePanels(deps: Deps, stored: readonly number[], roleIds: readonly 
 }
 
 /** The user's dashboard panels in order, without the ones they cannot open now. */
-export function getDashboard(deps: Deps, principal: Principal, id: string): ControlPanelDto[] {
+export function getDashboard(deps: Deps, principal: Principal, id: string, page: Page): ListResult<ControlPanelDto> {
   const row = targetUser(deps, principal, id, 'users:read');
-  return visiblePanels(deps, row.controlpanels, roleIdsOf(deps, row.id));
+  return paginate(visiblePanels(deps, row.controlpanels, roleIdsOf(deps, row.id)), page);
 }
 
 /** Replaces the dashboard; every id must be a panel the user may open (400), hidden entries are kept. */
@@ -88,8 +89,13 @@ export function replaceDashboard(deps: Deps, principal: Principal, id: string, b
   return visiblePanels(deps, controlpanels, roleIds);
 }
 
-/** Every available panel the user may open (§2 rule 4), in `_id` order. */
-export function availablePanelsOf(deps: Deps, principal: Principal, id: string): ControlPanelDto[] {
+/** Every available panel the user may open (§2 rule 4), in `_id` order, paged. */
+export function availablePanelsOf(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  page: Page,
+): ListResult<ControlPanelDto> {
   const row = targetUser(deps, principal, id, 'users:read');
-  return panelsByIds(deps, [...openableFor(deps, roleIdsOf(deps, row.id))]);
+  return paginate(panelsByIds(deps, [...openableFor(deps, roleIdsOf(deps, row.id))]), page);
 }

@@ -2,12 +2,14 @@ import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
 import { IdParam } from '../../http/fields';
-import { pageOf, sendList } from '../../http/lists';
+import { PageQuery, pageOf, sendList } from '../../http/lists';
 import { created, noContent } from '../../http/responses';
 import { availablePanelsOf, getDashboard, replaceDashboard } from './dashboard';
 import { createUser, updateUser } from './edit';
 import { UserModel } from './model';
 import { deleteUser, getUser, listUsers, setPasswordByAdmin } from './service';
+
+const PanelPageQuery = t.Object(PageQuery);
 
 /**
  * Users (§1.2). Routes marked `self: true` also let any signed-in user through; the service then
@@ -67,20 +69,36 @@ export function usersRoutes(deps: Deps) {
       },
       { auth: 'users:write', params: IdParam, body: UserModel.password },
     )
-    .get('/:id/controlpanels', ({ principal, params }) => getDashboard(deps, principal, params.id), {
-      auth: { permission: 'users:read', self: true },
-      params: IdParam,
-      response: UserModel.panels,
-    })
+    .get(
+      '/:id/controlpanels',
+      (ctx) => {
+        const page = pageOf(ctx.query);
+        return sendList(ctx, getDashboard(deps, ctx.principal, ctx.params.id, page), page);
+      },
+      {
+        auth: { permission: 'users:read', self: true },
+        params: IdParam,
+        query: PanelPageQuery,
+        response: UserModel.panels,
+      },
+    )
     .put('/:id/controlpanels', ({ principal, params, body }) => replaceDashboard(deps, principal, params.id, body), {
       auth: { permission: 'users:write', self: true },
       params: IdParam,
       body: UserModel.dashboard,
       response: UserModel.panels,
     })
-    .get('/:id/availablepanels', ({ principal, params }) => availablePanelsOf(deps, principal, params.id), {
-      auth: { permission: 'users:read', self: true },
-      params: IdParam,
-      response: UserModel.panels,
-    });
+    .get(
+      '/:id/availablepanels',
+      (ctx) => {
+        const page = pageOf(ctx.query);
+        return sendList(ctx, availablePanelsOf(deps, ctx.principal, ctx.params.id, page), page);
+      },
+      {
+        auth: { permission: 'users:read', self: true },
+        params: IdParam,
+        query: PanelPageQuery,
+        response: UserModel.panels,
+      },
+    );
 }
