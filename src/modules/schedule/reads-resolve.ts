@@ -2,8 +2,10 @@
 import { t } from 'elysia';
 import type { Deps } from '../../deps';
 import { badRequest } from '../../http/errors';
+import { PageQuery } from '../../http/lists';
 import { toEntryDto } from './document-entry';
-import { explainAt } from './engine/resolve';
+import { indexSnapshot } from './engine/expand';
+import { explainAt, lastExplainChange } from './engine/resolve';
 import { loadSchedule } from './snapshot';
 import { scheduleState } from './snapshot-state';
 
@@ -13,6 +15,7 @@ export const ResolveModel = {
   query: t.Object({
     at: t.Optional(t.String({ maxLength: 64 })),
     zoneId: t.Optional(t.String({ maxLength: 16 })),
+    ...PageQuery,
   }),
   dto: t.Array(
     t.Object({
@@ -24,11 +27,19 @@ export const ResolveModel = {
   ),
 };
 
-export function explainSchedule(
-  deps: Deps,
-  query: typeof ResolveModel.query.static,
-  set: { headers: Record<string, string | number> },
-): typeof ResolveModel.dto.static {
+export type ResolveDto = typeof ResolveModel.dto.static;
+
+/** The explanation of a moment and the last change it depends on (ms, for `Last-Modified`). */
+export interface Explanation {
+  lastModified: number;
+  zones: ResolveDto;
+}
+
+/**
+ * Explains `at` (default now) per zone. An explicit `at` depends only on the schedule; "now" also
+ * changes whenever a segment starts or ends, so its last change includes the latest such instant.
+ */
+export function explainSchedule(deps: Deps, query: typeof ResolveModel.query.static): Explanation {
   const at = query.at === undefined ? deps.clock.now() : Date.parse(query.at);
   if (Number.isNaN(at) || (query.at !== undefined && !/^\d{4}-\d{2}-\d{2}T/.test(query.at)))
     throw badRequest('at must be an ISO-8601 time with Z or an offset', [
@@ -37,12 +48,15 @@ export function explainSchedule(
   if (query.zoneId !== undefined && !/^[1-9][0-9]{0,8}$/.test(query.zoneId))
     throw badRequest('zoneId must be a zone _id', [{ path: '/zoneId', message: 'must be a zone _id' }]);
   const { snapshot } = loadSchedule(deps);
-  set.headers['last-modified'] = new Date(scheduleState(deps).lastChangedAt).toUTCString();
+  const index = indexSnapshot(snapshot);
+  const changedAt = scheduleState(deps).lastChangedAt;
+  const lastModified = query.at === undefined ? Math.max(changedAt, lastExplainChange(index, at)) : changedAt;
   const tz = snapshot.timezone;
-  return explainAt(snapshot, at, query.zoneId === undefined ? undefined : Number(query.zoneId)).map((x) => ({
+  const zones = explainAt(index, at, query.zoneId === undefined ? undefined : Number(query.zoneId)).map((x) => ({
     zoneId: x.zoneId,
     at: new Date(x.at).toISOString(),
     winner: x.winner && toEntryDto(x.winner, tz, null, false),
     candidates: x.candidates.map((c) => ({ entry: toEntryDto(c.entry, tz, null, false), reason: c.reason })),
   }));
+  return { lastModified, zones };
 }

@@ -1,7 +1,8 @@
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
-import { requestMeta } from '../../http/context';
+import { pageOf, paginate, sendList } from '../../http/lists';
+import { conditional } from './conditional';
 import { readLastModified, type ScheduleRead, scheduleRead } from './document';
 import { readQuery, ScheduleReadQuery } from './reads-query';
 import { explainSchedule, ResolveModel } from './reads-resolve';
@@ -20,16 +21,6 @@ const ScheduleDocument = t.Object({
   objectList: t.Optional(t.Array(t.Record(t.String(), t.Unknown()))),
 });
 
-/** Whether the request's validators say the client's copy is current (C: Responses, conditional reads). */
-function notModified(request: Request, lastModified: number, etag: string): boolean {
-  const tags = request.headers.get('if-none-match');
-  if (tags !== null) return tags.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*');
-  const since = request.headers.get('if-modified-since');
-  if (since === null) return false;
-  const ms = Date.parse(since);
-  return !Number.isNaN(ms) && Math.floor(lastModified / 1000) * 1000 <= ms;
-}
-
 /** The answer of a schedule read: 304 with no body when current, else `body()` as JSON, both with validators. */
 function answer(
   deps: Deps,
@@ -38,15 +29,8 @@ function answer(
   body: () => string,
   extra: Record<string, string> = {},
 ) {
-  const etag = `W/"${read.id}"`;
-  const lastModified = readLastModified(deps, read);
-  const headers: Record<string, string> = {
-    'last-modified': new Date(lastModified).toUTCString(),
-    etag,
-    'cache-control': 'no-cache',
-    'x-request-id': requestMeta(request).id,
-  };
-  if (notModified(request, lastModified, etag)) return new Response(null, { status: 304, headers });
+  const { headers, unchanged } = conditional(request, readLastModified(deps, read), `W/"${read.id}"`);
+  if (unchanged) return unchanged;
   return new Response(body(), { status: 200, headers: { ...headers, ...extra, 'content-type': 'application/json' } });
 }
 
@@ -96,9 +80,16 @@ export function readsRoutes(deps: Deps) {
         detail: { summary: 'The schedule entries as a bare list (§11.5)' },
       },
     )
-    .get('/schedule/resolve', ({ query, set }) => explainSchedule(deps, query, set), {
-      auth: 'schedule:read',
-      query: ResolveModel.query,
-      response: ResolveModel.dto,
-    });
+    .get(
+      '/schedule/resolve',
+      (ctx) => {
+        const page = pageOf(ctx.query);
+        const { lastModified, zones } = explainSchedule(deps, ctx.query);
+        const { headers, unchanged } = conditional(ctx.request, lastModified);
+        if (unchanged) return unchanged;
+        Object.assign(ctx.set.headers, headers);
+        return sendList(ctx, paginate(zones, page), page);
+      },
+      { auth: 'schedule:read', query: ResolveModel.query, response: ResolveModel.dto },
+    );
 }

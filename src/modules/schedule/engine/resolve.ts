@@ -32,11 +32,13 @@ export interface Explained {
   candidates: { entry: Entry; reason: string }[];
 }
 
+const HOUR = 3_600_000;
+
 /** `/schedule/resolve`: per zone, every playable segment covering `at`, the winner and why each lost. */
-export function explainAt(snapshot: ScheduleSnapshot, at: number, zoneId?: number): Explained[] {
-  const index = indexSnapshot(snapshot);
+export function explainAt(snapshot: ScheduleSnapshot | SnapshotIndex, at: number, zoneId?: number): Explained[] {
+  const index = 'snapshot' in snapshot ? snapshot : indexSnapshot(snapshot);
   const { candidates } = buildCandidates(index, at, at + 1);
-  const zoneIds = snapshot.zones.map((z) => z.id).filter((id) => zoneId === undefined || id === zoneId);
+  const zoneIds = index.snapshot.zones.map((z) => z.id).filter((id) => zoneId === undefined || id === zoneId);
   if (zoneId !== undefined && !zoneIds.includes(zoneId)) zoneIds.push(zoneId);
   return zoneIds
     .sort((a, b) => a - b)
@@ -56,4 +58,21 @@ export function explainAt(snapshot: ScheduleSnapshot, at: number, zoneId?: numbe
       });
       return { zoneId: zid, at, winner: covering[0] ?? null, candidates: explained };
     });
+}
+
+/**
+ * The last instant up to `at` when `explainAt` changed its answer: a competing segment started or
+ * ended. The search goes back to the hour start and reports that for anything earlier, which is late
+ * but never early, so a conditional read of "now" never keeps an answer that has since changed.
+ */
+export function lastExplainChange(snapshot: ScheduleSnapshot | SnapshotIndex, at: number): number {
+  const index = 'snapshot' in snapshot ? snapshot : indexSnapshot(snapshot);
+  const from = Math.floor(at / HOUR) * HOUR;
+  let last = from;
+  for (const { competes, entry } of buildCandidates(index, from, at + 1).candidates) {
+    if (!competes) continue;
+    if (entry.start <= at && entry.start > last) last = entry.start;
+    if (entry.end <= at && entry.end > last) last = entry.end;
+  }
+  return last;
 }
