@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { addressAllowed, literalAddress } from './dispatch-targets';
+import { addressAllowed, literalAddress } from './net';
 
 describe('webhook target addresses (§10 rule 6)', () => {
   it('always refuses link-local, multicast, unspecified and broadcast, also with allowPrivateNetwork', () => {

@@ -4,7 +4,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import type { Deps } from '../deps';
-import { literalAddress } from './dispatch-targets';
+import { literalAddress } from '../http/net';
 
 export interface WebhookIo {
   fetch: (url: string, init: RequestInit) => Promise<Response>;

@@ -6,8 +6,8 @@
 import { createHmac } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Deps } from '../../deps';
+import { addressAllowed, literalAddress } from '../../http/net';
 import { targetAddresses, webhookIo } from '../../realtime/dispatch-io';
-import { addressAllowed, literalAddress } from '../../realtime/dispatch-targets';
 import type { DeliveryRow, WebhookRow } from './mapper';
 
 export const SECRET_PREFIX = 'whsec_';

@@ -4,74 +4,17 @@
  */
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
+import { addressAllowed } from '../../http/net';
 import { targetAddresses } from '../../realtime/dispatch-io';
-import { addressAllowed } from '../../realtime/dispatch-targets';
-import { topicOfEvent } from '../../realtime/topics';
+import { EVENT_TYPES, topicOfEvent } from '../../realtime/topics';
 import { SECRET_PREFIX } from './attempt';
 
-/** Nouns of §21 that are not entities, so have no created/updated/deleted. */
-const NOT_ENTITIES = new Set(['settings', 'setting', 'license', 'platform', 'schedule']);
-
-/** §21: the events beyond create, update and delete. */
-const EXTRA_EVENTS = new Set([
-  'token.revoked',
-  'subsystem.online',
-  'subsystem.offline',
-  'subsystem.action.queued',
-  'subsystem.action.delivered',
-  'subsystem.action.expired',
-  'player.online',
-  'player.offline',
-  'player.default_state_changed',
-  'variable.changed',
-  'variable.health_changed',
-  'event.triggered',
-  'parameter.changed',
-  'preset.applied',
-  'notification.shown',
-  'notification.cleared',
-  'notification.action',
-  'alert.fired',
-  'alert.recovered',
-  'alert.acknowledged',
-  'log.created',
-  'webhook.disabled',
-  'webhook.test',
-  'schedule.changed',
-  'schedule.item.start',
-  'schedule.item.end',
-  'schedule.run.missed',
-  'object.uploaded',
-  'object.restored',
-  'playable.copy_status_changed',
-  'composition.preview',
-  'asset.health_changed',
-  'backup.started',
-  'backup.completed',
-  'backup.failed',
-  'backup.verified',
-  'backup.restore_started',
-  'backup.restored',
-  'backup.restore_failed',
-  'settings.changed',
-  'license.changed',
-  'license.expiring',
-  'license.expired',
-  'platform.shutdown',
-  'platform.reboot',
-]);
-
-const CRUD = new Set(['created', 'updated', 'deleted']);
+const KNOWN_EVENTS = new Set(EVENT_TYPES);
 
 /** An event name a webhook may listen to: `*`, `<noun>.*`, or an event of §21. */
 export function isKnownEventName(name: string): boolean {
-  if (name === '*' || EXTRA_EVENTS.has(name)) return true;
-  const dot = name.indexOf('.');
-  if (dot <= 0) return false;
-  const noun = name.slice(0, dot);
-  const rest = name.slice(dot + 1);
-  if (topicOfEvent(noun) === null) return false;
-  return rest === '*' || (CRUD.has(rest) && !NOT_ENTITIES.has(noun));
+  if (name === '*' || KNOWN_EVENTS.has(name)) return true;
+  return name.endsWith('.*') && name.length > 2 && topicOfEvent(name.slice(0, -2)) !== null;
 }
 
 /** The events list as stored: checked, duplicates dropped; `["*"]` when absent. */
