@@ -7,13 +7,15 @@
  * - value ingest: RATE writes/s over 1000 variables (a paced fetch loop, 16 in flight at most), or
  *   with WRK=1 wrk and shared/bench/post-value.lua (-t1 -c$CONNECTIONS, as fast as it goes);
  * - heartbeats: SUBSYSTEMS subsystems, each every 2 s;
- * - reads: lists of variables, subsystems and webhook deliveries, 5 a second;
+ * - reads: lists of variables, subsystems and webhooks, 5 a second;
  * - one WebSocket subscriber (variables, subsystems) and one webhook (variable.changed, subsystem.*)
  *   to a receiver in this process.
  *
  * Prints a line per sample (RSS from /proc/<pid>/status VmRSS, the count of /proc/<pid>/fd) and the
  * growth over the last 5 minutes: the mean of the last 3 samples against the mean of the 3 samples
- * around 5 minutes before the end (must stay under 5 %). Everything targets 127.0.0.1, every loop
+ * around 5 minutes before the end (must stay under 5 %). At the default load SQLite's page cache
+ * (64 MiB, db/client.ts) takes ~6–7 minutes to fill, so RSS rises until then: DURATION=900 shows
+ * the steady state (bench/RESULTS.md "Soak"). Everything targets 127.0.0.1, every loop
  * ends at the deadline, and the daemon is stopped with SIGTERM (exit 0 expected) and its data removed.
  */
 import { Database } from 'bun:sqlite';
