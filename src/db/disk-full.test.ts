@@ -10,6 +10,7 @@ import { describe, expect, it } from 'bun:test';
 import { makeTestApp, type TestApp } from '../../tests/helpers/app';
 import { errorBody } from '../../tests/helpers/errors';
 import { makeUser, signIn } from '../../tests/helpers/factories';
+import { createLogger } from '../log';
 
 const DISK_FULL = 'the disk is full; nothing was changed';
 
@@ -163,5 +164,52 @@ describe('a full disk', () => {
 
     roomBack();
     expect((await t.call('POST', '/events', { token, body: event(n) })).status).toBe(201);
+  });
+
+  it('a heartbeat on a full disk answers 200: the address and the online transition wait for room', async () => {
+    const t = makeTestApp();
+    const token = t.tokenFor('admin');
+    // Rows of many lengths: for some, storing the address needs a page the full disk cannot give.
+    const sizes = Array.from({ length: 40 }, (_, i) => 3900 + i * 5);
+    for (const size of sizes) {
+      const body = { externalId: `disk${size}`, metadata: { note: 'n'.repeat(size) } };
+      expect((await t.call('POST', '/subsystems', { token, body })).status).toBe(201);
+    }
+    const roomBack = fillDisk(t.deps.sqlite);
+    let unstored = 0;
+    for (const size of sizes) {
+      const beat = await t.call('PUT', `/subsystems/disk${size}/heartbeat`, { token, from: '10.1.2.3' });
+      expect(beat.status).toBe(200);
+      expect(beat.body.messages).toEqual([]);
+      const read = await t.call('GET', `/subsystems/disk${size}`, { token });
+      if (read.body.metadata.ip_address === undefined) unstored += 1;
+    }
+    expect(unstored).toBeGreaterThan(0);
+    expect(integrity(t)).toBe('ok');
+    roomBack();
+    for (const size of sizes) {
+      expect((await t.call('PUT', `/subsystems/disk${size}/heartbeat`, { token, from: '10.1.2.3' })).status).toBe(200);
+      const read = await t.call('GET', `/subsystems/disk${size}`, { token });
+      expect([read.body.status, read.body.metadata.ip_address]).toEqual(['online', '10.1.2.3']);
+    }
+  });
+
+  it('logs one warning a minute while writes are refused, not a stack per write', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const t = makeTestApp({ log });
+    const { token } = await setup(t, false);
+    fillDisk(t.deps.sqlite);
+    const event = (n: number) => ({ subsystemExternalId: 'disk', externalRef: `w${n}`, command: 'c'.repeat(500) });
+    const { n } = await writeUntilRefused(t, token, 'POST', '/events', event);
+    for (let i = 1; i <= 5; i++)
+      expect((await t.call('POST', '/events', { token, body: event(n + i) })).status).toBe(507);
+    const warned = () => lines.filter((l) => String(l.msg).startsWith('the disk is full'));
+    expect(warned()).toHaveLength(1);
+    expect(warned()[0]?.level).toBe(40);
+    expect(lines.filter((l) => l.level === 50)).toEqual([]);
+    t.clock.advance(60_000);
+    expect((await t.call('POST', '/events', { token, body: event(n + 9) })).status).toBe(507);
+    expect(warned()).toHaveLength(2);
   });
 });

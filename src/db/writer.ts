@@ -11,7 +11,7 @@
  */
 import type { Database, Statement } from 'bun:sqlite';
 import type { Deps } from '../deps';
-import { AppError } from '../http/errors';
+import { diskFull, isDiskFull } from '../http/errors';
 import { stageBatchEvent, writeOutboxRow } from '../realtime/outbox';
 
 export interface WriteScope {
@@ -287,10 +287,7 @@ function undoAll(job: Job): void {
  * message of the error plugin's own 507; anything else stays what it was.
  */
 function storageError(err: unknown): unknown {
-  const code = (err as { code?: string } | null)?.code;
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC')
-    return new AppError('insufficient_storage', 'the disk is full; nothing was changed');
-  return err;
+  return isDiskFull(err) ? diskFull() : err;
 }
 
 const writers = new WeakMap<Deps, Writer>();

@@ -13,11 +13,12 @@
 import { Elysia, ValidationError } from 'elysia';
 import type { Deps } from '../deps';
 import { requestLog, requestMeta } from './context';
-import { AppError, type ErrorBody, type ErrorDetail } from './errors';
+import { AppError, diskFull, type ErrorBody, type ErrorDetail, isDiskFull } from './errors';
 import { BAD_ENCODING_MESSAGE, decodeOrNull } from './percent';
 import { schemaErrorDetails } from './validation';
 
 const DRIFT_WARN_EVERY_MS = 3_600_000;
+const DISK_FULL_WARN_EVERY_MS = 60_000;
 
 export function errorResponse(error: AppError, requestId: string): Response {
   const body: ErrorBody = { statusCode: error.status, code: error.errorCode, message: error.message, requestId };
@@ -48,11 +49,6 @@ function sqliteConstraint(error: unknown): AppError | null {
   if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
     return new AppError('conflict', 'the change conflicts with related data');
   return new AppError('conflict', 'an entity with the same key already exists');
-}
-
-function isDiskFull(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC';
 }
 
 /** Paths of the route table as matchers, to tell 405 (known path, other method) from 404. */
@@ -89,6 +85,7 @@ function asBuilt(value: unknown, status: number, headers: Record<string, unknown
 
 export function errorPlugin(deps: Deps, routes: () => ReadonlyArray<{ method: string; path: string }>) {
   const driftWarnedAt = new Map<string, number>();
+  let diskFullWarnedAt: number | null = null;
   return (
     new Elysia({ name: 'pms-errors' })
       // Elysia overwrites a 2xx status with 422 before onError sees a response that failed its check,
@@ -144,12 +141,18 @@ export function errorPlugin(deps: Deps, routes: () => ReadonlyArray<{ method: st
                 : new AppError('not_found', `no route ${request.method} ${pathname}`);
         } else {
           appError =
-            sqliteConstraint(error) ??
-            (isDiskFull(error)
-              ? new AppError('insufficient_storage', 'the disk is full; nothing was changed')
-              : new AppError('internal', 'internal error'));
-          if (appError.errorCode === 'internal' || appError.errorCode === 'insufficient_storage') {
-            requestLog(request, deps.log).error({ err: error }, 'request failed');
+            sqliteConstraint(error) ?? (isDiskFull(error) ? diskFull() : new AppError('internal', 'internal error'));
+          if (appError.errorCode === 'internal') requestLog(request, deps.log).error({ err: error }, 'request failed');
+        }
+        // While the disk is full every write is refused: one warning a minute says so, not a stack per write.
+        if (appError.errorCode === 'insufficient_storage') {
+          const now = deps.clock.monotonic();
+          if (diskFullWarnedAt === null || now - diskFullWarnedAt >= DISK_FULL_WARN_EVERY_MS) {
+            diskFullWarnedAt = now;
+            requestLog(request, deps.log).warn(
+              { method: request.method, path: new URL(request.url).pathname },
+              'the disk is full: writes are refused with 507 until space returns',
+            );
           }
         }
         meta.status = appError.status;

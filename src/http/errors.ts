@@ -68,3 +68,26 @@ export const rateLimited = (retryAfterSeconds: number, message = 'too many attem
   new AppError('rate_limited', message, undefined, {
     'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
   });
+
+/** A write refused because the disk (or the database's page limit) is full: SQLite or the file system said so. */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC';
+}
+
+/** The one 507 (C: Errors): the transaction was rolled back, nothing half-written is left. */
+export const diskFull = (): AppError => new AppError('insufficient_storage', 'the disk is full; nothing was changed');
+
+/**
+ * Runs a write that may wait for room: on a full disk it is skipped (false) instead of failing the
+ * request around it; any other error is thrown. For bookkeeping a request does not depend on.
+ */
+export function unlessDiskFull(write: () => void): boolean {
+  try {
+    write();
+    return true;
+  } catch (err) {
+    if (isDiskFull(err)) return false;
+    throw err;
+  }
+}

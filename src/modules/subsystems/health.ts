@@ -11,6 +11,7 @@ import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { unlessDiskFull } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
 import { writePlatformLog } from '../logs/write';
 import { getSettingGroup } from '../settings/service';
@@ -103,16 +104,20 @@ export class HealthMonitor {
     }
     e.lastContactedAt = clock.now();
     e.graceFrom = mono;
-    if (e.status === 'unknown' || e.status === 'offline') this.goOnline(subsystemId, e);
+    // On a full disk the contact still counts (a refused heartbeat would cut the device off from its
+    // messages): the transition is rolled back in memory too and tried again at the next contact.
+    if (e.status === 'unknown' || e.status === 'offline') unlessDiskFull(() => this.goOnline(subsystemId, e));
     else if (e.persistedAt === null || mono - e.persistedAt >= PERSIST_CONTACT_EVERY_MS) {
       const deps = this.deps();
-      deps.db
-        .update(subsystems)
-        .set({ lastContactedAt: e.lastContactedAt })
-        .where(eq(subsystems.id, subsystemId))
-        .run();
-      setPlatformValue(deps, subsystemId, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
-      e.persistedAt = mono;
+      unlessDiskFull(() => {
+        deps.db
+          .update(subsystems)
+          .set({ lastContactedAt: e.lastContactedAt })
+          .where(eq(subsystems.id, subsystemId))
+          .run();
+        setPlatformValue(deps, subsystemId, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
+        e.persistedAt = mono;
+      });
     }
   }
 

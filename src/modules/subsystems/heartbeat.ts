@@ -8,6 +8,7 @@ import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { unlessDiskFull } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
 import { type Principal, requireOwnWrite } from '../auth/principal';
 import { collectMessages } from './actions';
@@ -21,10 +22,18 @@ export function plainAddress(address: string | null): string | null {
   return mapped?.[1] ?? address;
 }
 
-/** `metadata.ip_address` is filled from a heartbeat's address while it is empty, never overwritten. */
+/**
+ * `metadata.ip_address` is filled from a heartbeat's address while it is empty, never overwritten.
+ * Best effort: on a full disk the heartbeat still answers (and hands over its messages) and the
+ * address is filled by a later one, since a refused heartbeat would cut the device off.
+ */
 function fillIpAddress(deps: Deps, row: SubsystemRow, address: string | null): void {
   const current = row.metadata.ip_address;
   if (address === null || isIP(address) === 0 || (current !== undefined && current !== '')) return;
+  unlessDiskFull(() => storeIpAddress(deps, row, address));
+}
+
+function storeIpAddress(deps: Deps, row: SubsystemRow, address: string): void {
   transact(deps, () => {
     const updated = deps.db
       .update(subsystems)
