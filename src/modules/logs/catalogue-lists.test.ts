@@ -10,7 +10,9 @@ describe('scenario and saved-search lists', () => {
   it('/logs/scenarios: X-Total-Count always, limit/offset page it, a cut list links the next page', async () => {
     const t = setup();
     for (const action of ['a', 'b', 'c']) {
-      expect((await t.call('POST', '/logs/scenarios', { as: 'admin', body: { origin: 'panel', action } })).status).toBe(201);
+      expect((await t.call('POST', '/logs/scenarios', { as: 'admin', body: { origin: 'panel', action } })).status).toBe(
+        201,
+      );
     }
     const all = await t.call('GET', '/logs/scenarios', { as: 'viewer' });
     expect(all.status).toBe(200);
