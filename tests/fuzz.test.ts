@@ -11,6 +11,7 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { ERROR_STATUS } from '../src/http/errors';
+import { seededRandom } from '../src/prng';
 import { makeTestApp } from './helpers/app';
 import {
   BAD_SEGMENTS,
@@ -21,7 +22,6 @@ import {
   ODD_HOSTS,
   ODD_QUERIES,
   pick,
-  randomSource,
   validInstance,
   wrongTyped,
 } from './helpers/fuzz';
@@ -53,7 +53,7 @@ interface Failure {
 
 const t = makeTestApp();
 const admin = t.tokenFor('admin');
-const rng = randomSource(SEED);
+const rng = seededRandom(SEED);
 const CODES = new Set(Object.keys(ERROR_STATUS));
 const SECURITY_REFUSAL = new Set([401, 403, 429]);
 

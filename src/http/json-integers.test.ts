@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'bun:test';
 import { addSubsystem, makeTestApp, type TestApp } from '../../tests/helpers/app';
 import { validationBody } from '../../tests/helpers/errors';
-import { stored } from './body-test-support';
+import { storedRows as stored } from '../../tests/helpers/stored';
 import { unsafeIntegerPath } from './json-integers';
 import { UNSAFE_INTEGER } from './validation';
 

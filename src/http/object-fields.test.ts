@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'bun:test';
 import { addSubsystem, makeTestApp, type TestApp } from '../../tests/helpers/app';
 import { errorBody, validationBody } from '../../tests/helpers/errors';
+import { storedRows as stored } from '../../tests/helpers/stored';
 import type { AuthMeta } from './auth';
-import { stored } from './body-test-support';
 
 const NOT_OBJECTS = ['"str"', '42', '[1,2]', 'null'];
 const WRITES = new Set(['POST', 'PUT', 'PATCH']);

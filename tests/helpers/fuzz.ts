@@ -1,5 +1,5 @@
 /**
- * Pieces of the OpenAPI-driven fuzz (tests/fuzz.test.ts): a seeded random source, a valid instance
+ * Pieces of the OpenAPI-driven fuzz (tests/fuzz.test.ts), drawn by a seeded random source: a valid instance
  * of a JSON schema (to reach the rules behind the schema), and the hostile values each field gets.
  * Everything is deterministic for a seed, so a failure reproduces with `FUZZ_SEED=<n>`.
  */
@@ -19,18 +19,6 @@ export interface JsonSchema {
   pattern?: string;
   format?: string;
   minItems?: number;
-}
-
-/** mulberry32: small, fast and good enough to choose test cases. */
-export function randomSource(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function pick<T>(rng: () => number, list: readonly T[]): T {

@@ -14,19 +14,25 @@ export interface StoredDigest {
   changedSince(other: StoredDigest): string[];
 }
 
-export function storedDigest(t: TestApp): StoredDigest {
+/** Every row of every table, as JSON text per table (columns of use left out). */
+export function storedRows(t: TestApp): Record<string, string> {
   const names = t.deps.sqlite
     .query<{ name: string }, []>(
       "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%' ORDER BY name",
     )
     .all()
     .map((r) => r.name);
-  const tables = new Map<string, string>();
+  const out: Record<string, string> = {};
   for (const name of names) {
     const rows = t.deps.sqlite.query<Record<string, unknown>, []>(`SELECT * FROM "${name}" ORDER BY rowid`).all();
-    const text = JSON.stringify(rows, (key, value) => (USE_COLUMNS.has(key) ? undefined : value));
-    tables.set(name, Bun.hash(text).toString(36));
+    out[name] = JSON.stringify(rows, (key, value) => (USE_COLUMNS.has(key) ? undefined : value));
   }
+  return out;
+}
+
+export function storedDigest(t: TestApp): StoredDigest {
+  const tables = new Map<string, string>();
+  for (const [name, text] of Object.entries(storedRows(t))) tables.set(name, Bun.hash(text).toString(36));
   const hash = Bun.hash([...tables.values()].join('|')).toString(36);
   return {
     hash,

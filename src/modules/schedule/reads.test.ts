@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { putTimezone } from '../settings/service';
-import { errorBody, scheduleApp } from './routes-test-support';
-
-type App = Awaited<ReturnType<typeof scheduleApp>>;
-
-/** Daily 13:00–14:00 local from 15 January, three times. */
-const dailyShow = (t: App) =>
-  t.schedule({
-    itemType: 'PLAYABLE',
-    itemId: t.playable._id,
-    startTimeLocal: '2026-01-15T13:00:00',
-    endTimeLocal: '2026-01-15T14:00:00',
-    recurrence: { freq: 'daily', count: 3 },
-  });
+import { dailyShow, errorBody, scheduleApp } from './routes-test-support';
 
 describe('GET /schedule (§11.5)', () => {
   it('answers the document of what runs now and next, with the entry fields', async () => {

@@ -1,17 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { scheduleApp } from './routes-test-support';
-
-type App = Awaited<ReturnType<typeof scheduleApp>>;
-
-/** Daily 13:00–14:00 UTC from 15 January, three times. */
-const dailyShow = (t: App) =>
-  t.schedule({
-    itemType: 'PLAYABLE',
-    itemId: t.playable._id,
-    startTimeLocal: '2026-01-15T13:00:00',
-    endTimeLocal: '2026-01-15T14:00:00',
-    recurrence: { freq: 'daily', count: 3 },
-  });
+import { dailyShow, scheduleApp } from './routes-test-support';
 
 const since = (value: string | null) => ({ as: 'admin' as const, headers: { 'if-modified-since': value ?? '' } });
 

@@ -22,3 +22,15 @@ export async function scheduleApp(start = '2026-01-15T12:00:00.000Z') {
   const schedule = (body: Record<string, unknown>) => t.call('POST', '/schedules', { as: 'admin', body });
   return { ...t, media, event, playable, template, events, register, schedule };
 }
+
+type ScheduleApp = Awaited<ReturnType<typeof scheduleApp>>;
+
+/** Daily 13:00–14:00 (the appliance's local time) from 15 January, three times. */
+export const dailyShow = (t: ScheduleApp) =>
+  t.schedule({
+    itemType: 'PLAYABLE',
+    itemId: t.playable._id,
+    startTimeLocal: '2026-01-15T13:00:00',
+    endTimeLocal: '2026-01-15T14:00:00',
+    recurrence: { freq: 'daily', count: 3 },
+  });

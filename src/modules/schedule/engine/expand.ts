@@ -3,6 +3,7 @@
  * (shuffled by a PRNG seeded with the occurrence start) and looped until the end, blocks at their
  * offsets with nesting cut below depth 5, events as zero-length entries.
  */
+import { seededRandom } from '../../../prng';
 import { expandItem, type Occurrence } from './recurrence';
 import type {
   EngineBlock,
@@ -47,18 +48,6 @@ export function indexSnapshot(snapshot: ScheduleSnapshot): SnapshotIndex {
     blocks: byId(snapshot.blocks),
     events: byId(snapshot.events),
     playables: byId(snapshot.playables),
-  };
-}
-
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
@@ -133,7 +122,7 @@ function expandPlaylist(ctx: Context, id: number, start: number, end: number, pr
   if (!pl || pl.entries.length === 0 || end <= start) return;
   const order = pl.entries.map((_, i) => i);
   if (pl.shuffle) {
-    const rand = prng(Math.floor(start / 1000));
+    const rand = seededRandom(Math.floor(start / 1000));
     for (let i = order.length - 1; i > 0; i--) {
       const j = Math.floor(rand() * (i + 1));
       [order[i], order[j]] = [order[j] ?? 0, order[i] ?? 0];
