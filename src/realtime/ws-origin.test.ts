@@ -3,20 +3,15 @@
  * origin, or with `Origin: null`, is refused with 403 and the one error body before any credential
  * counts (even from the trusted network); the same origin and clients sending no Origin connect.
  */
-import { afterEach, describe, expect, it } from 'bun:test';
+import { describe, expect, it } from 'bun:test';
 import { wsHubFor } from './ws-hub';
 import { originRefusal } from './ws-origin';
-import { type ServedApp, serveTestApp } from './ws-test-support';
+import { type ServedApp, servedPerTest } from './ws-test-support';
 
-let served: ServedApp[] = [];
-afterEach(() => {
-  for (const s of served) s.stop();
-  served = [];
-});
+const apps = servedPerTest();
 
 function setup(): ServedApp {
-  const s = serveTestApp();
-  served.push(s);
+  const s = apps.serve();
   return s;
 }
 

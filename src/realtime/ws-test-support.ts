@@ -3,6 +3,7 @@
  * peer address taken from the server (as main does) unless a test pretends another one, and a client
  * that queues what it receives.
  */
+import { afterEach } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTestApp, type TestApp } from '../../tests/helpers/app';
@@ -44,6 +45,25 @@ export function serveTestApp(): ServedApp {
   const fallback = t.deps.remoteAddress;
   t.deps.remoteAddress = (request) => fallback(request) ?? served.peer ?? server.requestIP(request)?.address ?? null;
   return served;
+}
+
+/**
+ * For a test file: `serve()` starts a served app that is stopped after the test that made it
+ * (registers its own `afterEach`).
+ */
+export function servedPerTest(): { serve(): ServedApp } {
+  let served: ServedApp[] = [];
+  afterEach(() => {
+    for (const s of served) s.stop();
+    served = [];
+  });
+  return {
+    serve() {
+      const s = serveTestApp();
+      served.push(s);
+      return s;
+    },
+  };
 }
 
 type Received = Record<string, unknown> & { type: string };

@@ -2,21 +2,16 @@
  * `/api/v1/ws` on a real server (127.0.0.1, port 0) with Bun's WebSocket client: authentication on
  * the upgrade and by first message, the trusted network, subscriptions and what is delivered.
  */
-import { afterEach, describe, expect, it } from 'bun:test';
+import { describe, expect, it } from 'bun:test';
 import { makeUser, signIn } from '../../tests/helpers/factories';
 import { upsertSubsystem } from '../modules/subsystems/service';
 import { AUTH_TIMEOUT_MS, wsHubFor } from './ws-hub';
-import { type ServedApp, serveTestApp } from './ws-test-support';
+import { type ServedApp, servedPerTest } from './ws-test-support';
 
-let served: ServedApp[] = [];
-afterEach(() => {
-  for (const s of served) s.stop();
-  served = [];
-});
+const apps = servedPerTest();
 
 function setup(): ServedApp {
-  const s = serveTestApp();
-  served.push(s);
+  const s = apps.serve();
   upsertSubsystem(s.deps, { externalId: 'media', displayName: 'Media Server' });
   return s;
 }
