@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, it } from 'bun:test';
-import { LOAD_WINDOW_MS, Writer } from './writer';
+import { CONGESTED_QUEUE, LOAD_WINDOW_MS, Writer } from './writer';
 
 function db() {
   const sqlite = new Database(':memory:');
@@ -9,7 +9,7 @@ function db() {
 }
 
 describe('Writer', () => {
-  it('is congested while jobs wait, and while batches take a quarter of the time or more', async () => {
+  it('is congested while many jobs wait, and while batches take a quarter of the time or more', async () => {
     let now = 0;
     const writer = new Writer(db(), { monotonic: () => now });
     /** `idle` ms of nothing, then a job that keeps the writer busy for `busy` ms. */
@@ -20,9 +20,13 @@ describe('Writer', () => {
       });
     };
     expect(writer.congested).toBe(false);
-    const waiting = writer.submit(() => null);
+    // One job waiting (the next request of a steady stream) is no congestion; a burst is.
+    const one = writer.submit(() => null);
+    expect(writer.congested).toBe(false);
+    await one;
+    const burst = Promise.all(Array.from({ length: CONGESTED_QUEUE }, () => writer.submit(() => null)));
     expect(writer.congested).toBe(true);
-    await waiting;
+    await burst;
     expect(writer.congested).toBe(false);
     // Busy a fifth of the time, for three windows: not congested.
     for (let i = 0; i < 30; i++) await work(8, 2);

@@ -70,6 +70,14 @@ export const LOAD_WINDOW_MS = 100;
  */
 export const CONGESTED_LOAD = 0.25;
 
+/**
+ * Jobs waiting at once from which the writer counts as congested whatever its load. Not "any job":
+ * the dispatcher looks right after a batch commits, when the next request's job is usually already
+ * waiting, so at a steady few hundred writes a second deliveries yielded all the time and fell
+ * behind without end (the soak: a quarter of 300 events/s never delivered).
+ */
+export const CONGESTED_QUEUE = 32;
+
 const DEFAULT_MAX_BATCH = 512;
 
 export class Writer {
@@ -125,12 +133,12 @@ export class Writer {
   }
 
   /**
-   * Whether value writes are congesting the daemon: jobs are waiting, or the last load window (which
+   * Whether value writes are congesting the daemon: `CONGESTED_QUEUE` jobs are waiting, or the last load window (which
    * ended within the last two windows) spent at least `CONGESTED_LOAD` of its time in batches.
    * Background work (webhook deliveries) yields while it is.
    */
   get congested(): boolean {
-    if (this.queue.length > 0) return true;
+    if (this.queue.length >= CONGESTED_QUEUE) return true;
     return this.load >= CONGESTED_LOAD && this.monotonic() - this.loadAt < 2 * LOAD_WINDOW_MS;
   }
 

@@ -200,7 +200,7 @@ export const YIELD_TO_INGEST_MS = 100;
 
 /**
  * Runs the dispatcher soon (coalesced), when it runs on its own. Deliveries yield to ingest: while
- * value writes congest the writer (`Writer.congested`: jobs waiting, or batches took a quarter or
+ * value writes congest the writer (`Writer.congested`: a burst of jobs waiting, or batches took a quarter or
  * more of the last 100 ms), a look starts at most one attempt and takes in an outbox row only when
  * nothing is due, and the next look is `YIELD_TO_INGEST_MS` later. A flood of writes is answered
  * first and its deliveries (durable in the outbox) follow as the flood eases; they never stop, only

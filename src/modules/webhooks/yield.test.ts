@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { addSubsystem, rowCount, type TestApp } from '../../../tests/helpers/app';
-import { writerFor } from '../../db/writer';
+import { CONGESTED_QUEUE, writerFor } from '../../db/writer';
 import {
   inFlightCount,
   kickDispatcher,
@@ -14,12 +14,12 @@ import { addWebhook, holdAnswers, receiverPool, webhookApp } from './test-suppor
 const serve = receiverPool();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Keeps value-write-like jobs waiting for the writer at every timer turn until stopped. */
+/** Keeps a burst of value-write-like jobs waiting for the writer at every timer turn until stopped. */
 function flood(t: TestApp): () => void {
   let running = true;
   const next = () => {
     if (!running) return;
-    void writerFor(t.deps).submit(() => null);
+    for (let i = 0; i < CONGESTED_QUEUE; i++) void writerFor(t.deps).submit(() => null);
     setImmediate(next);
   };
   next();
