@@ -60,18 +60,15 @@ export function missingPermissionMessage(rule: AuthMeta): string {
     : `this needs the ${rule.permission} permission`;
 }
 
-/** A credential already found invalid for this request: the flood limiter decides the caller before the route does. */
-const refused = new WeakMap<Request, unknown>();
-
 function callerOf(deps: Deps, request: Request): Principal | null {
   const meta = requestMeta(request);
   if (meta.principal !== undefined) return meta.principal;
-  const error = refused.get(request);
-  if (error !== undefined) throw error;
+  // The flood limiter decides the caller before the route does: a refused credential is kept too.
+  if (meta.authError !== undefined) throw meta.authError;
   try {
     meta.principal = authenticate(deps, request);
   } catch (e) {
-    refused.set(request, e);
+    meta.authError = e;
     throw e;
   }
   return meta.principal;

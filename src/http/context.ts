@@ -15,6 +15,8 @@ export interface RequestMeta {
   status?: number;
   /** undefined: not decided yet; null: no credential. */
   principal?: Principal | null;
+  /** Why the request's credential was refused, once decided (thrown again on every later check). */
+  authError?: unknown;
 }
 
 const metas = new WeakMap<Request, RequestMeta>();
