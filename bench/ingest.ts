@@ -28,11 +28,10 @@
  * product runs from source with its defaults (info logging included) but the flood budgets (below); wrk sends no credential, so
  * it acts through the trusted-network rule (loopback) as the integration role.
  */
-import { Database } from 'bun:sqlite';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort, waitFor } from './support';
+import { freePort, startReceiver, waitFor, webhookBacklog } from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
@@ -126,26 +125,17 @@ async function subscribers(
 
 /** N webhooks on `variable.changed` to a receiver in this process that answers 204, counting what arrives. */
 async function webhooks(base: string, session: string, count: number) {
-  let received = 0;
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    fetch: async (req) => {
-      await req.arrayBuffer();
-      received += 1;
-      return new Response(null, { status: 204 });
-    },
-  });
+  const receiver = startReceiver();
   const ids: number[] = [];
   for (let i = 0; i < count; i++) {
-    const url = `http://127.0.0.1:${server.port}/hook${i}`;
+    const url = `${receiver.url}${i}`;
     const body = { displayName: `bench ${i}`, url, allowPrivateNetwork: true, events: ['variable.changed'] };
     ids.push(Number((await api(base, 'POST', '/webhook', body, session))._id));
   }
   const attach = async (on: boolean) => {
     for (const id of ids) await api(base, 'PATCH', `/webhook/${id}`, { active: on }, session);
   };
-  return { received: () => received, attach, stop: () => server.stop(true) };
+  return { received: receiver.received, attach, stop: receiver.stop };
 }
 
 /** Runs wrk without blocking this process's event loop (the WebSocket subscribers must keep reading). */
@@ -307,20 +297,8 @@ try {
     );
   }
   if (WEBHOOKS > 0) {
-    const db = new Database(join(productDir, 'pms.db'), { readonly: true });
-    const rows = db
-      .query<{ status: string; n: number }, []>('SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status')
-      .all();
-    // Events in the writer's outbox rows not taken in yet (one line each, a delivery per webhook).
-    const queued =
-      db
-        .query<{ n: number | null }, []>(
-          "SELECT sum(length(events) - length(replace(events, char(10), '')) + 1) AS n FROM webhook_outbox",
-        )
-        .get()?.n ?? 0;
-    db.close();
     console.log(
-      `webhook receiver got ${hooks.received()} deliveries during the runs; delivery log: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}; events still in the outbox: ${queued}`,
+      `webhook receiver got ${hooks.received()} deliveries during the runs; ${webhookBacklog(join(productDir, 'pms.db'))}`,
     );
     // With the flood over (every webhook on again), how fast the backlog drains.
     if (PAIRED) await hooks.attach(true);

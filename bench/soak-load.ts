@@ -140,21 +140,6 @@ export function startIngest(
   return { counts, done: Promise.all([ingest, heartbeats, reads]) };
 }
 
-/** A webhook receiver answering 204 at once, counting deliveries. */
-export function startReceiver() {
-  let received = 0;
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    fetch: async (req) => {
-      await req.arrayBuffer();
-      received += 1;
-      return new Response(null, { status: 204 });
-    },
-  });
-  return { url: `http://127.0.0.1:${server.port}/hook`, received: () => received, stop: () => server.stop(true) };
-}
-
 /** One WebSocket client subscribed to variables and subsystems, counting the frames it gets. */
 export async function startSubscriber(port: number, session: string) {
   let received = 0;

@@ -18,12 +18,11 @@
  * the steady state (bench/RESULTS.md "Soak"). Everything targets 127.0.0.1, every loop
  * ends at the deadline, and the daemon is stopped with SIGTERM (exit 0 expected) and its data removed.
  */
-import { Database } from 'bun:sqlite';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { soakClient, startIngest, startReceiver, startSubscriber } from './soak-load';
-import { freePort, waitFor } from './support';
+import { soakClient, startIngest, startSubscriber } from './soak-load';
+import { freePort, startReceiver, waitFor, webhookBacklog } from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const DURATION_S = Number(process.env.DURATION ?? 600);
@@ -38,24 +37,6 @@ function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
 }
 const fdCount = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
-/** The webhook's backlog at the end: deliveries by status and events still in the writer's outbox rows. */
-function webhookBacklog(path: string): string {
-  const db = new Database(path, { readonly: true });
-  try {
-    const rows = db
-      .query<{ status: string; n: number }, []>('SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status')
-      .all();
-    const queued =
-      db
-        .query<{ n: number | null }, []>(
-          "SELECT sum(length(events) - length(replace(events, char(10), '')) + 1) AS n FROM webhook_outbox",
-        )
-        .get()?.n ?? 0;
-    return `webhook backlog: delivery log ${rows.map((r) => `${r.status} ${r.n}`).join(', ') || 'empty'}; events still in the outbox ${queued}`;
-  } finally {
-    db.close();
-  }
-}
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'soak-pmsd-'));
@@ -141,7 +122,7 @@ try {
       `fds: first ${samples[0]?.fds}, at t=${DURATION_S - WINDOW_S} s ${mean(mark.map((s) => s.fds)).toFixed(1)}, end ${mean(last.map((s) => s.fds)).toFixed(1)}; growth ${(fdGrowth * 100).toFixed(2)} %`,
     ].join('\n'),
   );
-  console.log(webhookBacklog(join(dataDir, 'data', 'pms.db')));
+  console.log(`webhook backlog: ${webhookBacklog(join(dataDir, 'data', 'pms.db'))}`);
   subscriber.close();
   daemon.kill('SIGTERM');
   const code = await daemon.exited;
