@@ -3,6 +3,7 @@
  * rule, and the one address policy for where the daemon itself connects to (webhooks §10 rule 6,
  * subsystem health checks §3 rule 7): `addressAllowed`.
  */
+import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 
@@ -159,4 +160,49 @@ export function addressAllowed(address: string, allowPrivateNetwork: boolean): b
 export function literalAddress(url: URL): string | null {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return isIP(host) === 0 ? null : host;
+}
+
+/** Every address a host name resolves to now (the system resolver). */
+export async function resolveAll(host: string): Promise<string[]> {
+  return (await lookup(host, { all: true })).map((a) => a.address);
+}
+
+/** A host as the host of a URL (an IPv6 address in brackets), so a tcp target is read like a URL's. */
+export function hostAsUrl(host: string): URL | null {
+  const text = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}/`;
+  return URL.canParse(text) ? new URL(text) : null;
+}
+
+/** Where a connection may go: refused, or the checked address and what to send to reach it. */
+export type PinnedTarget =
+  | { refused: 'dns_failed' | 'target_refused' }
+  | { address: string; url: string; host?: string };
+
+/**
+ * Resolves a target URL's host (a literal address stands for itself) and applies `addressAllowed`
+ * to every address it gives now. A plain-http name is then reached at the first checked address
+ * with the name in the Host header, so a second lookup by the HTTP client cannot lead elsewhere (DNS
+ * rebinding); https keeps the name for TLS, whose certificate check binds it. Webhook attempts and
+ * subsystem health checks both connect through this.
+ */
+export async function pinnedTarget(
+  text: string,
+  allowPrivateNetwork: boolean,
+  lookup: (host: string) => Promise<string[]>,
+): Promise<PinnedTarget> {
+  const url = new URL(text);
+  const literal = literalAddress(url);
+  let addresses: string[];
+  try {
+    addresses = literal === null ? await lookup(url.hostname) : [literal];
+  } catch {
+    return { refused: 'dns_failed' };
+  }
+  const address = addresses[0];
+  if (address === undefined) return { refused: 'dns_failed' };
+  if (!addresses.every((a) => addressAllowed(a, allowPrivateNetwork))) return { refused: 'target_refused' };
+  if (literal !== null || url.protocol !== 'http:') return { address, url: text };
+  const host = url.host;
+  url.hostname = isIP(address) === 6 ? `[${address}]` : address;
+  return { address, url: url.toString(), host };
 }

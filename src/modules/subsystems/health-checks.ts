@@ -12,12 +12,10 @@
  * the name as Host), so a second resolution cannot swap it; https keeps the name for its certificate.
  */
 
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type HealthCheck, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { addressAllowed, literalAddress } from '../../http/net';
+import { hostAsUrl, pinnedTarget, resolveAll } from '../../http/net';
 import { writePlatformLog } from '../logs/write';
 
 export interface HealthProbe {
@@ -76,48 +74,27 @@ function tcpProbe(host: string, port: number, timeoutMs: number): Promise<boolea
 export const networkProbe: HealthProbe = {
   http: httpProbe,
   tcp: tcpProbe,
-  lookup: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
+  lookup: resolveAll,
 };
 
-/** Why a check was not made, or the address to connect to. */
-type Target = { refused: 'target_refused' | 'dns_failed' } | { address: string };
-
-async function targetOf(probe: HealthProbe, url: URL): Promise<Target> {
-  const literal = literalAddress(url);
-  let addresses: string[];
-  try {
-    addresses = literal === null ? await probe.lookup(url.hostname) : [literal];
-  } catch {
-    return { refused: 'dns_failed' };
-  }
-  const first = addresses[0];
-  if (first === undefined) return { refused: 'dns_failed' };
-  if (!addresses.every((a) => addressAllowed(a, true))) return { refused: 'target_refused' };
-  return { address: first };
-}
-
-/** The URL whose host a check connects to (a tcp host read as a URL host); null when it is not one. */
+/** The URL whose host a check connects to (a tcp host read as a URL's host); null when it is not one. */
 function targetUrl(check: HealthCheck): URL | null {
-  const host = check.host ?? '';
-  const text = check.mode === 'http' ? (check.url ?? '') : `http://${isIP(host) === 6 ? `[${host}]` : host}/`;
+  if (check.mode !== 'http') return hostAsUrl(check.host ?? '');
+  const text = check.url ?? '';
   return URL.canParse(text) ? new URL(text) : null;
 }
 
-/** One check: resolve, apply the address policy, then connect to the checked address. */
+/** One check: resolve, apply the address policy (LAN and loopback allowed), connect to the checked address. */
 async function checkOnce(probe: HealthProbe, check: HealthCheck): Promise<true | CheckFailure> {
   const timeoutMs = (check.timeoutSeconds ?? 5) * 1000;
   const url = targetUrl(check);
   if (url === null) return 'target_refused';
-  const target = await targetOf(probe, url);
+  const target = await pinnedTarget(url.toString(), true, probe.lookup);
   if ('refused' in target) return target.refused;
-  let ok: boolean;
-  if (check.mode === 'tcp') ok = await probe.tcp(target.address, check.port ?? 0, timeoutMs);
-  else if (url.protocol !== 'http:' || literalAddress(url) !== null) ok = await probe.http(url.toString(), timeoutMs);
-  else {
-    const host = url.host;
-    url.hostname = isIP(target.address) === 6 ? `[${target.address}]` : target.address;
-    ok = await probe.http(url.toString(), timeoutMs, host);
-  }
+  const ok =
+    check.mode === 'tcp'
+      ? await probe.tcp(target.address, check.port ?? 0, timeoutMs)
+      : await probe.http(target.url, timeoutMs, target.host);
   return ok || 'no_answer';
 }
 

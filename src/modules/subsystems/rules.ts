@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { HealthCheck } from '../../db/schema';
 import { invalid } from '../../http/errors';
 import { cleanName, mergeMetadata } from '../../http/fields';
-import { addressAllowed, literalAddress } from '../../http/net';
+import { addressAllowed, hostAsUrl, literalAddress } from '../../http/net';
 import type { SubsystemRow } from './lookup';
 import type { SubsystemWrite } from './model';
 
@@ -51,12 +51,6 @@ function checkTargetAddress(url: URL | null, path: string): void {
   if (address !== null && !addressAllowed(address, true)) throw invalid(path, REFUSED_ADDRESS);
 }
 
-/** A tcp `host` as the host of a URL (IPv6 in brackets); null when it cannot be one. */
-function hostUrl(host: string): URL | null {
-  const text = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}/`;
-  return URL.canParse(text) ? new URL(text) : null;
-}
-
 /** Keeps only the keys the mode uses, with the interval and timeout defaults filled in for polling modes. */
 function healthCheckOf(check: HealthCheck): HealthCheck {
   if (check.mode === 'heartbeat') return { mode: 'heartbeat' };
@@ -72,7 +66,7 @@ function healthCheckOf(check: HealthCheck): HealthCheck {
   }
   if (check.host === undefined) throw invalid('/healthCheck/host', 'is required when mode is tcp');
   if (check.port === undefined) throw invalid('/healthCheck/port', 'is required when mode is tcp');
-  checkTargetAddress(hostUrl(check.host), '/healthCheck/host');
+  checkTargetAddress(hostAsUrl(check.host), '/healthCheck/host');
   return { mode: 'tcp', host: check.host, port: check.port, ...timing };
 }
 

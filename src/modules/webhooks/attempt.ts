@@ -4,10 +4,9 @@
  * Never throws: every failure is an outcome with an error code.
  */
 import { createHmac } from 'node:crypto';
-import { isIP } from 'node:net';
 import type { Deps } from '../../deps';
-import { addressAllowed, literalAddress } from '../../http/net';
-import { targetAddresses, webhookIo } from '../../realtime/dispatch-io';
+import { pinnedTarget } from '../../http/net';
+import { webhookIo } from '../../realtime/dispatch-io';
 import type { DeliveryRow, WebhookRow } from './mapper';
 
 export const SECRET_PREFIX = 'whsec_';
@@ -77,26 +76,6 @@ async function readExcerpt(response: Response): Promise<string | null> {
   return new TextDecoder().decode(bytes);
 }
 
-/**
- * Resolves the host and checks every address (rule 6). A plain-http name is then reached at the
- * checked address with its name in the Host header, so a second lookup by the HTTP client cannot
- * lead elsewhere (DNS rebinding); https keeps the name for TLS, whose certificate check binds it.
- */
-async function resolveTarget(
-  deps: Deps,
-  hook: WebhookRow,
-): Promise<{ error: string } | { url: string; host?: string }> {
-  const url = new URL(hook.url);
-  const addresses = await targetAddresses(deps, url);
-  const first = addresses?.[0];
-  if (addresses === null || first === undefined) return { error: 'dns_failed' };
-  if (!addresses.every((a) => addressAllowed(a, hook.allowPrivateNetwork))) return { error: 'target_refused' };
-  if (literalAddress(url) !== null || url.protocol !== 'http:') return { url: hook.url };
-  const host = url.host;
-  url.hostname = isIP(first) === 6 ? `[${first}]` : first;
-  return { url: url.toString(), host };
-}
-
 function errorOf(err: unknown): string {
   const name = (err as { name?: string } | null)?.name;
   return name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'connection_failed';
@@ -113,8 +92,9 @@ export async function performAttempt(deps: Deps, hook: WebhookRow, delivery: Del
     error,
     excerpt,
   });
-  const target = await resolveTarget(deps, hook);
-  if ('error' in target) return done(null, target.error, null);
+  // Rule 6 before every attempt: every address the name gives now, and the request pinned to one.
+  const target = await pinnedTarget(hook.url, hook.allowPrivateNetwork, webhookIo(deps).lookup);
+  if ('refused' in target) return done(null, target.refused, null);
   const signal = AbortSignal.timeout(hook.timeoutSeconds * 1000);
   const headers: Record<string, string> = attemptHeaders(deps, hook, delivery, at);
   if (target.host !== undefined) headers.host = target.host;

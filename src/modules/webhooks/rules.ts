@@ -4,8 +4,8 @@
  */
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { addressAllowed } from '../../http/net';
-import { targetAddresses } from '../../realtime/dispatch-io';
+import { pinnedTarget } from '../../http/net';
+import { webhookIo } from '../../realtime/dispatch-io';
 import { EVENT_TYPES, topicOfEvent } from '../../realtime/topics';
 import { SECRET_PREFIX } from './attempt';
 
@@ -49,9 +49,8 @@ export function checkUrl(text: string): URL {
  * webhook (rule 6). A name that does not resolve is accepted: the appliance may be offline now.
  */
 export async function checkTarget(deps: Deps, url: URL, allowPrivateNetwork: boolean): Promise<void> {
-  const addresses = await targetAddresses(deps, url);
-  if (addresses === null) return;
-  if (!addresses.every((a) => addressAllowed(a, allowPrivateNetwork))) throw invalid('/url', ADDRESS_RULE);
+  const target = await pinnedTarget(url.toString(), allowPrivateNetwork, webhookIo(deps).lookup);
+  if ('refused' in target && target.refused === 'target_refused') throw invalid('/url', ADDRESS_RULE);
 }
 
 const MAX_HEADERS = 10;
