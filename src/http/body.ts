@@ -26,7 +26,7 @@
 import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { AppError, invalid } from './errors';
-import { unsafeIntegerPath } from './json-integers';
+import { stringEnd, unsafeIntegerPath } from './json-integers';
 import {
   fieldName,
   SAFE_INTEGER_BOUND,
@@ -104,18 +104,17 @@ const tooDeep = (): AppError =>
 /** Whether JSON `text` (already parsed) opens more than `max` arrays or objects inside one another. */
 function nestedDeeperThan(text: string, max: number): boolean {
   let depth = 0;
-  for (let i = 0; i < text.length; i++) {
+  let i = 0;
+  while (i < text.length) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      // Skip a string: a backslash escapes the next character.
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92) i++;
-        else if (d === 34) break;
-      }
-    } else if (c === 123 || c === 91) {
+      i = stringEnd(text, i);
+      continue;
+    }
+    if (c === 123 || c === 91) {
       if (++depth > max) return true;
     } else if (c === 125 || c === 93) depth--;
+    i += 1;
   }
   return false;
 }
@@ -175,10 +174,10 @@ const compiledChecks = new WeakMap<TSchema, BodyCheck>();
 /** The check of a body as sent against `schema` (a route's `body`), throwing the one error body. */
 export function bodyCheck(schema: unknown): BodyCheck {
   if (!isSchema(schema)) return requireObject;
+  let check = compiledChecks.get(schema);
   return (body) => {
-    let check = compiledChecks.get(schema);
     if (!check) {
-      check = compileCheck(schema);
+      check = compiledChecks.get(schema) ?? compileCheck(schema);
       compiledChecks.set(schema, check);
     }
     check(body);

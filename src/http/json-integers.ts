@@ -33,7 +33,7 @@ function pointer(stack: readonly Frame[]): string {
 }
 
 /** The end (exclusive) of the JSON string starting at `start` (its opening quote). */
-function stringEnd(text: string, start: number): number {
+export function stringEnd(text: string, start: number): number {
   let i = start + 1;
   while (i < text.length) {
     const c = text.charCodeAt(i);
