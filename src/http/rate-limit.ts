@@ -36,6 +36,7 @@ import type { RateLimitSettings } from '../config';
 import type { Deps } from '../deps';
 import { rateLimitSettings } from '../modules/settings/service';
 import { validCaller } from './auth';
+import { makeRoom } from './bounded';
 import { rateLimited } from './errors';
 
 /** A flood is not a failed attempt (sign-in locks keep their own message). */
@@ -69,13 +70,7 @@ export class RateTable {
   }
 
   private makeRoom(now: number): void {
-    for (const [key, tat] of this.tats) if (tat <= now) this.tats.delete(key);
-    if (this.tats.size < this.maxKeys) return;
-    let drop = Math.ceil(this.maxKeys / 4);
-    for (const key of this.tats.keys()) {
-      this.tats.delete(key);
-      if (--drop === 0) break;
-    }
+    makeRoom(this.tats, this.maxKeys, (tat) => tat <= now);
   }
 }
 

@@ -9,6 +9,7 @@
  * keeps at most MAX_KEYS keys: when full, expired keys go first, then the oldest quarter (forgiven early).
  */
 import type { Deps } from '../../deps';
+import { makeRoom } from '../../http/bounded';
 import { rateLimitSettings } from '../settings/service';
 
 export const MAX_FAILURES = 5;
@@ -50,22 +51,13 @@ function lockSeconds(deps: Deps, list: number[], max: number): number {
   return Math.max(1, Math.ceil((oldest + WINDOW_MS - deps.clock.now()) / 1000));
 }
 
-function makeRoom(deps: Deps, table: Map<string, number[]>): void {
-  if (table.size < MAX_KEYS) return;
-  const now = deps.clock.now();
-  for (const [key, list] of table) if (!list.some((t) => now - t < WINDOW_MS)) table.delete(key);
-  if (table.size < MAX_KEYS) return;
-  let drop = Math.ceil(MAX_KEYS / 4);
-  for (const key of table.keys()) {
-    table.delete(key);
-    if (--drop === 0) break;
-  }
-}
-
 /** Adds a failure, keeping only the last `max` (all a lock looks at), so a list never grows past it. */
 function push(deps: Deps, table: Map<string, number[]>, key: string, max: number): number {
   const list = recent(deps, table, key);
-  if (list.length === 0) makeRoom(deps, table);
+  if (list.length === 0) {
+    const now = deps.clock.now();
+    makeRoom(table, MAX_KEYS, (failures) => !failures.some((t) => now - t < WINDOW_MS));
+  }
   list.push(deps.clock.now());
   if (list.length > max) list.splice(0, list.length - max);
   table.set(key, list);
