@@ -96,6 +96,13 @@ describe('flood protection: ingest', () => {
     expect(await burst(3, () => t.call('GET', '/variables', { as: 'viewer' }))).toEqual({ 200: 2, 429: 1 });
   });
 
+  it('log posts count against the ingest budget whoever sends them (§9 rule 4); other people calls do not', async () => {
+    const t = limited({ requestsPerSecond: 1, requestBurst: 2, ingestPerSecond: 100, ingestBurst: 300 });
+    const post = (i: number) => t.call('POST', '/logs', { as: 'operator', body: { key: 'show', value: `cue ${i}` } });
+    expect(await burst(250, post)).toEqual({ 201: 250 });
+    expect(await burst(3, () => t.call('GET', '/variables', { as: 'operator' }))).toEqual({ 200: 2, 429: 1 });
+  });
+
   it('never slows a subsystem heartbeating every second, while its caller floods values and reads', async () => {
     const t = limited({ requestsPerSecond: 1, requestBurst: 1, ingestPerSecond: 10, ingestBurst: 10 });
     const id = await variable(t, 'v');

@@ -18,7 +18,8 @@
  *   A caller acting as the integration role (a trusted address without credential, an integration
  *   token) is a machine, not a person: its other calls count against the ingest budget too, because
  *   a field driver registers and syncs hundreds of variables and events in one burst at start-up
- *   (the ISAAC driver does), and a 429 there would leave the venue half-registered.
+ *   (the ISAAC driver does), and a 429 there would leave the venue half-registered. Log posts count
+ *   against it whoever sends them (§9 rule 4).
  * - Algorithm: GCRA (a token bucket held as one number per key, its "theoretical arrival time"),
  *   on `clock.monotonic()`, so the fake clock drives it in tests and a wall-clock step changes
  *   nothing. A request costs a Map lookup and some arithmetic. Written here rather than taken from
@@ -105,31 +106,33 @@ function takeForAddress(deps: Deps, limiter: RateLimiter, request: Request, limi
 
 /** The heartbeat (`PUT`, and any alias another method may get; only the plural path has one, §3). */
 const HEARTBEAT_PATH = /^https?:\/\/[^/]+\/api\/v1\/subsystems\/([^/?#]+)\/heartbeat\/?(?:[?#].*)?$/;
+/** Posting log entries counts against the ingest budget whoever posts (§9 rule 4). */
+const LOG_POST_PATH = /^https?:\/\/[^/]+\/api\/v1\/logs\/?(?:[?#].*)?$/;
 
-/** The `onRequest` hook: counts every request the value door left alone; throws 429 when over budget. */
+/**
+ * The `onRequest` hook: counts every request the value door left alone against the one budget it
+ * belongs to (a budget set to 0 counts nothing); throws 429 when over it.
+ */
 export function rateLimitHook(deps: Deps) {
   const limiter = rateLimiterOf(deps);
   return ({ request }: { request: Request }): void => {
     const limits = rateLimitSettings(deps);
-    if (limits.requestsPerSecond <= 0 && limits.heartbeatsPerSecond <= 0) return;
     const caller = validCaller(deps, request);
-    const heartbeat = caller !== null && request.method !== 'GET' ? HEARTBEAT_PATH.exec(request.url) : null;
-    if (caller === null) takeForAddress(deps, limiter, request, limits);
-    else if (heartbeat === null && caller.integration)
-      take(deps, limiter.values, caller.label, limits.ingestPerSecond, limits.ingestBurst);
-    else if (heartbeat === null)
-      take(deps, limiter.requests, caller.label, limits.requestsPerSecond, limits.requestBurst);
-    else {
+    if (caller === null) return takeForAddress(deps, limiter, request, limits);
+    const heartbeat = request.method === 'GET' ? null : HEARTBEAT_PATH.exec(request.url);
+    if (heartbeat !== null) {
       const key = `${caller.label}|${heartbeat[1]}`;
-      take(deps, limiter.heartbeats, key, limits.heartbeatsPerSecond, limits.heartbeatBurst);
+      return take(deps, limiter.heartbeats, key, limits.heartbeatsPerSecond, limits.heartbeatBurst);
     }
+    if (caller.integration || (request.method === 'POST' && LOG_POST_PATH.test(request.url)))
+      return take(deps, limiter.values, caller.label, limits.ingestPerSecond, limits.ingestBurst);
+    take(deps, limiter.requests, caller.label, limits.requestsPerSecond, limits.requestBurst);
   };
 }
 
 /** The value door's count (`POST /variables/{id}/value`): the caller's ingest budget; throws 429 when over it. */
 export function limitValueWrite(deps: Deps, request: Request): void {
   const limits = rateLimitSettings(deps);
-  if (limits.ingestPerSecond <= 0 && limits.requestsPerSecond <= 0) return;
   const caller = validCaller(deps, request);
   const limiter = rateLimiterOf(deps);
   if (caller === null) takeForAddress(deps, limiter, request, limits);
