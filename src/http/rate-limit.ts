@@ -118,15 +118,14 @@ export function rateLimitHook(deps: Deps) {
   return ({ request }: { request: Request }): void => {
     const limits = rateLimitSettings(deps);
     const caller = validCaller(deps, request);
-    if (caller === null) return takeForAddress(deps, limiter, request, limits);
-    const heartbeat = request.method === 'GET' ? null : HEARTBEAT_PATH.exec(request.url);
-    if (heartbeat !== null) {
+    const heartbeat = caller === null || request.method === 'GET' ? null : HEARTBEAT_PATH.exec(request.url);
+    if (caller === null) takeForAddress(deps, limiter, request, limits);
+    else if (heartbeat !== null) {
       const key = `${caller.label}|${heartbeat[1]}`;
-      return take(deps, limiter.heartbeats, key, limits.heartbeatsPerSecond, limits.heartbeatBurst);
-    }
-    if (caller.integration || (request.method === 'POST' && LOG_POST_PATH.test(request.url)))
-      return take(deps, limiter.values, caller.label, limits.ingestPerSecond, limits.ingestBurst);
-    take(deps, limiter.requests, caller.label, limits.requestsPerSecond, limits.requestBurst);
+      take(deps, limiter.heartbeats, key, limits.heartbeatsPerSecond, limits.heartbeatBurst);
+    } else if (caller.integration || (request.method === 'POST' && LOG_POST_PATH.test(request.url)))
+      take(deps, limiter.values, caller.label, limits.ingestPerSecond, limits.ingestBurst);
+    else take(deps, limiter.requests, caller.label, limits.requestsPerSecond, limits.requestBurst);
   };
 }
 
