@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from './clock';
 import type { Config } from './config';
+import { writePlatformLog } from './core/platform-log';
 import { openSqlite, wrapDrizzle } from './db/client';
 import { type MigrationResult, migrate } from './db/migrate';
 import type { Deps, VersionInfo } from './deps';
@@ -13,7 +14,7 @@ import { createScheduler } from './jobs/scheduler';
 import type { Logger } from './log';
 import { installAlertListeners } from './modules/alerts/listeners';
 import { ensureSystemRules } from './modules/alerts/system';
-import { writePlatformLog } from './modules/logs/write';
+import { identity } from './modules/auth/service';
 import { ensureBuiltInRoles } from './modules/roles/service';
 import { installScheduleRunnerFor } from './modules/schedule/runner-install';
 import { installScheduleListeners } from './modules/schedule/snapshot-listeners';
@@ -55,6 +56,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     push: new PushHub(),
     scheduler: createScheduler(options.log),
     health: new HealthMonitor(() => deps),
+    identity,
     version: options.version,
     remoteAddress: options.remoteAddress,
   };

@@ -2,6 +2,7 @@
 import type { Database } from 'bun:sqlite';
 import type { Clock } from './clock';
 import type { Config } from './config';
+import type { Principal } from './core/principal';
 import type { Db } from './db/client';
 import type { Scheduler } from './jobs/scheduler';
 import type { Logger } from './log';
@@ -22,9 +23,25 @@ export interface Deps {
   scheduler: Scheduler;
   /** Subsystem health (§3): the one state machine routes, services and timers share. */
   health: HealthMonitor;
+  /** Who a secret or trusted address stands for (modules/auth), for the front doors. */
+  identity: Identity;
   version: VersionInfo;
   /** Peer address of a request; main uses the server's socket, tests set it per request. */
   remoteAddress: (request: Request) => string | null;
+}
+
+/**
+ * How the front doors (HTTP, WebSocket, JSON-RPC) learn who a secret or a trusted address stands
+ * for. The auth module implements it (`identity` in modules/auth/service.ts); the daemon puts it in
+ * Deps, so the doors never import a feature module.
+ */
+export interface Identity {
+  /** The principal a secret (`pms_…` API token or session) stands for; null when invalid. */
+  fromSecret(deps: Deps, secret: string, address: string | null): Principal | null;
+  /** Whether the address is on a trusted network (settings `trustedNetworks`). */
+  isTrusted(deps: Deps, address: string | null): boolean;
+  /** The principal of a trusted address without a credential: the `integration` role. */
+  trusted(deps: Deps, address: string): Principal;
 }
 
 export interface VersionInfo {

@@ -4,8 +4,8 @@
  * every permission but the route's own it answers 403. A route added later is covered the moment it exists.
  */
 import { describe, expect, it } from 'bun:test';
+import { PERMISSIONS } from '../src/core/permissions';
 import { type AuthMeta, missingPermissionMessage } from '../src/http/auth';
-import { PERMISSIONS } from '../src/modules/roles/permissions';
 import { makeTestApp } from './helpers/app';
 
 /** The routes anyone may call (C: Authentication). */

@@ -9,12 +9,12 @@
  * or `{anyOf: [...]}` (one route serving kinds with different permissions; the service picks).
  */
 import { Elysia } from 'elysia';
+import type { Permission } from '../core/permissions';
+import type { Principal } from '../core/principal';
 import type { Deps } from '../deps';
-import type { Principal } from '../modules/auth/principal';
-import { authenticate } from '../modules/auth/service';
-import type { Permission } from '../modules/roles/permissions';
 import { routeBody } from './body';
 import { requestMeta } from './context';
+import { authenticate } from './credential';
 import { forbidden, unauthorized } from './errors';
 
 export type AuthRule =

@@ -1,6 +1,7 @@
 /** Per-request facts kept beside the Request object: its id, start time, logger and caller. */
+
+import type { Principal } from '../core/principal';
 import type { Logger } from '../log';
-import type { Principal } from '../modules/auth/principal';
 
 export interface RequestMeta {
   id: string;

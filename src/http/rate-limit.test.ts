@@ -3,7 +3,7 @@ import { describe, expect, it } from 'bun:test';
 import { addSubsystem, makeTestApp, type TestApp } from '../../tests/helpers/app';
 import { errorBody } from '../../tests/helpers/errors';
 import type { RateLimitSettings } from '../config';
-import { putSettingGroup } from '../modules/settings/service';
+import { putSettingGroup } from '../core/settings';
 import { MAX_KEYS, RateTable, rateLimiterOf } from './rate-limit';
 
 /** An app whose budgets come from the settings, except those given (as the environment would). */

@@ -34,8 +34,8 @@
  */
 
 import type { RateLimitSettings } from '../config';
+import { rateLimitSettings } from '../core/settings';
 import type { Deps } from '../deps';
-import { rateLimitSettings } from '../modules/settings/service';
 import { validCaller } from './auth';
 import { makeRoom } from './bounded';
 import { rateLimited } from './errors';

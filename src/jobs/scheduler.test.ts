@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../tests/helpers/app';
 import { makeUser, signIn } from '../../tests/helpers/factories';
 import { silentLogger } from '../log';
-import { scheduleHousekeeping } from './housekeeping';
+import { scheduleHousekeeping } from '../modules/auth/jobs';
 import { createScheduler } from './scheduler';
 
 describe('scheduler', () => {

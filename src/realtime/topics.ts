@@ -8,8 +8,9 @@
  * §21 and of the code): an event carries what a GET would show, so it needs what the GET needs.
  * An event whose noun no topic carries is sent to no WebSocket client.
  */
-import type { Principal } from '../modules/auth/principal';
-import type { Permission } from '../modules/roles/permissions';
+
+import type { Permission } from '../core/permissions';
+import type { Principal } from '../core/principal';
 
 /** Who of the topic's readers may see one event, judged from its data. */
 type Audience = (principal: Principal, data: Record<string, unknown>) => boolean;

@@ -9,9 +9,9 @@
  * its session, as a request would. `sweep` also sends the keep-alive pings, closes clients silent
  * for SILENT_CLOSE_MS and connections that did not authenticate within the auth timeout.
  */
+
+import type { Principal } from '../core/principal';
 import type { Deps } from '../deps';
-import type { Principal } from '../modules/auth/principal';
-import { authenticateSecret, isTrustedAddress, trustedPrincipal } from '../modules/auth/service';
 import type { BusEvent } from './bus';
 import { inAudience, topicOfEvent, topicPermission } from './topics';
 import { handleClientMessage } from './ws-protocol';
@@ -108,7 +108,7 @@ export class WsHub {
 
   /** Checks a first-message `auth`; true when it stands for a valid caller. */
   authenticateWith(client: WsClient, secret: string): boolean {
-    const principal = authenticateSecret(this.deps, secret, client.address);
+    const principal = this.deps.identity.fromSecret(this.deps, secret, client.address);
     if (!principal) return false;
     this.authenticated(client, principal, { kind: 'secret', secret });
     return true;
@@ -169,9 +169,14 @@ export class WsHub {
   private reauthenticate(client: WsClient, now: number): void {
     const { credential } = client;
     let principal: Principal | null = null;
-    if (credential.kind === 'secret') principal = authenticateSecret(this.deps, credential.secret, client.address);
-    else if (credential.kind === 'trusted' && client.address !== null && isTrustedAddress(this.deps, client.address))
-      principal = trustedPrincipal(this.deps, client.address);
+    if (credential.kind === 'secret')
+      principal = this.deps.identity.fromSecret(this.deps, credential.secret, client.address);
+    else if (
+      credential.kind === 'trusted' &&
+      client.address !== null &&
+      this.deps.identity.isTrusted(this.deps, client.address)
+    )
+      principal = this.deps.identity.trusted(this.deps, client.address);
     if (!principal) {
       this.refuse(client, 'the credential is no longer valid');
       return;

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../tests/helpers/app';
+import { PERMISSIONS, type Permission } from '../core/permissions';
 import type { AuthMeta } from '../http/auth';
 import { authenticateSecret } from '../modules/auth/service';
-import { PERMISSIONS, type Permission } from '../modules/roles/permissions';
 import { builtInRoleId } from '../modules/roles/service';
 import { EVENT_TYPES, TOPIC_NAMES, TOPIC_READS, topicOfEvent, topicPermission } from './topics';
 import type { WsSocket } from './ws-hub';

@@ -14,11 +14,11 @@
  */
 import type { ServerWebSocket } from 'bun';
 import { Elysia } from 'elysia';
+import type { Principal } from '../core/principal';
 import type { Deps } from '../deps';
 import type { AuthMeta } from '../http/auth';
+import { authenticate, credentialOf } from '../http/credential';
 import { forbidden } from '../http/errors';
-import type { Principal } from '../modules/auth/principal';
-import { authenticate, credentialOf } from '../modules/auth/service';
 import { type WsClient, type WsCredential, wsHubFor } from './ws-hub';
 import { originRefusal } from './ws-origin';
 

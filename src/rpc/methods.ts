@@ -5,10 +5,10 @@
  * session. Subscribing needs `schedule:read` (what the notifications carry) or the integration role,
  * and a credential limited to some subsystems subscribes only to their externalIds.
  */
+
+import { actsFor, can, type Principal } from '../core/principal';
+import { findSubsystem } from '../core/subsystems';
 import type { Deps } from '../deps';
-import { actsFor, can, type Principal } from '../modules/auth/principal';
-import { authenticateSecret, isTrustedAddress, trustedPrincipal } from '../modules/auth/service';
-import { findSubsystem } from '../modules/subsystems/lookup';
 import type { PushConnection } from './hub';
 import { errorLine, parseLine, RpcError, resultLine } from './protocol';
 
@@ -29,8 +29,8 @@ function currentPrincipal(deps: Deps, session: RpcSession): Principal | null {
   const { principal } = session;
   if (principal && (principal.expiresAt === null || principal.expiresAt > deps.clock.now())) return principal;
   session.principal = null;
-  if (session.address !== null && isTrustedAddress(deps, session.address)) {
-    return trustedPrincipal(deps, session.address);
+  if (session.address !== null && deps.identity.isTrusted(deps, session.address)) {
+    return deps.identity.trusted(deps, session.address);
   }
   return null;
 }
@@ -74,7 +74,7 @@ function authenticateWith(deps: Deps, session: RpcSession, params: unknown): tru
   if (typeof secret !== 'string' || secret === '' || secret.length > MAX_SECRET_LENGTH) {
     throw new RpcError('invalidParams', 'params must be ["<token>"]');
   }
-  const principal = authenticateSecret(deps, secret, session.address);
+  const principal = deps.identity.fromSecret(deps, secret, session.address);
   if (!principal) throw new RpcError('badCredential');
   session.principal = principal;
   return true;

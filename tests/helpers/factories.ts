@@ -1,5 +1,5 @@
 /** Factories: entities made directly through services, for tests whose subject is something else. */
-import type { BuiltInRoleName } from '../../src/modules/roles/permissions';
+import type { BuiltInRoleName } from '../../src/core/permissions';
 import { builtInRoleId } from '../../src/modules/roles/service';
 import { createAdminAccount, setRoleIds, type UserRow } from '../../src/modules/users/accounts';
 import type { TestApp } from './app';

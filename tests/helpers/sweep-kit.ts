@@ -4,10 +4,11 @@
  * signed-in user), real path parameters taken from the venue's own lists, the query variants of each
  * operation, and the checks of one answer.
  */
+
+import { BUILT_IN_ROLES, type Permission } from '../../src/core/permissions';
 import type { AuthMeta } from '../../src/http/auth';
 import { missingPermissionMessage } from '../../src/http/auth';
 import { ERROR_STATUS } from '../../src/http/errors';
-import { BUILT_IN_ROLES, type Permission } from '../../src/modules/roles/permissions';
 import type { CallOptions, CallResult, TestApp } from './app';
 import type { SchemaChecker } from './json-schema';
 import type { Venue } from './venue';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { auditEntries } from '../../../tests/helpers/app';
+import { putSettingGroup } from '../../core/settings';
 import { expireNotifications } from '../notifications/jobs';
-import { putSettingGroup } from '../settings/service';
 import { tickAlerts } from './jobs';
 import { alertsApp, at, T0 } from './test-support';
 

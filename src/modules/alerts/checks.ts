@@ -4,12 +4,13 @@
  * condition field is taken as absent (it is what a system rule or a rule whose variable was deleted
  * reads back), so the stored condition stays.
  */
+
+import { getSettingGroup } from '../../core/settings';
 import type { StoredAlertDestination } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, invalid } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
 import { getRole } from '../roles/service';
-import { getSettingGroup } from '../settings/service';
 import { findUserById, findUserByUsername } from '../users/accounts';
 import { getVariable, getVariableByRef } from '../variables/service';
 import { compileRegex } from './evaluate';

@@ -4,12 +4,13 @@
  * step sends. Everything is stored as it happens (incident, `notified`, `lastNotifiedAt`), so a
  * restart continues where it stopped and sends nothing twice.
  */
+
+import { writePlatformLog } from '../../core/platform-log';
+import { getSettingGroup } from '../../core/settings';
+import { findSubsystem } from '../../core/subsystems';
 import { alertIncidents } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { emit, transact } from '../../realtime/emit';
-import { writePlatformLog } from '../logs/write';
-import { getSettingGroup } from '../settings/service';
-import { findSubsystem } from '../subsystems/lookup';
 import { incidentEventData } from './mapper';
 import { clearNotice, type NoticeContext, sendNotice, sendRecoveryNotice } from './notices';
 import {

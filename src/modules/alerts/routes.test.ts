@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { auditEntries, rowCount } from '../../../tests/helpers/app';
-import { putSettingGroup } from '../settings/service';
+import { putSettingGroup } from '../../core/settings';
 import { alertsApp, errorBody, T0, validation } from './test-support';
 
 const alertAudit = (t: Parameters<typeof auditEntries>[0]) =>

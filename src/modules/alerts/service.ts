@@ -4,15 +4,15 @@
  * deleting closes its incidents without a recovery notice (rule 9).
  */
 import { and, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
+import { findSubsystem } from '../../core/subsystems';
 import { alertIncidents, alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
-import { findSubsystem } from '../subsystems/lookup';
 import { getVariableByRef } from '../variables/service';
 import { changedFields, ruleValues } from './checks';
 import { acknowledge, closeAll, closeIncident, isSnoozed, notifyUnnotified } from './engine';

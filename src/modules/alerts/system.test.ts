@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
+import { putSettingGroup } from '../../core/settings';
 import { emit } from '../../realtime/emit';
-import { putSettingGroup } from '../settings/service';
 import { ensureSystemRules } from './system';
 import { alertsApp, at } from './test-support';
 

@@ -6,10 +6,11 @@
  * (the schedule.run.missed records of one daemon start: one incident with their count, §11.6 rule 15).
  * `backup-failed`, `storage-low` and `license-expiry` exist but have no source in this build yet.
  */
+
+import { findSubsystem } from '../../core/subsystems';
 import { alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError } from '../../http/errors';
-import { findSubsystem } from '../subsystems/lookup';
 import { getWebhook } from '../webhooks/service';
 import { closeIncident, conditionCleared, fire } from './engine';
 import { type Criticality, SYSTEM_KINDS, type SystemKind } from './model';

@@ -2,11 +2,12 @@ import { Elysia } from 'elysia';
 import { iso, isoOrNull } from '../../clock';
 import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
+import { SESSION_COOKIE } from '../../http/credential';
 import { noContent } from '../../http/responses';
 import { findUserById } from '../users/accounts';
 import { userDto } from '../users/service';
 import { AuthModel } from './model';
-import { changeOwnPassword, login, logout, SESSION_COOKIE } from './service';
+import { changeOwnPassword, login, logout } from './service';
 
 const tags = ['auth'];
 

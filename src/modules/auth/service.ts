@@ -3,13 +3,15 @@
  * `isaac-token` header or the `session` cookie; `pms_…` is an API token, anything else a session.
  * A request with no credential from a trusted network acts as the `integration` role.
  */
-import type { Deps } from '../../deps';
+
+import { writePlatformLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
+import { trustedNetworks } from '../../core/settings';
+import type { Deps, Identity } from '../../deps';
 import { forbidden, rateLimited, unauthorized } from '../../http/errors';
 import { cidrContains } from '../../http/net';
 import { decodeOrNull } from '../../http/percent';
-import { writePlatformLog } from '../logs/write';
 import { builtInRoleId, grantsOf } from '../roles/service';
-import { trustedNetworks } from '../settings/service';
 import { TOKEN_PREFIX, useToken } from '../tokens/service';
 import {
   findUserById,
@@ -20,31 +22,8 @@ import {
   type UserRow,
 } from '../users/accounts';
 import { decoyHash, verifyPassword } from '../users/passwords';
-import type { Principal } from './principal';
 import { createSession, endSession, sessionExpiresAt, useSession } from './sessions';
 import { clearFailures, lockedForSeconds, recordFailure } from './throttle';
-
-export const SESSION_COOKIE = 'session';
-
-function cookieValue(header: string | null, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    // A malformed escape is a credential that matches nothing (401), not a fault.
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeOrNull(part.slice(eq + 1).trim());
-  }
-  return null;
-}
-
-/** The credential a request carries, if any. */
-export function credentialOf(request: Request): string | null {
-  const authorization = request.headers.get('authorization');
-  if (authorization) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    return m?.[1] ?? authorization.trim();
-  }
-  return request.headers.get('isaac-token')?.trim() || cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
-}
 
 function userPrincipal(
   deps: Deps,
@@ -128,18 +107,12 @@ export function trustedPrincipal(deps: Deps, address: string): Principal {
   };
 }
 
-/** Decides the caller; throws 401 for a credential that is unknown, expired or revoked. */
-export function authenticate(deps: Deps, request: Request): Principal | null {
-  const address = deps.remoteAddress(request);
-  const secret = credentialOf(request);
-  if (secret) {
-    const principal = authenticateSecret(deps, secret, address);
-    if (!principal) throw unauthorized('the credential is invalid or has expired');
-    return principal;
-  }
-  if (address === null || !isTrustedAddress(deps, address)) return null;
-  return trustedPrincipal(deps, address);
-}
+/** The front doors' view of authentication (core/principal.ts `Identity`), built from this module. */
+export const identity: Identity = {
+  fromSecret: authenticateSecret,
+  isTrusted: isTrustedAddress,
+  trusted: trustedPrincipal,
+};
 
 const BAD_LOGIN = 'unknown username or wrong password';
 

@@ -4,10 +4,10 @@
  * Last use is written at most once a minute, so a busy console costs no write per request.
  */
 import { eq, lt, or } from 'drizzle-orm';
+import { getSettingGroup } from '../../core/settings';
 import { randomSecret, sha256Hex } from '../../crypto';
 import { sessions } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { getSettingGroup } from '../settings/service';
 
 export type SessionRow = typeof sessions.$inferSelect;
 

@@ -9,10 +9,10 @@ import { describe, expect, it } from 'bun:test';
 import { makeTestApp, recordEvents, type TestApp } from '../../../tests/helpers/app';
 import { errorBody } from '../../../tests/helpers/errors';
 import { makeUser, signIn } from '../../../tests/helpers/factories';
-import { PERMISSIONS, type Permission } from '../roles/permissions';
+import { PERMISSIONS, type Permission } from '../../core/permissions';
+import { systemPrincipal } from '../../core/principal';
 import { builtInRoleId, createRole } from '../roles/service';
 import { createToken } from '../tokens/service';
-import { systemPrincipal } from './principal';
 
 const PREFIXES = ['/api/v1/users', '/api/v1/roles', '/api/v1/tokens'];
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../../tests/helpers/app';
 import { errorBody } from '../../../tests/helpers/errors';
 import { makeUser } from '../../../tests/helpers/factories';
-import { putSettingGroup } from '../settings/service';
+import { putSettingGroup } from '../../core/settings';
 import { lockedForSeconds, MAX_KEYS, recordFailure, throttleSize } from './throttle';
 
 /** Budgets from the settings (defaults: 20 failures per address in 15 minutes). */

@@ -8,9 +8,10 @@
  * Kept in memory: a restart forgives, which costs an attacker a reboot of the appliance. Each table
  * keeps at most MAX_KEYS keys: when full, expired keys go first, then the oldest quarter (forgiven early).
  */
+
+import { rateLimitSettings } from '../../core/settings';
 import type { Deps } from '../../deps';
 import { makeRoom } from '../../http/bounded';
-import { rateLimitSettings } from '../settings/service';
 
 export const MAX_FAILURES = 5;
 export const WINDOW_MS = 15 * 60_000;

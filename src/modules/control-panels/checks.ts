@@ -1,10 +1,11 @@
 /** The field rules of §2 that a schema cannot say; each throws the one validation error. */
+
+import { type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import type { PanelScale } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { unique } from '../../http/fields';
 import { roleExists } from '../roles/service';
-import { type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { ControlPanelWrite } from './model';
 
 const MAX_URL = 2048;

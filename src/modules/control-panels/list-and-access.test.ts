@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
-import { systemPrincipal } from '../auth/principal';
-import type { Permission } from '../roles/permissions';
+import type { Permission } from '../../core/permissions';
+import { systemPrincipal } from '../../core/principal';
 import { builtInRoleId, createRole } from '../roles/service';
 import { createToken } from '../tokens/service';
 import { errorBody, panelApp } from './test-support';

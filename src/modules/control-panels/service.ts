@@ -8,14 +8,14 @@
  * available panels they may open (rule 4).
  */
 import { and, eq } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import { can, type Principal, requireOwnWrite, requirePermission } from '../../core/principal';
 import { controlPanels } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { can, type Principal, requireOwnWrite, requirePermission } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import { openablePanelIds, panelsByIds, selectPanelDtos } from './access';
 import type { ControlPanelRow } from './mapper';
 import type { ControlPanelDto, ControlPanelListFilter, PanelLocationName } from './model';

@@ -3,14 +3,14 @@
  * copies a registered panel hands down to its available panels (rule 3).
  */
 import { and, eq } from 'drizzle-orm';
+import { can, type Principal, requireOwnWrite, requirePermission } from '../../core/principal';
+import type { SubsystemRow } from '../../core/subsystems';
 import type { DbOrTx } from '../../db/client';
 import { controlPanels } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, invalid, notFound } from '../../http/errors';
 import { cleanName } from '../../http/fields';
 import { transact } from '../../realtime/emit';
-import { can, type Principal, requireOwnWrite, requirePermission } from '../auth/principal';
-import type { SubsystemRow } from '../subsystems/lookup';
 import { connectionOf, requireIframeUrl, rolesOf, scaleOf, subsystemOf } from './checks';
 import type { ControlPanelRow } from './mapper';
 import type { ControlPanelDto, ControlPanelWrite, PanelLocationName } from './model';

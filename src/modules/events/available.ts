@@ -5,12 +5,12 @@
  * `event.updated` for each event whose flag changed.
  */
 import { and, eq, inArray } from 'drizzle-orm';
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { requireSubsystem } from '../../core/subsystems';
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
-import { requireSubsystem } from '../subsystems/lookup';
 import type { EventDto } from './model';
 import { announce, eventDto } from './service';
 

@@ -1,15 +1,15 @@
 /** Events (§5), the read side and the look-ups the writes share. */
 import { and, asc, count, eq, or, type SQL, sql } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
+import { requireSubsystem } from '../../core/subsystems';
 import { events, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { emit } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import { scheduledItemCounts } from '../schedule/usage';
-import { requireSubsystem } from '../subsystems/lookup';
 import { type EventRow, toEventDto } from './mapper';
 import type { EventDto, EventListQuery } from './model';
 

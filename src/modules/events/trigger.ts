@@ -4,12 +4,12 @@
  */
 import { eq } from 'drizzle-orm';
 import { iso } from '../../clock';
+import { writeAuditLog, writePlatformLog } from '../../core/platform-log';
+import { type Principal, requireOwnWrite } from '../../core/principal';
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
-import { writeAuditLog, writePlatformLog } from '../logs/write';
 import { eventDto, eventRow } from './service';
 
 export interface Triggered {

@@ -4,13 +4,13 @@
  * credentials only touch events of their own subsystems (§0.3).
  */
 import { eq } from 'drizzle-orm';
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { cleanName, isExternalRef, mergeMetadata } from '../../http/fields';
 import { transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
-import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { EventRow } from './mapper';
 import type { EventDto, EventWrite } from './model';
 import { announce, eventDto, eventRow, eventRowByRef, findEventByRef } from './service';

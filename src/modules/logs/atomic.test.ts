@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { rowCount } from '../../../tests/helpers/app';
+import { writePlatformLog } from '../../core/platform-log';
 import { logsApp as setup } from './test-support';
-import { writePlatformLog } from './write';
 
 /** Makes queueing a delivery of one event type fail, as a full disk or a broken outbox would. */
 function breakOutbox(sqlite: { run(sql: string): unknown }, eventType: string) {

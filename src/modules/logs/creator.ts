@@ -2,10 +2,11 @@
  * Who a posted entry is from (§9 `createdBy`, `createdByType`, `displayName`, subsystem fields):
  * the caller by default, or what the body names.
  */
+
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { findSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
-import { type Principal, requireOwnWrite } from '../auth/principal';
-import { findSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import { getToken } from '../tokens/service';
 import { findUserById } from '../users/accounts';
 import type { LogCreate } from './model';

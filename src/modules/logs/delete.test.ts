@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
+import { writePlatformLog } from '../../core/platform-log';
 import { errorBody, logsApp as setup } from './test-support';
-import { writePlatformLog } from './write';
 
 describe('PUT and PATCH /logs/:id', () => {
   it.each(['PUT', 'PATCH'])('%s answers 405 with Allow and changes nothing', async (method) => {

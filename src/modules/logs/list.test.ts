@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
+import { writePlatformLog } from '../../core/platform-log';
 import { errorBody, logsApp as setup } from './test-support';
-import { writePlatformLog } from './write';
 
 describe('GET /logs', () => {
   async function seeded() {

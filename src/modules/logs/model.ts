@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { EntityMeta } from '../../http/entity';
+import { LogDtoModel } from '../../core/log-entry';
 import { SubsystemNameFields } from '../../http/fields';
 
 export const SEVERITIES = ['debug', 'info', 'warning', 'error', 'critical'] as const;
@@ -17,25 +17,6 @@ export const LogPageQuery = {
 };
 
 export const PAGE_RULES = { page: PAGE_RULE, perPage: PER_PAGE_RULE };
-
-const Time = t.String({ format: 'date-time' });
-
-const LogDtoModel = t.Object({
-  ...EntityMeta,
-  key: t.String(),
-  value: t.String(),
-  severity: t.String(),
-  category: t.String(),
-  createdBy: t.Union([t.String(), t.Null()]),
-  createdByType: t.Union([t.String(), t.Null()]),
-  tags: t.Array(t.String()),
-  subsystemId: t.Union([t.Integer(), t.Null()]),
-  subsystemExternalId: t.Union([t.String(), t.Null()]),
-  host: t.Union([t.String(), t.Null()]),
-  time: Time,
-  displayName: t.Union([t.String(), t.Null()]),
-  postedBy: t.Union([t.String(), t.Null()]),
-});
 
 /** §0.2 tags: an array of 1–64 character strings (at most 50), or a comma-separated string. */
 export const Tags = t.Union(
@@ -85,7 +66,6 @@ export const LogModel = {
   purgeQuery: t.Object({ before: t.Optional(t.String()) }),
 };
 
-export type LogDto = typeof LogModel.dto.static;
 export type LogCreate = typeof LogModel.create.static;
 export type LogListQuery = typeof LogModel.listQuery.static;
 export type LogPage = typeof LogModel.page.static;

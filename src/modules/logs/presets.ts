@@ -6,6 +6,7 @@
  */
 import { asc, eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
+import { type Principal, requirePermission } from '../../core/principal';
 import { logPresets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
@@ -13,7 +14,6 @@ import { forbidden, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { type Principal, requirePermission } from '../auth/principal';
 import type { PresetDto, PresetWrite } from './preset-model';
 import { tagsOf } from './tags';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'bun:test';
-import { putSettingGroup } from '../settings/service';
+import { writePlatformLog } from '../../core/platform-log';
+import { putSettingGroup } from '../../core/settings';
 import { applyLogRetention } from './retention';
 import { logsApp as setup } from './test-support';
-import { writePlatformLog } from './write';
 
 const DAY = 24 * 60 * 60 * 1000;
 

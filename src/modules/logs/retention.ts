@@ -4,9 +4,9 @@
  * `logs.auditRetentionDays`. Run daily by the job in jobs.ts.
  */
 import { and, desc, inArray, lt, sql } from 'drizzle-orm';
+import { getSettingGroup } from '../../core/settings';
 import { logs } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { getSettingGroup } from '../settings/service';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ROUTINE = ['activity', 'system'];

@@ -4,6 +4,8 @@
  */
 import { and, asc, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { iso } from '../../clock';
+import { writeAuditLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
 import { logScenarioRuns, logScenarios } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
@@ -11,7 +13,6 @@ import { invalid, notFound } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
 import { logPageOf, pageTotals, timeParam } from './paging';
 import type {
   ScenarioDto,
@@ -22,7 +23,6 @@ import type {
   ScenarioRunQuery,
   ScenarioWrite,
 } from './scenario-model';
-import { writeAuditLog } from './write';
 
 type ScenarioRow = typeof logScenarios.$inferSelect;
 type RunRow = typeof logScenarioRuns.$inferSelect;

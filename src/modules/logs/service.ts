@@ -3,18 +3,18 @@
  * reading one, and removing `activity` entries (one, or all older than a time).
  */
 import { and, count, desc, eq, gte, inArray, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import { type LogDto, type LogRow, toLogDto } from '../../core/log-entry';
+import { writeAuditLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
 import { logs } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, badRequest, conflict, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
 import { creatorOf } from './creator';
-import { type LogRow, toLogDto } from './mapper';
-import { type LogCreate, type LogDto, type LogListQuery, type LogPage, MAX_VALUE, SEVERITIES } from './model';
+import { type LogCreate, type LogListQuery, type LogPage, MAX_VALUE, SEVERITIES } from './model';
 import { likePattern, logPageOf, pageTotals, timeParam } from './paging';
 import { tagsOf } from './tags';
-import { writeAuditLog } from './write';
 
 type Severity = (typeof SEVERITIES)[number];
 const SEVERITY_RULE = `must be one of: ${SEVERITIES.join(', ')}`;

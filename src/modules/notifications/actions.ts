@@ -5,14 +5,14 @@
  * (the alerts module reacts to `notification.action`).
  */
 import { eq } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
 import { notifications, type StoredNotificationAction } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, conflict, invalid } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
 import { eventRow } from '../events/service';
 import { triggerEvent } from '../events/trigger';
-import { writeAuditLog } from '../logs/write';
 import { getVariable } from '../variables/service';
 import { setVariableValueAsUser } from '../variables/value-service';
 import { clearRow } from './clear';

@@ -3,12 +3,12 @@
  * `notification.cleared` only when something was shown. Also removal of a cleared notification.
  */
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
 import { notifications, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import type { NotificationClear, NotificationDto } from './model';
 import { emitCleared, eventData, findByKey, notificationDto, visibleRow, visibleWhere } from './service';
 

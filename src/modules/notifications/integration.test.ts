@@ -20,7 +20,7 @@ describe('the integration role shows notifications about its own subsystems', ()
     const own = t.tokenWith([], [t.media._id]);
     const { builtInRoleId } = await import('../roles/service');
     const { createToken } = await import('../tokens/service');
-    const { systemPrincipal } = await import('../auth/principal');
+    const { systemPrincipal } = await import('../../core/principal');
     const limited =
       createToken(t.deps, systemPrincipal(), {
         displayName: 'media only',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
+import { putSettingGroup } from '../../core/settings';
 import { notifications } from '../../db/schema';
-import { putSettingGroup } from '../settings/service';
 import { applyNotificationRetention, expireNotifications, MAX_STORED } from './jobs';
 import { at, notificationsApp as setup } from './test-support';
 

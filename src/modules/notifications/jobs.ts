@@ -4,9 +4,9 @@
  * 10000 stored, the oldest cleared removed first; shown ones are never removed).
  */
 import { and, asc, count, eq, inArray, isNotNull, lt, lte } from 'drizzle-orm';
+import { getSettingGroup } from '../../core/settings';
 import { notifications } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { getSettingGroup } from '../settings/service';
 import { clearRow } from './clear';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

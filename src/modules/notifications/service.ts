@@ -3,13 +3,13 @@
  * the look-ups, and the events every change emits.
  */
 import { and, count, desc, eq, gte, inArray, isNotNull, or, type SQL, sql } from 'drizzle-orm';
+import { actsFor, can, type Principal } from '../../core/principal';
 import { notifications, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { emit } from '../../realtime/emit';
-import { actsFor, can, type Principal } from '../auth/principal';
 import { type NotificationRow, toNotificationDto } from './mapper';
 import { type NotificationDto, type NotificationListQuery, severityOf } from './model';
 

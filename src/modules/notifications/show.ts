@@ -4,14 +4,14 @@
  * `showNotification`; the platform's own notifications (rule 4) through `raiseNotification`.
  */
 import { eq } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import { can, type Principal, requireOwnWrite } from '../../core/principal';
+import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { notifications, type StoredNotificationAction } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, invalid } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
-import { can, type Principal, requireOwnWrite } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import { roleExists } from '../roles/service';
-import { requireSubsystem, type SubsystemRow } from '../subsystems/lookup';
 import { checkActions } from './actions';
 import type { NotificationRow } from './mapper';
 import {

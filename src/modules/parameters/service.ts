@@ -1,13 +1,13 @@
 /** Parameters (§6), the read side and the look-ups the writes and presets share. */
 import { and, asc, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
 import { parameters, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { emit } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import { type ParameterRow, toParameterDto } from './mapper';
 import type { ParameterDto, ParameterListQuery } from './model';
 

@@ -1,7 +1,7 @@
 /** Shared set-up for the parameter and preset HTTP tests. */
 import { addSubsystem, makeTestApp, recordEvents, rowCount } from '../../../tests/helpers/app';
 import type { Config } from '../../config';
-import { systemPrincipal } from '../auth/principal';
+import { systemPrincipal } from '../../core/principal';
 import { builtInRoleId } from '../roles/service';
 import { createToken } from '../tokens/service';
 

@@ -3,14 +3,14 @@
  * one `setParameters` heartbeat message per request for the owning subsystem.
  */
 import { eq } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { requireSubsystem } from '../../core/subsystems';
 import { parameters } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import { queueMessage } from '../subsystems/actions';
-import { requireSubsystem } from '../subsystems/lookup';
 import type { ParameterRow } from './mapper';
 import type { ParameterDto } from './model';
 import { requireFit, valueText } from './rules';

@@ -5,15 +5,15 @@
  * integration caller reports is its subsystem's own and is not sent back (rule 3).
  */
 import { eq } from 'drizzle-orm';
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { parameters } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
 import { transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
 import { findPlayable } from '../playables/lookup';
 import { presetsUsing, removeParameterFromPresets } from '../presets/service';
-import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { ParameterRow } from './mapper';
 import type { ParameterDto, ParameterWrite } from './model';
 import { checkShape, requireFit, valueText } from './rules';

@@ -1,9 +1,9 @@
 /** The field rules of §14 that a schema cannot say; each throws the one validation error. */
 import { and, eq } from 'drizzle-orm';
+import { type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { playables, type TemplatePath } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import { type PlayableRow, playableRowById } from './lookup';
 import type { PlayableWrite } from './model';
 

@@ -3,11 +3,11 @@
  * from them): by `_id`, or by subsystem (`_id` or externalId) and externalRef.
  */
 import { and, eq } from 'drizzle-orm';
+import { findSubsystem } from '../../core/subsystems';
 import { playables, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
 import { upcomingPlayableIds } from '../schedule/usage';
-import { findSubsystem } from '../subsystems/lookup';
 import { type PlayableRow, toInstantPlayable, toPlayableDto } from './mapper';
 import type { InstantPlayable, PlayableDto } from './model';
 

@@ -3,15 +3,15 @@
  * Instances, orphans, copying to players and instant play come with cms-media and the schedule.
  */
 import { and, asc, eq, type SQL } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { findSubsystem } from '../../core/subsystems';
 import { playables, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, notFound } from '../../http/errors';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import { upcomingPlayableIds } from '../schedule/usage';
-import { findSubsystem } from '../subsystems/lookup';
 import { findPlayableByRef, type PlayableRow, playableDto, playableRowById } from './lookup';
 import { toPlayableDto } from './mapper';
 import type { PlayableDto, PlayableListQuery } from './model';

@@ -3,12 +3,12 @@
  * externalRef, and updates by `{id}`. Integration callers write only their own subsystems' playables.
  */
 import { eq } from 'drizzle-orm';
+import { type Principal, requireOwnWrite } from '../../core/principal';
 import { playables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { cleanName, mergeMetadata } from '../../http/fields';
 import { transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
 import { objectsOf, subsystemOf, templatePathOf, thumbOf, typeOf } from './checks';
 import { type PlayableRow, playableDto, playableEventDto, playableRowById, playableRowByRef } from './lookup';
 import type { PlayableDto, PlayableWrite } from './model';

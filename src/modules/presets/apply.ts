@@ -7,15 +7,15 @@
  */
 import { eq } from 'drizzle-orm';
 import { iso } from '../../clock';
+import { writeAuditLog } from '../../core/platform-log';
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { requireSubsystem } from '../../core/subsystems';
 import { presets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import { misfit, parameterRows } from '../parameters/service';
 import { announceValues, queueSetParameters, storeValues, type ValueWrite } from '../parameters/values';
-import { requireSubsystem } from '../subsystems/lookup';
 import type { AppliedPresetDto } from './model';
 import { entriesOf, presetRow } from './service';
 

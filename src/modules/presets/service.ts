@@ -1,13 +1,13 @@
 /** Presets (§6), the read side and the look-ups the writes, apply and parameter deletes share. */
 import { and, asc, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
 import { presetEntries, presets, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import { parameterRows } from '../parameters/service';
 import { type PresetRow, toPresetDto } from './mapper';
 import type { PresetDto, PresetEntryDto, PresetListQuery } from './model';

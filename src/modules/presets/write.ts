@@ -4,15 +4,15 @@
  * Every entry names a parameter of the preset's own subsystem and carries a value that fits it.
  */
 import { eq } from 'drizzle-orm';
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { presetEntries, presets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
 import { transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
 import { misfit, resolveParameter } from '../parameters/service';
 import { valueInput } from '../parameters/values';
-import { type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import type { PresetDto, PresetWrite } from './model';
 import { announcePreset, entriesOf, findPresetByRef, type PresetRow, presetDto, presetRow } from './service';
 

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
+import { PERMISSIONS } from '../../core/permissions';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName } from '../../http/fields';
-import { PERMISSIONS } from './permissions';
 
 const PermissionName = t.String({ minLength: 1, maxLength: 64 });
 

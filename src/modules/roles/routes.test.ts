@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { auditEntries, makeTestApp } from '../../../tests/helpers/app';
 import { errorBody } from '../../../tests/helpers/errors';
-import { PERMISSIONS } from './permissions';
+import { PERMISSIONS } from '../../core/permissions';
 
 describe('roles', () => {
   it('lists the built-in roles; admin holds every permission', async () => {

@@ -7,17 +7,23 @@
  * `roles:write` holder could strip or reshape a role that more powerful accounts rely on.
  */
 import { count, eq } from 'drizzle-orm';
+import {
+  BUILT_IN_ROLES,
+  type BuiltInRoleName,
+  isPermission,
+  PERMISSIONS,
+  type Permission,
+} from '../../core/permissions';
+import { writeAuditLog } from '../../core/platform-log';
+import { type Principal, requireCovers } from '../../core/principal';
 import { roles, tokens, userRoles, userTemplates } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { type Principal, requireCovers } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import { toRoleDto } from './mapper';
 import type { RoleCreate, RoleDto, RoleUpdate } from './model';
-import { BUILT_IN_ROLES, type BuiltInRoleName, isPermission, PERMISSIONS, type Permission } from './permissions';
 
 export type RoleRow = typeof roles.$inferSelect;
 

@@ -1,11 +1,11 @@
 /** Blocks (§11.4): reusable timed sequences placed as one scheduled item. */
 import { and, asc, eq } from 'drizzle-orm';
+import type { Principal } from '../../core/principal';
 import { type StoredBlockItem, scheduleBlocks, scheduledItems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
-import type { Principal } from '../auth/principal';
 import { toBlockDto } from './blocks-mapper';
 import type { BlockCreate, BlockDto, BlockUpdate } from './blocks-model';
 import { MAX_BLOCK_DEPTH } from './engine/expand';

@@ -1,11 +1,11 @@
 /** Calendars (§11.2): groups of scheduled items with a default priority and closed dates. */
 import { and, asc, count, eq, ne } from 'drizzle-orm';
+import type { Principal } from '../../core/principal';
 import { type ClosedDates, scheduleCalendars, scheduledItems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
-import type { Principal } from '../auth/principal';
 import { type CalendarRow, toCalendarDto } from './calendars-mapper';
 import type { CalendarCreate, CalendarDto, CalendarUpdate } from './calendars-model';
 import { isLocalDate } from './engine/tz';

@@ -3,10 +3,10 @@
  * joins the series' `exclusions`. The body is `{date, …changed fields}` applied to the one-off.
  */
 import { eq } from 'drizzle-orm';
+import type { Principal } from '../../core/principal';
 import { scheduledItems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import type { Principal } from '../auth/principal';
 import { calendarRow } from './calendars';
 import { isOccurrenceDate } from './engine/recurrence';
 import { formatNaive, parseNaive } from './engine/tz';

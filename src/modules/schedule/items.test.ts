@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { auditEntries, rowCount } from '../../../tests/helpers/app';
-import { putTimezone } from '../settings/service';
+import { putTimezone } from '../../core/settings';
 import { errorBody, scheduleApp, validation } from './routes-test-support';
 
 describe('scheduled items (§11.2)', () => {

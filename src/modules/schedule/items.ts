@@ -1,11 +1,11 @@
 /** Scheduled items (§11.2): the definitions, under their calendar and at `/schedules`. */
 import { and, asc, eq, type SQL } from 'drizzle-orm';
+import type { Principal } from '../../core/principal';
 import { scheduledItems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
-import type { Principal } from '../auth/principal';
 import { calendarRow } from './calendars';
 import { nextOccurrence } from './engine/recurrence';
 import { type ItemRow, toItemDto } from './items-mapper';

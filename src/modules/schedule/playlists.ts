@@ -1,11 +1,11 @@
 /** Playlists (§11.3): entries played in order, looping until the occurrence ends by default. */
 import { and, asc, eq, ne } from 'drizzle-orm';
+import type { Principal } from '../../core/principal';
 import { type StoredPlaylistEntry, scheduleBlocks, scheduledItems, schedulePlaylists } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
-import type { Principal } from '../auth/principal';
 import { type EntryTarget, toPlaylistDto } from './playlists-mapper';
 import type { PlaylistCreate, PlaylistDto, PlaylistUpdate } from './playlists-model';
 import { type LoadedSchedule, loadSchedule, type PlaylistRow } from './snapshot';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { putTimezone } from '../settings/service';
+import { putTimezone } from '../../core/settings';
 import { dailyShow, errorBody, scheduleApp } from './routes-test-support';
 
 describe('GET /schedule (§11.5)', () => {

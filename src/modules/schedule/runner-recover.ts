@@ -5,10 +5,10 @@
  * is recorded `missed` with a system log entry and `schedule.run.missed`.
  */
 import { iso } from '../../clock';
+import { writePlatformLog } from '../../core/platform-log';
+import { getSettingGroup } from '../../core/settings';
 import type { Deps } from '../../deps';
 import { emit, transact } from '../../realtime/emit';
-import { writePlatformLog } from '../logs/write';
-import { getSettingGroup } from '../settings/service';
 import { resolveWindow } from './engine/resolve';
 import { playKey, runnerState, runScheduleTick } from './runner';
 import { plannedThrough, recordRun } from './runs';

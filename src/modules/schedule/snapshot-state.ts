@@ -7,12 +7,12 @@
  */
 import { sql } from 'drizzle-orm';
 import { iso } from '../../clock';
+import { writeAuditLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
+import { getTimezone } from '../../core/settings';
 import { scheduleBlocks, scheduleCalendars, scheduledItems, schedulePlaylists, scheduleZones } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
-import { getTimezone } from '../settings/service';
 
 export interface ScheduleState {
   version: number;

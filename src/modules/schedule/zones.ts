@@ -1,13 +1,13 @@
 /** Zones (§11.1): timelines the schedule's playable items compete in. Zone 1 is built in. */
 import { and, asc, eq, ne } from 'drizzle-orm';
+import type { Principal } from '../../core/principal';
+import { findSubsystem } from '../../core/subsystems';
 import { scheduleBlocks, scheduleCalendars, scheduledItems, scheduleZones } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { badRequest, conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
-import { findSubsystem } from '../subsystems/lookup';
 import { announceScheduleWrite, markScheduleChanged, scheduleWrite } from './snapshot-state';
 import { toZoneDto, type ZoneRow } from './zones-mapper';
 import type { ZoneCreate, ZoneDto, ZoneUpdate } from './zones-model';

@@ -5,16 +5,16 @@
  * `setParameters`; playables: `forcePlay`, `previewPlay`).
  */
 import { and, asc, desc, eq, gte, inArray, lt, lte, ne } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { getSettingGroup } from '../../core/settings';
+import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { subsystemMessages, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import { findPlayable, toInstantPlayable } from '../playables/lookup';
-import { getSettingGroup } from '../settings/service';
-import { requireSubsystem, type SubsystemRow } from './lookup';
 import { type MessageRow, toActionMessage, toDeliveredMessage, toQueuedAction } from './mapper';
 import type { ActionMessageDto, ActionRequest, DeliveredMessageDto, QueuedActionDto } from './model';
 

@@ -13,10 +13,10 @@
  */
 
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { writePlatformLog } from '../../core/platform-log';
 import { type HealthCheck, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { hostAsUrl, pinnedTarget, resolveAll } from '../../http/net';
-import { writePlatformLog } from '../logs/write';
 
 export interface HealthProbe {
   /** `host`: the Host header when `url` names the checked address instead of the name. */

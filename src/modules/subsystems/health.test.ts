@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { putSettingGroup } from '../settings/service';
+import { putSettingGroup } from '../../core/settings';
 import { restarted, subsystemApp as setup } from './test-support';
 
 const T0 = '2026-01-15T12:00:00.000Z';

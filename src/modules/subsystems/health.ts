@@ -9,14 +9,14 @@
  */
 import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
+import { writePlatformLog } from '../../core/platform-log';
+import { getSettingGroup } from '../../core/settings';
+import type { SubsystemRow } from '../../core/subsystems';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { unlessDiskFull } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
-import { writePlatformLog } from '../logs/write';
-import { getSettingGroup } from '../settings/service';
 import { setPlatformValue } from '../variables/platform';
-import type { SubsystemRow } from './lookup';
 
 export type HealthStatus = 'unknown' | 'online' | 'offline' | 'disabled';
 

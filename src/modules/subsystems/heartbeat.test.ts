@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
-import { systemPrincipal } from '../auth/principal';
+import { systemPrincipal } from '../../core/principal';
+import { putSettingGroup } from '../../core/settings';
 import { builtInRoleId } from '../roles/service';
-import { putSettingGroup } from '../settings/service';
 import { createToken } from '../tokens/service';
 import { queueMessage, sweepExpiredMessages } from './actions';
 import { errorBody, restarted, subsystemApp as setup } from './test-support';

@@ -6,13 +6,13 @@
 import { isIP } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { unlessDiskFull } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite } from '../auth/principal';
 import { collectMessages } from './actions';
-import { requireSubsystem, type SubsystemRow } from './lookup';
 import type { HeartbeatAnswer } from './model';
 
 /** An IPv4 address written as IPv6 (`::ffff:10.0.0.5`, as dual-stack sockets report it) in its IPv4 form. */

@@ -1,8 +1,8 @@
 import { iso, isoOrNull } from '../../clock';
+import type { SubsystemRow } from '../../core/subsystems';
 import type { subsystemMessages } from '../../db/schema';
 import { entityMeta } from '../../http/entity';
 import type { HealthStatus, LiveHealth } from './health';
-import type { SubsystemRow } from './lookup';
 import type { ActionMessageDto, DeliveredMessageDto, QueuedActionDto, SubsystemDto } from './model';
 
 export type MessageRow = typeof subsystemMessages.$inferSelect;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { putSettingGroup } from '../settings/service';
+import { putSettingGroup } from '../../core/settings';
 import { errorBody, subsystemApp as setup, validation } from './test-support';
 
 describe('POST /subsystems', () => {

@@ -1,10 +1,10 @@
 /** The field rules of a subsystem body (§0.2, §3), shared by the upsert and the update by `{id}`. */
 import { isIP } from 'node:net';
+import type { SubsystemRow } from '../../core/subsystems';
 import type { HealthCheck } from '../../db/schema';
 import { invalid } from '../../http/errors';
 import { cleanName, mergeMetadata } from '../../http/fields';
 import { addressAllowed, hostAsUrl, literalAddress } from '../../http/net';
-import type { SubsystemRow } from './lookup';
 import type { SubsystemWrite } from './model';
 
 const MAX_GRACE_SECONDS = 86400;

@@ -4,6 +4,10 @@
  */
 import { asc, count, eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
+import { writeAuditLog } from '../../core/platform-log';
+import { type Principal, requireOwnWrite, systemPrincipal } from '../../core/principal';
+import { getSettingGroup } from '../../core/settings';
+import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import {
   controlPanels,
   events,
@@ -18,11 +22,7 @@ import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { type Principal, requireOwnWrite, systemPrincipal } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
-import { getSettingGroup } from '../settings/service';
 import { ensurePlatformVariables } from '../variables/platform';
-import { requireSubsystem, type SubsystemRow } from './lookup';
 import { toSubsystemDto } from './mapper';
 import type { SubsystemDto, SubsystemListQuery, SubsystemWrite } from './model';
 import { valuesOf, WRITABLE } from './rules';

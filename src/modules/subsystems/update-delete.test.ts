@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { auditEntries } from '../../../tests/helpers/app';
+import { putSettingGroup } from '../../core/settings';
 import { controlPanels, subsystemMessages } from '../../db/schema';
-import { putSettingGroup } from '../settings/service';
 import { errorBody, subsystemApp as setup, validation } from './test-support';
 
 describe('PUT and PATCH /subsystems/:id', () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'bun:test';
 import { addSubsystem, makeTestApp, recordEvents, type TestApp } from '../../../tests/helpers/app';
 import { errorBody, validationBody } from '../../../tests/helpers/errors';
-import { PERMISSIONS } from '../roles/permissions';
+import { PERMISSIONS } from '../../core/permissions';
 import { builtInRoleId } from '../roles/service';
 
 function storedTokens(t: TestApp): unknown[] {

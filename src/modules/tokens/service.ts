@@ -12,6 +12,9 @@
  * expired token can still be renamed or given a new future expiry. Only a different past time is 400.
  */
 import { asc, eq } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import { type Holdings, type Principal, requireCovers } from '../../core/principal';
+import { findSubsystem } from '../../core/subsystems';
 import { randomSecret, sha256Hex } from '../../crypto';
 import { tokens } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -19,10 +22,7 @@ import { invalid, notFound } from '../../http/errors';
 import { numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { type Holdings, type Principal, requireCovers } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
 import { assertGrantableRole, grantsOf } from '../roles/service';
-import { findSubsystem } from '../subsystems/lookup';
 import { toTokenDto } from './mapper';
 import type { TokenCreate, TokenDto, TokenUpdate } from './model';
 

@@ -4,15 +4,15 @@
  * through the foreign key).
  */
 import { and, asc, eq, ne } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
 import { userTemplates } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, metadataProblem, numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
 import { panelsByIds } from '../control-panels/access';
-import { writeAuditLog } from '../logs/write';
 import { assertGrantableRoles, builtInRoleId } from '../roles/service';
 import { toUserTemplateDto } from './mapper';
 import type { UserTemplateCreate, UserTemplateDto, UserTemplateUpdate } from './model';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { auditEntries, makeTestApp, type TestApp } from '../../../tests/helpers/app';
+import { PERMISSIONS } from '../../core/permissions';
 import type { BusEvent } from '../../realtime/bus';
-import { PERMISSIONS } from '../roles/permissions';
 import { availablePanel, errorBody, makeUser, PASSWORD, registeredPanel, roleId } from '../users/test-support';
 
 async function makeTemplate(h: TestApp, body: Record<string, unknown>) {

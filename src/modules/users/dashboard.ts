@@ -4,13 +4,13 @@
  * the hidden ones back where they were.
  */
 import { eq } from 'drizzle-orm';
+import type { Principal } from '../../core/principal';
 import { users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
 import { openablePanelIds, panelsByIds } from '../control-panels/access';
 import type { ControlPanelDto } from '../control-panels/model';
 import { grantsOf } from '../roles/service';

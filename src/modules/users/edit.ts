@@ -13,12 +13,12 @@
  * every permission of that role, so after the change the caller still holds all the user holds.
  */
 import { eq } from 'drizzle-orm';
+import { can, type Principal, requireCovers } from '../../core/principal';
 import { users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, forbidden, invalid } from '../../http/errors';
 import { unique } from '../../http/fields';
 import { emit, transact } from '../../realtime/emit';
-import { can, type Principal, requireCovers } from '../auth/principal';
 import { assertGrantableRoles, builtInRoleId, grantsOf } from '../roles/service';
 import { boolInput, checkPreferences, mergePreferences, templateForNewUser } from '../user-templates/service';
 import { endUserSessions, findUserByUsername, roleIdsOf, setRoleIds, type UserRow } from './accounts';

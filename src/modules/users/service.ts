@@ -11,16 +11,16 @@
  * password. A signed-in user holds exactly their own permissions, so self-service always passes.
  */
 import { asc, eq, sql } from 'drizzle-orm';
+import type { Permission } from '../../core/permissions';
+import { writeAuditLog } from '../../core/platform-log';
+import { can, type Principal, requireCovers } from '../../core/principal';
 import { userRoles, users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, forbidden, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { can, type Principal, requireCovers } from '../auth/principal';
 import { openablePanelIds, panelsByIds } from '../control-panels/access';
-import { writeAuditLog } from '../logs/write';
-import type { Permission } from '../roles/permissions';
 import { builtInRoleId, grantsOf } from '../roles/service';
 import { endUserSessions, findUserById, roleIdsOf, storePasswordHash, type UserRow } from './accounts';
 import { toUserDto } from './mapper';

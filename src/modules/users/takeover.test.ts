@@ -6,7 +6,7 @@ import { describe, expect, it } from 'bun:test';
 import { makeTestApp, type TestApp } from '../../../tests/helpers/app';
 import { errorBody } from '../../../tests/helpers/errors';
 import { makeUser, signIn } from '../../../tests/helpers/factories';
-import { systemPrincipal } from '../auth/principal';
+import { systemPrincipal } from '../../core/principal';
 import { builtInRoleId, createRole } from '../roles/service';
 import { setRoleIds } from './accounts';
 

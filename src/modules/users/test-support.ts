@@ -5,8 +5,8 @@
 import { expect } from 'bun:test';
 import type { TestApp } from '../../../tests/helpers/app';
 import { signIn as signInAs } from '../../../tests/helpers/factories';
+import type { BuiltInRoleName } from '../../core/permissions';
 import { controlPanels, subsystems } from '../../db/schema';
-import type { BuiltInRoleName } from '../roles/permissions';
 import { builtInRoleId } from '../roles/service';
 
 export { errorBody } from '../../../tests/helpers/errors';

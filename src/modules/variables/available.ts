@@ -5,11 +5,11 @@
  * job; `variable.updated` for each variable whose flag changed; the answer is the subsystem's variables.
  */
 import { and, eq, inArray } from 'drizzle-orm';
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { requireSubsystem } from '../../core/subsystems';
 import { variables } from '../../db/schema';
 import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
-import { type Principal, requireOwnWrite } from '../auth/principal';
-import { requireSubsystem } from '../subsystems/lookup';
 import { toVariableDto } from './mapper';
 import type { VariableDto } from './model';
 import { findVariable, forgetVariable, type LoadedVariable } from './repo';

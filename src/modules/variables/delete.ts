@@ -3,12 +3,12 @@
  * (cascade); composites drop them as inputs; platform-managed variables refuse (409).
  */
 import { eq, inArray } from 'drizzle-orm';
+import { type Principal, requireOwnWrite } from '../../core/principal';
 import { variables } from '../../db/schema';
 import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { badRequest, conflict } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { type Principal, requireOwnWrite } from '../auth/principal';
 import { compositeDependents, dropCompositeCache } from './composite';
 import { selectForDelete } from './list';
 import type { VariableFilters } from './model';

@@ -1,8 +1,9 @@
 /** The row values a write body sets (§4 field table), checked; absent fields are left out. */
+
+import type { Principal } from '../../core/principal';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
-import type { Principal } from '../auth/principal';
 import { compositeDefinitionOf } from './composite';
 import type { VariableWrite } from './model';
 import type { LoadedVariable, VariableRow } from './repo';

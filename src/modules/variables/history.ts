@@ -1,12 +1,12 @@
 /** Variable history (§4.1 `GET /variables/{id}/history`, rule 6 retention). */
 import { and, asc, between, desc, eq, sql } from 'drizzle-orm';
 import { iso } from '../../clock';
+import { getSettingGroup } from '../../core/settings';
 import { variableHistory } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { badRequest } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
-import { getSettingGroup } from '../settings/service';
 import type { HistoryQuery } from './model';
 import { requireVariable } from './repo';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { putSettingGroup } from '../settings/service';
+import { putSettingGroup } from '../../core/settings';
 import { purgeVariableHistory } from './history';
 import { ensurePlatformVariables, setPlatformValue } from './platform';
 import { errorBody, variableApp as setup } from './test-support';

@@ -3,14 +3,14 @@
  * as a writer job, so it is ordered with value writes and answered after its commit.
  */
 import { eq } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { variables } from '../../db/schema';
 import { type WriteScope, writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { type Principal, requireOwnWrite } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
-import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../subsystems/lookup';
 import { dropCompositeCache } from './composite';
 import { changedFields, PLATFORM_REFS, valuesOf, WRITABLE_FIELDS } from './fields';
 import { toVariableDto } from './mapper';

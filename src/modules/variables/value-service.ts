@@ -3,12 +3,13 @@
  * path. Checks that need no database run before the job; the job loads the row, applies the value
  * and builds the answer from what it already has.
  */
+
+import { type Principal, requireOwnWrite } from '../../core/principal';
+import { requireSubsystem } from '../../core/subsystems';
 import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { isExternalRef, numericId } from '../../http/fields';
-import { type Principal, requireOwnWrite } from '../auth/principal';
-import { requireSubsystem } from '../subsystems/lookup';
 import { toVariableDto, variableJson } from './mapper';
 import type { VariableDto } from './model';
 import { findVariableByRef, findVariablesByName, type LoadedVariable, loadForWrite } from './repo';

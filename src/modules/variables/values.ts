@@ -5,11 +5,11 @@
  * `lastValueUpdatedAt`.
  */
 import { iso } from '../../clock';
+import type { Principal } from '../../core/principal';
 import { logs } from '../../db/schema';
 import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
-import type { Principal } from '../auth/principal';
 import { compositeDependents, compositeValue } from './composite';
 import { evaluateHealth, type HealthFields, sameHealth } from './health';
 import { MAX_VALUE_LENGTH } from './model';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp, rowCount } from '../../../tests/helpers/app';
-import { writePlatformLog } from '../logs/write';
+import { writePlatformLog } from '../../core/platform-log';
 
 /** Makes queueing a delivery of one event type fail, as a full disk or a broken outbox would. */
 function breakOutbox(sqlite: { run(sql: string): unknown }, eventType: string) {

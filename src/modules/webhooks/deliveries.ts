@@ -1,6 +1,7 @@
 /** A webhook's delivery log (§10): list, redeliver by hand, and the test send. */
 import { and, count, desc, eq, gte, type SQL } from 'drizzle-orm';
 import { iso } from '../../clock';
+import type { Principal } from '../../core/principal';
 import { webhookDeliveries } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
@@ -8,7 +9,6 @@ import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { transact } from '../../realtime/emit';
 import { deliveryPayload, insertDelivery } from '../../realtime/outbox';
-import type { Principal } from '../auth/principal';
 import { kickDispatcher, sendNow, takeIn } from './dispatch';
 import { type DeliveryRow, toDeliveryDto } from './mapper';
 import type { DeliveryDto, DeliveryQuery } from './model';

@@ -4,6 +4,9 @@
  * create and rotate answers, never in an event, an audit entry or a log line.
  */
 import { asc, eq } from 'drizzle-orm';
+import { writeAuditLog } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
+import { findSubsystem } from '../../core/subsystems';
 import { webhooks } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
@@ -11,9 +14,6 @@ import { cleanName, numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { invalidateWebhookCache } from '../../realtime/outbox';
-import type { Principal } from '../auth/principal';
-import { writeAuditLog } from '../logs/write';
-import { findSubsystem } from '../subsystems/lookup';
 import { toWebhookDto, type WebhookRow } from './mapper';
 import type { WebhookCreate, WebhookDto, WebhookUpdate } from './model';
 import { checkEvents, checkTarget, checkUrl, mergeHeaders, secretOf } from './rules';

@@ -3,11 +3,11 @@
  * and `system` (daemon start and stop, migrations …). Each emits `log.created` with the entry.
  */
 
-import { logs } from '../../db/schema';
-import type { Deps } from '../../deps';
-import { emit, transact } from '../../realtime/emit';
-import type { Principal } from '../auth/principal';
-import { toLogDto } from './mapper';
+import { logs } from '../db/schema';
+import type { Deps } from '../deps';
+import { emit, transact } from '../realtime/emit';
+import { toLogDto } from './log-entry';
+import type { Principal } from './principal';
 
 export type PlatformCategory = 'security' | 'audit' | 'system';
 export type Severity = 'debug' | 'info' | 'warning' | 'error' | 'critical';

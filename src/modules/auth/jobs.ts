@@ -1,7 +1,7 @@
-/** Housekeeping the foundation owns: expired sessions leave the database hourly. */
-import type { Deps } from '../deps';
-import { purgeExpiredSessions } from '../modules/auth/sessions';
-import type { Scheduler } from './scheduler';
+/** What the auth module schedules: expired sessions leave the database hourly. */
+import type { Deps } from '../../deps';
+import type { Scheduler } from '../../jobs/scheduler';
+import { purgeExpiredSessions } from './sessions';
 
 export function scheduleHousekeeping(deps: Deps, scheduler: Scheduler): void {
   scheduler.add('sessions.purge', '0 17 * * * *', () => {

@@ -1,6 +1,6 @@
 /** Who is calling, decided once per request before its body is read. */
-import { forbidden } from '../../http/errors';
-import { INTEGRATION_WRITES, PERMISSIONS, type Permission } from '../roles/permissions';
+import { forbidden } from '../http/errors';
+import { INTEGRATION_WRITES, PERMISSIONS, type Permission } from './permissions';
 
 export interface Principal {
   via: 'session' | 'token' | 'trusted_network' | 'system';

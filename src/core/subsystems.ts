@@ -3,10 +3,10 @@
  * is the `_id` first, otherwise the `externalId`.
  */
 import { eq } from 'drizzle-orm';
-import { subsystems } from '../../db/schema';
-import type { Deps } from '../../deps';
-import { invalid, notFound } from '../../http/errors';
-import { numericId } from '../../http/fields';
+import { subsystems } from '../db/schema';
+import type { Deps } from '../deps';
+import { invalid, notFound } from '../http/errors';
+import { numericId } from '../http/fields';
 
 export type SubsystemRow = typeof subsystems.$inferSelect;
 

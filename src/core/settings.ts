@@ -4,10 +4,10 @@
  * issue) write through `putSettingGroup`, which drops the cache.
  */
 import { eq } from 'drizzle-orm';
-import { isBurst, type RateLimitSettings } from '../../config';
-import { settings } from '../../db/schema';
-import type { Deps } from '../../deps';
-import { type Cidr, parseCidr } from '../../http/net';
+import { isBurst, type RateLimitSettings } from '../config';
+import { settings } from '../db/schema';
+import type { Deps } from '../deps';
+import { type Cidr, parseCidr } from '../http/net';
 
 export interface SettingGroups {
   auth: { trustedNetworks: string[]; sessionIdleMinutes: number; sessionMaxDays: number };
