@@ -72,11 +72,9 @@ export function compositeDefinitionOf(deps: Deps, value: unknown, selfId: number
   return [fn, ...unique.map(String)];
 }
 
-const dependentsCache = new WeakMap<Deps, Map<number, number[]>>();
-
 /** Composite ids by input id. */
 export function compositeDependents(deps: Deps): Map<number, number[]> {
-  let map = dependentsCache.get(deps);
+  let map = deps.variables.compositeDependents;
   if (!map) {
     map = new Map();
     const rows = deps.db
@@ -92,14 +90,14 @@ export function compositeDependents(deps: Deps): Map<number, number[]> {
         else map.set(id, [row.id]);
       }
     }
-    dependentsCache.set(deps, map);
+    deps.variables.compositeDependents = map;
   }
   return map;
 }
 
 /** Called whenever a definition, a composite flag or a variable's existence changes. */
 export function dropCompositeCache(deps: Deps): void {
-  dependentsCache.delete(deps);
+  deps.variables.compositeDependents = null;
 }
 
 function numbers(values: string[]): number[] {

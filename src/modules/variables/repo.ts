@@ -7,15 +7,9 @@ import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import { variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
+import type { LoadedVariable, OwnerFields, VariableStatements } from './state';
 
-export type VariableRow = typeof variables.$inferSelect;
-
-/** A variable with its subsystem's externalId, displayName and type. */
-export type LoadedVariable = VariableRow & {
-  subsystemExternalId: string;
-  subsystemDisplayName: string;
-  subsystemType: string;
-};
+export type { LoadedVariable, VariableRow } from './state';
 
 /**
  * The subsystem fields come from correlated sub-selects: SQLite runs them as PK look-ups, several
@@ -32,7 +26,7 @@ export const loadedColumns = {
   subsystemType: sql<string>`(select type from subsystems where id = ${variables.subsystemId})`.as('subsystem_type'),
 };
 
-function prepare(deps: Deps) {
+function prepare(deps: Deps): VariableStatements {
   const base = () => deps.db.select(loadedColumns).from(variables);
   return {
     byId: base()
@@ -46,11 +40,9 @@ function prepare(deps: Deps) {
         ),
       )
       .prepare(),
-    /** The value write of the hot path: value, its time and the health it leads to, in one statement. */
     setValue: deps.sqlite.prepare(
       'UPDATE variables SET last_value = ?1, last_value_updated_at = ?2, updated_at = ?3, health_state = ?4, health_pending_state = ?5, health_pending_since = ?6 WHERE id = ?7',
     ) as Statement,
-    /** The same without the health columns (their index is left alone when health did not move). */
     setValueOnly: deps.sqlite.prepare(
       'UPDATE variables SET last_value = ?1, last_value_updated_at = ?2, updated_at = ?3 WHERE id = ?4',
     ) as Statement,
@@ -63,15 +55,10 @@ function prepare(deps: Deps) {
   };
 }
 
-const prepared = new WeakMap<Deps, ReturnType<typeof prepare>>();
-
-export function statements(deps: Deps): ReturnType<typeof prepare> {
-  let s = prepared.get(deps);
-  if (!s) {
-    s = prepare(deps);
-    prepared.set(deps, s);
-  }
-  return s;
+/** The value path's statements, prepared on first use and kept in `deps.variables`. */
+export function statements(deps: Deps): VariableStatements {
+  deps.variables.statements ??= prepare(deps);
+  return deps.variables.statements;
 }
 
 export function findVariable(deps: Deps, id: number): LoadedVariable | undefined {
@@ -89,20 +76,9 @@ export function findVariableByRef(deps: Deps, subsystemId: number, ref: string):
  * displayName, type) are cached too and dropped when the bus says the subsystem changed or went;
  * a row deleted behind our back (subsystem cascade) shows as an UPDATE that changed nothing.
  */
-const rowCaches = new WeakMap<Deps, Map<number, LoadedVariable>>();
-
-function rowCache(deps: Deps): Map<number, LoadedVariable> {
-  let cache = rowCaches.get(deps);
-  if (!cache) {
-    cache = new Map();
-    rowCaches.set(deps, cache);
-  }
-  return cache;
-}
-
 /** The row a value write starts from. */
 export function loadForWrite(deps: Deps, id: number): LoadedVariable | undefined {
-  const cache = rowCache(deps);
+  const cache = deps.variables.rows;
   const row = cache.get(id);
   if (!row) {
     const loaded = findVariable(deps, id);
@@ -120,25 +96,17 @@ export function loadForWrite(deps: Deps, id: number): LoadedVariable | undefined
   return row;
 }
 
-interface OwnerFields {
-  externalId: string;
-  displayName: string;
-  type: string;
-}
-
-const ownerCaches = new WeakMap<Deps, Map<number, OwnerFields>>();
-
 /** The owning subsystem's fields a variable shows, cached until the subsystem changes. */
 function ownerFields(deps: Deps, subsystemId: number): OwnerFields | undefined {
-  let cache = ownerCaches.get(deps);
-  if (!cache) {
-    const owners = new Map<number, OwnerFields>();
+  const state = deps.variables;
+  const cache = state.owners;
+  if (!state.ownersWatched) {
+    // Subscribed on first use, as the cache fills: a daemon that never writes a value never listens.
+    state.ownersWatched = true;
     deps.bus.subscribe((event) => {
       if (event.type === 'subsystem.updated' || event.type === 'subsystem.deleted')
-        owners.delete(Number(event.data._id));
+        cache.delete(Number(event.data._id));
     });
-    ownerCaches.set(deps, owners);
-    cache = owners;
   }
   const known = cache.get(subsystemId);
   if (known) return known;
@@ -150,11 +118,11 @@ function ownerFields(deps: Deps, subsystemId: number): OwnerFields | undefined {
 }
 
 export function rememberVariable(deps: Deps, row: LoadedVariable): void {
-  rowCache(deps).set(row.id, row);
+  deps.variables.rows.set(row.id, row);
 }
 
 export function forgetVariable(deps: Deps, id: number): void {
-  rowCache(deps).delete(id);
+  deps.variables.rows.delete(id);
 }
 
 /** Variables of a subsystem whose displayName is `name`, ignoring case. */

@@ -1,0 +1,47 @@
+/**
+ * What the variables module keeps per daemon (`deps.variables`): its prepared statements, the rows
+ * the value path has loaded, their owners' fields and which composites read which input. Data only:
+ * repo.ts and composite.ts fill and drop it. Imports no Deps, so deps.ts can name it.
+ */
+import type { Statement } from 'bun:sqlite';
+import type { variables } from '../../db/schema';
+
+export type VariableRow = typeof variables.$inferSelect;
+
+/** A variable with its subsystem's externalId, displayName and type. */
+export type LoadedVariable = VariableRow & {
+  subsystemExternalId: string;
+  subsystemDisplayName: string;
+  subsystemType: string;
+};
+
+/** The owning subsystem's fields a variable shows. */
+export interface OwnerFields {
+  externalId: string;
+  displayName: string;
+  type: string;
+}
+
+/** The statements of the value path, prepared once per database (repo.ts `statements`). */
+export interface VariableStatements {
+  byId: { get(params: { id: number }): LoadedVariable | undefined };
+  byRef: { get(params: { subsystemId: number; ref: string }): LoadedVariable | undefined };
+  /** The value write of the hot path: value, its time and the health it leads to, in one statement. */
+  setValue: Statement;
+  /** The same without the health columns (their index is left alone when health did not move). */
+  setValueOnly: Statement;
+  subsystemFields: Statement;
+  appendHistory: Statement;
+}
+
+export class VariableCaches {
+  /** Prepared on first use. */
+  statements: VariableStatements | null = null;
+  /** Rows the value path has loaded, by variable id (repo.ts says when they are dropped). */
+  readonly rows = new Map<number, LoadedVariable>();
+  /** Owner fields by subsystem id; dropped by a bus listener subscribed on first use. */
+  readonly owners = new Map<number, OwnerFields>();
+  ownersWatched = false;
+  /** Composite ids by input id; null until read, and again after any definition change. */
+  compositeDependents: Map<number, number[]> | null = null;
+}
