@@ -22,7 +22,7 @@ import { playablesRoutes } from './modules/playables/routes';
 import { presetsRoutes } from './modules/presets/routes';
 import { rolesRoutes } from './modules/roles/routes';
 import { scheduleRoutes } from './modules/schedule/routes';
-import { scheduleRunsRoutes } from './modules/schedule/runs-routes';
+import { scheduleRunsRoutes } from './modules/schedule/runner/runs-routes';
 import { subsystemsRoutes } from './modules/subsystems/routes';
 import { systemRoutes } from './modules/system/routes';
 import { tokensRoutes } from './modules/tokens/routes';

@@ -21,7 +21,7 @@ import { startAlertJobs } from './modules/alerts/jobs';
 import { scheduleHousekeeping } from './modules/auth/jobs';
 import { scheduleLogRetention } from './modules/logs/jobs';
 import { scheduleNotificationJobs } from './modules/notifications/jobs';
-import { startScheduleJobs } from './modules/schedule/runner-jobs';
+import { startScheduleJobs } from './modules/schedule/runner/jobs';
 import { startSubsystemJobs } from './modules/subsystems/jobs';
 import { createAdminAccount } from './modules/users/accounts';
 import { scheduleVariableJobs } from './modules/variables/jobs';

@@ -5,7 +5,7 @@
  */
 import { tickAlerts } from '../../src/modules/alerts/jobs';
 import { expireNotifications } from '../../src/modules/notifications/jobs';
-import { runScheduleTick } from '../../src/modules/schedule/runner';
+import { runScheduleTick } from '../../src/modules/schedule/runner/runner';
 import { sweepExpiredMessages } from '../../src/modules/subsystems/actions';
 import { tickVariableHealth } from '../../src/modules/variables/health';
 import { runDueDeliveries } from '../../src/modules/webhooks/dispatch';

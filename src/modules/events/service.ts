@@ -9,7 +9,7 @@ import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { emit } from '../../realtime/emit';
-import { scheduledItemCounts } from '../schedule/usage';
+import { scheduledItemCounts } from '../schedule/snapshot/usage';
 import { type EventRow, toEventDto } from './mapper';
 import type { EventDto, EventListQuery } from './model';
 

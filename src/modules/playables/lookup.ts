@@ -7,7 +7,7 @@ import { findSubsystem } from '../../core/subsystems';
 import { playables, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
-import { upcomingPlayableIds } from '../schedule/usage';
+import { upcomingPlayableIds } from '../schedule/snapshot/usage';
 import { type PlayableRow, toInstantPlayable, toPlayableDto } from './mapper';
 import type { InstantPlayable, PlayableDto } from './model';
 

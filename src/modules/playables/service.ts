@@ -11,7 +11,7 @@ import type { Deps } from '../../deps';
 import { conflict, notFound } from '../../http/errors';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { upcomingPlayableIds } from '../schedule/usage';
+import { upcomingPlayableIds } from '../schedule/snapshot/usage';
 import { findPlayableByRef, type PlayableRow, playableDto, playableRowById } from './lookup';
 import { toPlayableDto } from './mapper';
 import type { PlayableDto, PlayableListQuery } from './model';

@@ -1,12 +1,12 @@
 /** Every route of the schedule's definitions and reads (§11.1–11.5), except the runner's `/schedule/runs`. */
 import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
-import { blocksRoutes } from './blocks-routes';
-import { calendarsRoutes } from './calendars-routes';
-import { schedulesRoutes } from './items-routes';
-import { playlistsRoutes } from './playlists-routes';
-import { readsRoutes } from './reads-routes';
-import { zonesRoutes } from './zones-routes';
+import { blocksRoutes } from './blocks/routes';
+import { calendarsRoutes } from './calendars/routes';
+import { readsRoutes } from './document/routes';
+import { schedulesRoutes } from './items/routes';
+import { playlistsRoutes } from './playlists/routes';
+import { zonesRoutes } from './zones/routes';
 
 /**
  * The plugin's route types are erased at this boundary: carried into the app's one long `.use()`

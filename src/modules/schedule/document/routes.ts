@@ -1,0 +1,95 @@
+import { Elysia, t } from 'elysia';
+import type { Deps } from '../../../deps';
+import { authPlugin } from '../../../http/auth';
+import { pageOf, paginate, sendList } from '../../../http/lists';
+import { conditional } from './conditional';
+import { readQuery, ScheduleReadQuery } from './query';
+import { readLastModified, type ScheduleRead, scheduleRead } from './read';
+import { explainSchedule, ResolveModel } from './resolve';
+
+const EntryList = t.Array(t.Record(t.String(), t.Unknown()), { description: 'schedule entries (§11.5)' });
+/** The document of §11.5 (for the API description; the body is written from the cached read). */
+const ScheduleDocument = t.Object({
+  _id: t.String(),
+  queryTime: t.Number(),
+  countLimitReached: t.Boolean(),
+  depthLimitReached: t.Boolean(),
+  generatedAt: t.String(),
+  numberOfResults: t.Integer(),
+  timezone: t.String(),
+  values: EntryList,
+  objectList: t.Optional(t.Array(t.Record(t.String(), t.Unknown()))),
+});
+
+/** The answer of a schedule read: 304 with no body when current, else `body()` as JSON, both with validators. */
+function answer(
+  deps: Deps,
+  request: Request,
+  read: ScheduleRead,
+  body: () => string,
+  extra: Record<string, string> = {},
+) {
+  const { headers, unchanged } = conditional(request, readLastModified(deps, read), `W/"${read.id}"`);
+  if (unchanged) return unchanged;
+  return new Response(body(), { status: 200, headers: { ...headers, ...extra, 'content-type': 'application/json' } });
+}
+
+/** The document of §11.5 around the cached `values` text. */
+function documentText(deps: Deps, read: ScheduleRead, objectList: boolean, startedAt: number): string {
+  const head = JSON.stringify({
+    _id: read.id,
+    queryTime: Math.round((performance.now() - startedAt) * 1000) / 1000,
+    countLimitReached: read.countLimitReached,
+    depthLimitReached: read.depthLimitReached,
+    generatedAt: new Date(deps.clock.now()).toISOString(),
+    numberOfResults: read.count,
+    timezone: read.timezone,
+  });
+  return `${head.slice(0, -1)},"values":${read.valuesJson}${objectList ? ',"objectList":[]' : ''}}`;
+}
+
+/** The schedule reads (§11.5): the document, the bare entry list and the explanation of a moment. */
+export function readsRoutes(deps: Deps) {
+  return new Elysia()
+    .use(authPlugin(deps))
+    .get(
+      '/schedule',
+      ({ query, request }) => {
+        const startedAt = performance.now();
+        const q = readQuery(query, deps.clock.now());
+        const read = scheduleRead(deps, q);
+        return answer(deps, request, read, () => documentText(deps, read, q.objectList, startedAt));
+      },
+      {
+        auth: 'schedule:read',
+        query: ScheduleReadQuery,
+        response: ScheduleDocument,
+        detail: { summary: 'The schedule document (§11.5)' },
+      },
+    )
+    .get(
+      '/scheduledItems',
+      ({ query, request }) => {
+        const read = scheduleRead(deps, readQuery(query, deps.clock.now()));
+        return answer(deps, request, read, () => read.valuesJson, { 'x-total-count': String(read.count) });
+      },
+      {
+        auth: 'schedule:read',
+        query: ScheduleReadQuery,
+        response: EntryList,
+        detail: { summary: 'The schedule entries as a bare list (§11.5)' },
+      },
+    )
+    .get(
+      '/schedule/resolve',
+      (ctx) => {
+        const page = pageOf(ctx.query);
+        const { lastModified, zones } = explainSchedule(deps, ctx.query);
+        const { headers, unchanged } = conditional(ctx.request, lastModified);
+        if (unchanged) return unchanged;
+        Object.assign(ctx.set.headers, headers);
+        return sendList(ctx, paginate(zones, page), page);
+      },
+      { auth: 'schedule:read', query: ResolveModel.query, response: ResolveModel.dto },
+    );
+}

@@ -1,0 +1,174 @@
+/** Scheduled items (§11.2): the definitions, under their calendar and at `/schedules`. */
+import { and, asc, eq, type SQL } from 'drizzle-orm';
+import type { Principal } from '../../../core/principal';
+import { scheduledItems } from '../../../db/schema';
+import type { Deps } from '../../../deps';
+import { notFound } from '../../../http/errors';
+import { numericId } from '../../../http/fields';
+import { type ListResult, type Page, paginate } from '../../../http/lists';
+import { calendarRow } from '../calendars/service';
+import { nextOccurrence } from '../engine/recurrence';
+import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
+import { engineItem, type LoadedSchedule, loadSchedule } from '../snapshot/load';
+import { type ItemRow, toItemDto } from './mapper';
+import type { ItemDto, ItemListQuery, ItemWrite } from './model';
+import { draftItem } from './rules';
+import { targetView } from './targets';
+
+interface CachedDto {
+  dto: ItemDto;
+  computedAt: number;
+  /** The next occurrence's start: until then the answer stays the same. */
+  validUntil: number;
+}
+
+/** Item DTOs per loaded schedule (so per version), by `_id` and `updatedAt`. */
+const dtoCaches = new WeakMap<LoadedSchedule, Map<string, CachedDto>>();
+
+/** The wire form of a stored item, with what it shows of its target and its next occurrence. */
+export function itemDto(deps: Deps, loaded: LoadedSchedule, row: ItemRow): ItemDto {
+  const now = deps.clock.now();
+  let cache = dtoCaches.get(loaded);
+  if (!cache) {
+    cache = new Map();
+    dtoCaches.set(loaded, cache);
+  }
+  const key = `${row.id}:${row.updatedAt}`;
+  const hit = cache.get(key);
+  if (hit && now >= hit.computedAt && now < hit.validUntil) return hit.dto;
+  const tz = loaded.snapshot.timezone;
+  const asEngine = engineItem(row, loaded.blocks);
+  const calendar = loaded.calendars.get(row.calendarId);
+  const next = nextOccurrence(
+    asEngine,
+    tz,
+    now,
+    calendar && { id: calendar.id, enabled: calendar.enabled, closedDates: calendar.closedDates },
+  );
+  const dto = toItemDto(row, {
+    timezone: tz,
+    target: targetView(loaded, row),
+    defaultDurationMs: asEngine.durationMs ?? 0,
+    next,
+  });
+  cache.set(key, { dto, computedAt: now, validUntil: next ? next.start : Number.POSITIVE_INFINITY });
+  return dto;
+}
+
+/** The item an `{id}` names (optionally only inside calendar `calendarId`), or 404. */
+export function itemRow(deps: Deps, id: string | number, calendarId?: number): ItemRow {
+  const n = typeof id === 'number' ? id : numericId(id);
+  const row = n === null ? undefined : deps.db.select().from(scheduledItems).where(eq(scheduledItems.id, n)).get();
+  if (!row || (calendarId !== undefined && row.calendarId !== calendarId)) throw notFound('scheduled item', id);
+  return row;
+}
+
+/** Definitions in `_id` order, filtered by `calendarId`, `itemType`, `itemId`, `zoneId`, `enabled`. */
+export function listItems(deps: Deps, query: ItemListQuery, page: Page): ListResult<ItemDto> {
+  const where: SQL[] = [];
+  if (query.calendarId !== undefined) where.push(eq(scheduledItems.calendarId, Number(query.calendarId)));
+  if (query.itemType !== undefined) where.push(eq(scheduledItems.itemType, query.itemType));
+  if (query.itemId !== undefined) where.push(eq(scheduledItems.itemId, Number(query.itemId)));
+  if (query.zoneId !== undefined) where.push(eq(scheduledItems.zoneId, Number(query.zoneId)));
+  if (query.enabled !== undefined) where.push(eq(scheduledItems.enabled, query.enabled === 'true'));
+  const rows = deps.db
+    .select()
+    .from(scheduledItems)
+    .where(and(...where))
+    .orderBy(asc(scheduledItems.id))
+    .all();
+  const { items, total } = paginate(rows, page);
+  const loaded = loadSchedule(deps);
+  return { items: items.map((r) => itemDto(deps, loaded, r)), total };
+}
+
+/** A calendar's definitions (404 for an unknown calendar). */
+export function listCalendarItems(
+  deps: Deps,
+  calendarId: string,
+  query: ItemListQuery,
+  page: Page,
+): ListResult<ItemDto> {
+  const calendar = calendarRow(deps, calendarId);
+  return listItems(deps, { ...query, calendarId: String(calendar.id) }, page);
+}
+
+export function getItem(deps: Deps, id: string, calendarId?: string): ItemDto {
+  const calendar = calendarId === undefined ? undefined : calendarRow(deps, calendarId).id;
+  return itemDto(deps, loadSchedule(deps), itemRow(deps, id, calendar));
+}
+
+/** Creates an item in the calendar the body names, else `calendarId` (the path's, else 1). */
+export function createItem(
+  deps: Deps,
+  principal: Principal,
+  body: ItemWrite,
+  calendarId = 1,
+  parentId: number | null = null,
+): ItemDto {
+  const loaded = loadSchedule(deps);
+  const { values, changed } = draftItem(loaded, null, body, calendarId);
+  const now = deps.clock.now();
+  return scheduleWrite(deps, () => {
+    const row = deps.db
+      .insert(scheduledItems)
+      .values({ ...values, parentId, createdAt: now, updatedAt: now })
+      .returning()
+      .get();
+    const dto = itemDto(deps, loaded, row);
+    announceScheduleWrite(deps, principal, 'scheduleditem', 'created', dto, changed, { calendarId: row.calendarId });
+    return dto;
+  });
+}
+
+/** Nested create: the path's calendar must exist (404). */
+export function createCalendarItem(deps: Deps, principal: Principal, calendarId: string, body: ItemWrite): ItemDto {
+  return createItem(deps, principal, body, calendarRow(deps, calendarId).id);
+}
+
+/** PUT and PATCH: the fields present change; the whole item is checked again. */
+export function updateItem(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  body: ItemWrite,
+  calendarId?: string,
+): ItemDto {
+  const calendar = calendarId === undefined ? undefined : calendarRow(deps, calendarId).id;
+  const row = itemRow(deps, id, calendar);
+  const loaded = loadSchedule(deps);
+  const { values, changed } = draftItem(loaded, row, body, row.calendarId);
+  return scheduleWrite(deps, () => {
+    const updated =
+      deps.db
+        .update(scheduledItems)
+        .set({ ...values, updatedAt: deps.clock.now() })
+        .where(eq(scheduledItems.id, row.id))
+        .returning()
+        .get() ?? row;
+    const dto = itemDto(deps, loaded, updated);
+    announceScheduleWrite(deps, principal, 'scheduleditem', 'updated', dto, changed, {
+      calendarId: updated.calendarId,
+    });
+    return dto;
+  });
+}
+
+export function deleteItem(deps: Deps, principal: Principal, id: string, calendarId?: string): void {
+  const calendar = calendarId === undefined ? undefined : calendarRow(deps, calendarId).id;
+  const row = itemRow(deps, id, calendar);
+  scheduleWrite(deps, () => {
+    deps.db.delete(scheduledItems).where(eq(scheduledItems.id, row.id)).run();
+    announceScheduleWrite(
+      deps,
+      principal,
+      'scheduleditem',
+      'deleted',
+      { _id: row.id, displayName: row.displayName },
+      [],
+      {
+        calendarId: row.calendarId,
+      },
+    );
+  });
+}

@@ -1,0 +1,181 @@
+/** Playlists (§11.3): entries played in order, looping until the occurrence ends by default. */
+import { and, asc, eq, ne } from 'drizzle-orm';
+import type { Principal } from '../../../core/principal';
+import { type StoredPlaylistEntry, scheduleBlocks, scheduledItems, schedulePlaylists } from '../../../db/schema';
+import type { Deps } from '../../../deps';
+import { conflict, invalid, notFound } from '../../../http/errors';
+import { cleanName, numericId } from '../../../http/fields';
+import { type ListResult, type Page, paginate } from '../../../http/lists';
+import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
+import { type LoadedSchedule, loadSchedule, type PlaylistRow } from '../snapshot/load';
+import { type EntryTarget, toPlaylistDto } from './mapper';
+import type { PlaylistCreate, PlaylistDto, PlaylistUpdate } from './model';
+
+const PLAYLIST_BLOCK_TYPES = new Set(['PLAYLIST', 'START_PLAYLIST', 'STOP_PLAYLIST']);
+
+function targetOf(loaded: LoadedSchedule) {
+  return (entry: StoredPlaylistEntry): EntryTarget | null => {
+    const target = entry.itemType === 'EVENT' ? loaded.events.get(entry.itemId) : loaded.playables.get(entry.itemId);
+    return target ? { displayName: target.displayName, durationMs: target.durationMs ?? 0 } : null;
+  };
+}
+
+function dto(deps: Deps, row: PlaylistRow): PlaylistDto {
+  return toPlaylistDto(row, targetOf(loadSchedule(deps)));
+}
+
+function playlistRow(deps: Deps, id: string): PlaylistRow {
+  const n = numericId(id);
+  const row =
+    n === null ? undefined : deps.db.select().from(schedulePlaylists).where(eq(schedulePlaylists.id, n)).get();
+  if (!row) throw notFound('playlist', id);
+  return row;
+}
+
+export function listPlaylists(deps: Deps, page: Page): ListResult<PlaylistDto> {
+  const rows = deps.db.select().from(schedulePlaylists).orderBy(asc(schedulePlaylists.id)).all();
+  const target = targetOf(loadSchedule(deps));
+  return paginate(
+    rows.map((r) => toPlaylistDto(r, target)),
+    page,
+  );
+}
+
+export function getPlaylist(deps: Deps, id: string): PlaylistDto {
+  return dto(deps, playlistRow(deps, id));
+}
+
+const heldKey = (entry: { itemType: string; itemId: number }) => `${entry.itemType}:${entry.itemId}`;
+
+/**
+ * Each entry names an existing event or non-template playable (400 at `/entries/<n>/itemId`); a
+ * playable without a fixed duration needs `durationMs`. An entry the stored playlist already holds
+ * may name a target deleted since (it reads back `missing`): keeping it is no new reference, so a
+ * playlist read and PUT back is accepted (C: Requests).
+ */
+function entriesOf(
+  deps: Deps,
+  list: PlaylistCreate['entries'],
+  stored: readonly StoredPlaylistEntry[] = [],
+): StoredPlaylistEntry[] {
+  const loaded = loadSchedule(deps);
+  const held = new Set(stored.map(heldKey));
+  return list.map((entry, i) => {
+    const target = entry.itemType === 'EVENT' ? loaded.events : loaded.playables;
+    if (!target.has(entry.itemId) && held.has(heldKey(entry))) {
+      return { itemType: entry.itemType, itemId: entry.itemId, durationMs: entry.durationMs ?? null };
+    }
+    if (entry.itemType === 'EVENT') {
+      if (!loaded.events.has(entry.itemId)) throw invalid(`/entries/${i}/itemId`, 'names no event');
+    } else {
+      const playable = loaded.playables.get(entry.itemId);
+      if (!playable) throw invalid(`/entries/${i}/itemId`, 'names no playable');
+      if (playable.type === 'template')
+        throw invalid(`/entries/${i}/itemId`, 'names a template playable, which cannot be scheduled');
+      if ((entry.durationMs ?? null) === null && (playable.durationType === 'infinite' || !playable.durationMs))
+        throw invalid(`/entries/${i}/durationMs`, 'is required for a playable without a fixed duration');
+    }
+    return { itemType: entry.itemType, itemId: entry.itemId, durationMs: entry.durationMs ?? null };
+  });
+}
+
+function assertNameFree(deps: Deps, name: string, exceptId: number): void {
+  const taken = deps.db
+    .select({ id: schedulePlaylists.id })
+    .from(schedulePlaylists)
+    .where(and(eq(schedulePlaylists.displayName, name), ne(schedulePlaylists.id, exceptId)))
+    .get();
+  if (taken) throw conflict('a playlist with this displayName already exists');
+}
+
+export function createPlaylist(deps: Deps, principal: Principal, body: PlaylistCreate): PlaylistDto {
+  const displayName = cleanName(body.displayName);
+  const entries = entriesOf(deps, body.entries);
+  assertNameFree(deps, displayName, 0);
+  const now = deps.clock.now();
+  return scheduleWrite(deps, () => {
+    const row = deps.db
+      .insert(schedulePlaylists)
+      .values({
+        displayName,
+        description: body.description ?? '',
+        entries,
+        loop: body.loop ?? true,
+        shuffle: body.shuffle ?? false,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    const out = dto(deps, row);
+    announceScheduleWrite(deps, principal, 'playlist', 'created', out, [
+      'displayName',
+      'description',
+      'entries',
+      'loop',
+      'shuffle',
+    ]);
+    return out;
+  });
+}
+
+export function updatePlaylist(deps: Deps, principal: Principal, id: string, body: PlaylistUpdate): PlaylistDto {
+  const row = playlistRow(deps, id);
+  const changes: Partial<PlaylistRow> = {};
+  if (body.displayName !== undefined) {
+    changes.displayName = cleanName(body.displayName);
+    assertNameFree(deps, changes.displayName, row.id);
+  }
+  if (body.description !== undefined) changes.description = body.description;
+  if (body.entries !== undefined) changes.entries = entriesOf(deps, body.entries, row.entries);
+  if (body.loop !== undefined) changes.loop = body.loop;
+  if (body.shuffle !== undefined) changes.shuffle = body.shuffle;
+  return scheduleWrite(deps, () => {
+    const updated =
+      deps.db
+        .update(schedulePlaylists)
+        .set({ ...changes, updatedAt: deps.clock.now() })
+        .where(eq(schedulePlaylists.id, row.id))
+        .returning()
+        .get() ?? row;
+    const out = dto(deps, updated);
+    announceScheduleWrite(deps, principal, 'playlist', 'updated', out, Object.keys(changes));
+    return out;
+  });
+}
+
+/**
+ * Deletes a playlist. One used by scheduled items or block entries is 409 unless `force`, which
+ * removes those items and entries (player default states come with §13).
+ */
+export function deletePlaylist(deps: Deps, principal: Principal, id: string, force: boolean): void {
+  const row = playlistRow(deps, id);
+  const items = deps.db
+    .select({ id: scheduledItems.id })
+    .from(scheduledItems)
+    .where(and(eq(scheduledItems.itemType, 'PLAYLIST'), eq(scheduledItems.itemId, row.id)))
+    .all();
+  const uses = (b: typeof scheduleBlocks.$inferSelect) =>
+    b.items.some((x) => PLAYLIST_BLOCK_TYPES.has(x.type) && x.typeId === row.id);
+  const blocks = deps.db.select().from(scheduleBlocks).all().filter(uses);
+  if ((items.length > 0 || blocks.length > 0) && !force)
+    throw conflict(
+      `playlist ${row.id} is used by ${items.length} scheduled item(s) and ${blocks.length} block(s); use force=true`,
+    );
+  const now = deps.clock.now();
+  scheduleWrite(deps, () => {
+    deps.db
+      .delete(scheduledItems)
+      .where(and(eq(scheduledItems.itemType, 'PLAYLIST'), eq(scheduledItems.itemId, row.id)))
+      .run();
+    for (const block of blocks) {
+      const kept = block.items.filter((x) => !(PLAYLIST_BLOCK_TYPES.has(x.type) && x.typeId === row.id));
+      deps.db.update(scheduleBlocks).set({ items: kept, updatedAt: now }).where(eq(scheduleBlocks.id, block.id)).run();
+    }
+    deps.db.delete(schedulePlaylists).where(eq(schedulePlaylists.id, row.id)).run();
+    announceScheduleWrite(deps, principal, 'playlist', 'deleted', { _id: row.id, displayName: row.displayName }, [], {
+      deletedItems: items.length,
+      changedBlocks: blocks.length,
+    });
+  });
+}

@@ -1,0 +1,236 @@
+/**
+ * The schedule runner (§11.6 rules 7, 12–14): one tick compares the segments that should be playing
+ * now with those it announced, sends `schedule.item.start`/`end` on the push channel and the bus,
+ * fires events whose start passed, and records runs. Ticks come from one timer re-armed to the next
+ * boundary (runner-jobs.ts), from every schedule change (re-plan) and from tests on the fake clock.
+ */
+import { iso } from '../../../clock';
+import type { Deps } from '../../../deps';
+import { emit, transact } from '../../../realtime/emit';
+import { resolveCached } from '../engine/cache';
+import { expandItem } from '../engine/recurrence';
+import type { Entry, ScheduleSnapshot } from '../engine/types';
+import { recoverMissedRuns } from './recover';
+import { type RunStatus, recordRun, savePlannedThrough } from './runs';
+
+export type SnapshotLoader = (deps: Deps) => ScheduleSnapshot;
+
+interface Running {
+  entry: Entry;
+  deliveredTo: string[];
+}
+
+export interface RunnerState {
+  load: SnapshotLoader;
+  /** Exclusive lower bound of the next tick's window; null before the first tick. */
+  lastTick: number | null;
+  running: Map<string, Running>;
+  /** Segments already started once (a later start is a resume, rule 7), until they end. */
+  started: Map<string, number>;
+  /** Missed segments that must not run (rule 15, catch-up off or out of its window), until they end. */
+  suppressed: Map<string, number>;
+  /** Segments started by the recovery after a restart: recorded `caught_up`. */
+  catchingUp: Set<string>;
+  timer: ReturnType<typeof setTimeout> | null;
+  /** Set while the daemon's timer runs (startScheduleJobs); tests tick by hand. */
+  armed: boolean;
+  /** Monotonic time of the last re-plan, and the deferred one a burst of writes coalesces into. */
+  lastReplan: number;
+  replanTimer: ReturnType<typeof setTimeout> | null;
+}
+
+/** How far back a tick still delivers what it finds due (ticks come at least every minute). */
+const MAX_LATE_MS = 5 * 60_000;
+
+const states = new WeakMap<Deps, RunnerState>();
+const hooked = new WeakSet<Deps>();
+
+/**
+ * Installs the runner for `deps` (boot: every deps gets one, so tests drive the same code). A second
+ * install starts from fresh memory over the same database, as a daemon restart does.
+ */
+export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerState {
+  const state: RunnerState = {
+    load,
+    lastTick: null,
+    running: new Map(),
+    started: new Map(),
+    suppressed: new Map(),
+    catchingUp: new Set(),
+    timer: null,
+    armed: false,
+    lastReplan: Number.NEGATIVE_INFINITY,
+    replanTimer: null,
+  };
+  states.set(deps, state);
+  if (!hooked.has(deps)) {
+    hooked.add(deps);
+    // After the current line's answer: a client sees `{"result": true}` before the starts.
+    deps.push.onSubscribe((connection, targets) => {
+      const lines = runningLines(deps, targets);
+      if (lines.length === 0) return;
+      queueMicrotask(() => {
+        for (const line of lines) connection.send(line);
+      });
+    });
+  }
+  return state;
+}
+
+export function runnerState(deps: Deps): RunnerState | undefined {
+  return states.get(deps);
+}
+
+/** The identity of a delivered segment across preemption splits. */
+export const playKey = (e: Entry) =>
+  `${e.scheduledItemId}|${e.originalStart}|${e.originalEnd}|${e.itemType}|${e.itemId}|${e.zoneId}|${e.subsystemExternalId}`;
+
+/** The push params of C: Realtime; a playable carries its unsplit times so a resumed client can seek. */
+export function pushParams(e: Entry): Record<string, unknown> {
+  return {
+    itemType: e.itemType,
+    command: e.command,
+    subsystemExternalId: e.subsystemExternalId,
+    externalRef: e.externalRef,
+    itemId: e.itemId,
+    zoneId: e.zoneId,
+    startTime: iso(e.itemType === 'EVENT' ? e.start : e.originalStart),
+    endTime: iso(e.itemType === 'EVENT' ? e.end : e.originalEnd),
+  };
+}
+
+function deliver(deps: Deps, method: 'schedule.item.start' | 'schedule.item.end', e: Entry): string[] {
+  const params = pushParams(e);
+  const deliveredTo = deps.push.publish(e.targets, method, params);
+  emit(deps, method, { ...params, scheduledItemId: e.scheduledItemId });
+  return deliveredTo;
+}
+
+function record(deps: Deps, e: Entry, status: RunStatus, deliveredTo: string[], reason: string | null = null): void {
+  recordRun(deps, e, { scheduledStart: e.originalStart, actualStart: deps.clock.now(), status, deliveredTo, reason });
+}
+
+/** A start, its run record and `event.triggered` commit together (§10 rule 3). */
+function startEntry(deps: Deps, state: RunnerState, e: Entry, key: string): string[] {
+  return transact(deps, () => {
+    const deliveredTo = deliver(deps, 'schedule.item.start', e);
+    const resumed = state.started.has(key);
+    if (!resumed) {
+      state.started.set(key, e.originalEnd);
+      record(deps, e, state.catchingUp.delete(key) ? 'caught_up' : 'ran', deliveredTo);
+      if (e.itemType === 'EVENT') {
+        emit(deps, 'event.triggered', {
+          _id: e.itemId,
+          externalRef: e.externalRef,
+          subsystemExternalId: e.subsystemExternalId,
+          source: 'schedule',
+          deliveredTo,
+        });
+      }
+    }
+    return deliveredTo;
+  });
+}
+
+/** One pass: what started, ended or became due in (lastTick, now]. Safe to call at any time. */
+export function runScheduleTick(deps: Deps): void {
+  const state = states.get(deps);
+  if (!state) return;
+  if (state.lastTick === null) {
+    recoverMissedRuns(deps);
+    return;
+  }
+  const now = deps.clock.now();
+  // A wall clock stepped far ahead is not an outage: only the last few minutes are delivered late
+  // (after a restart, the recovery has judged every start since the persisted progress).
+  const from = state.catchingUp.size > 0 ? state.lastTick : Math.max(state.lastTick, now - MAX_LATE_MS);
+  const snapshot = state.load(deps);
+  const { entries } = resolveCached(snapshot, Math.min(from, now), now + 1);
+
+  for (const e of entries) {
+    if (e.itemType !== 'EVENT') continue;
+    const key = playKey(e);
+    if (e.start > from && e.start <= now && !state.suppressed.has(key)) startEntry(deps, state, e, key);
+    if (e.end > e.start && e.end > from && e.end <= now && state.started.has(key))
+      deliver(deps, 'schedule.item.end', e);
+  }
+
+  const desired = new Map<string, Entry>();
+  for (const e of entries) {
+    if (e.itemType === 'PLAYABLE' && e.start <= now && now < e.end && !state.suppressed.has(playKey(e)))
+      desired.set(playKey(e), e);
+  }
+  const winnersByTarget = new Set([...desired.values()].map((e) => `${e.zoneId}|${e.subsystemExternalId}`));
+  for (const [key, running] of state.running) {
+    if (desired.has(key)) continue;
+    state.running.delete(key);
+    transact(deps, () => {
+      const deliveredTo = deliver(deps, 'schedule.item.end', running.entry);
+      const early = running.entry.originalEnd > now;
+      if (early && winnersByTarget.has(`${running.entry.zoneId}|${running.entry.subsystemExternalId}`)) {
+        record(deps, running.entry, 'preempted', deliveredTo, 'a higher-ranked item took its zone and target');
+      }
+    });
+  }
+  for (const [key, e] of desired) {
+    if (state.running.has(key)) continue;
+    state.running.set(key, { entry: e, deliveredTo: startEntry(deps, state, e, key) });
+  }
+
+  recordSkipped(deps, snapshot, from, now);
+  for (const map of [state.started, state.suppressed])
+    for (const [key, end] of map) if (end <= now && !state.running.has(key)) map.delete(key);
+  state.lastTick = now;
+  savePlannedThrough(deps, now);
+}
+
+/** Rule 17: occurrences of items whose target is missing are recorded `skipped`. */
+function recordSkipped(deps: Deps, snapshot: ScheduleSnapshot, from: number, now: number): void {
+  for (const item of snapshot.items) {
+    if (!item.targetMissing) continue;
+    const calendar = snapshot.calendars.find((c) => c.id === item.calendarId);
+    for (const occ of expandItem(item, snapshot.timezone, from + 1, now + 1, calendar)) {
+      if (occ.start <= from || occ.start > now) continue;
+      const type = item.itemType === 'EVENT' ? 'EVENT' : 'PLAYABLE';
+      recordRun(
+        deps,
+        {
+          id: `${item.id}:${Math.floor(occ.start / 1000)}`,
+          scheduledItemId: item.id,
+          itemType: type,
+          itemId: item.itemId,
+          subsystemExternalId: item.subsystemExternalId ?? '',
+          zoneId: item.zoneId,
+        },
+        { scheduledStart: occ.start, actualStart: null, status: 'skipped', deliveredTo: [], reason: 'target missing' },
+      );
+    }
+  }
+}
+
+/** The next instant a segment starts or ends after `now` (within `horizonMs`), or null. */
+export function nextScheduleBoundary(deps: Deps, horizonMs = 3_600_000): number | null {
+  const state = states.get(deps);
+  if (!state) return null;
+  const now = deps.clock.now();
+  let next: number | null = null;
+  for (const e of resolveCached(state.load(deps), now, now + horizonMs).entries) {
+    for (const t of [e.start, e.end]) if (t > now && (next === null || t < next)) next = t;
+  }
+  return next;
+}
+
+/** Rule 13: the `schedule.item.start` lines of every playable running now for any of `targets`. */
+export function runningLines(deps: Deps, targets: readonly string[]): string[] {
+  const state = states.get(deps);
+  if (!state) return [];
+  const now = deps.clock.now();
+  const wanted = new Set(targets);
+  const lines: string[] = [];
+  for (const e of resolveCached(state.load(deps), now, now + 1).entries) {
+    if (e.itemType !== 'PLAYABLE' || e.start > now || now >= e.end || state.suppressed.has(playKey(e))) continue;
+    if (!e.targets.some((t) => wanted.has(t))) continue;
+    lines.push(JSON.stringify({ jsonrpc: '2.0', method: 'schedule.item.start', params: pushParams(e) }));
+  }
+  return lines;
+}

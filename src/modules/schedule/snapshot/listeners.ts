@@ -1,0 +1,51 @@
+/**
+ * What moves the schedule besides its own writes (§11.5 `Last-Modified`, §11.6 rules 4 and 17):
+ * changes to events, playables and subsystems (targets, delivery), and the `timezone` setting.
+ */
+import type { Deps } from '../../../deps';
+import type { BusEvent } from '../../../realtime/bus';
+import { applyTargetChange, syncItemTargets } from '../items/targets';
+import { dropZoneMember } from '../zones/service';
+import { markDependencyChanged, scheduleState } from './change-clock';
+
+const TARGETS = new Set(['event', 'playable', 'subsystem']);
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function onEvent(deps: Deps, event: BusEvent): void {
+  const [noun, change] = event.type.split('.');
+  if (
+    noun === undefined ||
+    !TARGETS.has(noun) ||
+    (change !== 'created' && change !== 'updated' && change !== 'deleted')
+  ) {
+    // A timezone change is picked up (and announced) by the change clock itself.
+    if (event.type === 'settings.changed') scheduleState(deps);
+    return;
+  }
+  if (noun === 'subsystem') {
+    // Only who a target belongs to matters; a subsystem's delete takes its events and playables along silently.
+    const changed = Array.isArray(event.data.changed) ? event.data.changed : [];
+    if (change === 'updated' && !changed.includes('externalId') && !changed.includes('type')) return;
+    markDependencyChanged(deps);
+    if (change !== 'created') syncItemTargets(deps);
+    if (change === 'deleted' && typeof event.data._id === 'number') dropZoneMember(deps, event.data._id);
+    return;
+  }
+  markDependencyChanged(deps);
+  const id = event.data._id;
+  if (typeof id !== 'number') return;
+  applyTargetChange(deps, {
+    itemType: noun === 'event' ? 'EVENT' : 'PLAYABLE',
+    change,
+    id,
+    subsystemExternalId: text(event.data.subsystemExternalId),
+    externalRef: text(event.data.externalRef),
+  });
+}
+
+/** Installed once per daemon by boot's openDeps. */
+export function installScheduleListeners(deps: Deps): void {
+  scheduleState(deps);
+  deps.bus.subscribe((event) => onEvent(deps, event));
+}

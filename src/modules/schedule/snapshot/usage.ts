@@ -1,0 +1,51 @@
+/**
+ * What the events and playables modules show about the schedule: §5 `scheduledItemCount` (scheduled
+ * items pointing at an event, from the table) and §14 `isUpcomingSchedule` (an occurrence of the
+ * playable — scheduled directly, in a playlist or in a block — starts within the next 24 h, from the
+ * engine's cached expansion of the current schedule version).
+ */
+import { and, count, eq, inArray } from 'drizzle-orm';
+import { scheduledItems } from '../../../db/schema';
+import type { Deps } from '../../../deps';
+import { resolveCached } from '../engine/cache';
+import { isScheduleLoading, loadScheduleSnapshot } from './load';
+
+const DAY_MS = 24 * 3_600_000;
+const MINUTE_MS = 60_000;
+
+/** Scheduled items per target `_id` (absent: none). */
+export function scheduledItemCounts(deps: Deps, itemType: 'EVENT' | 'PLAYABLE', ids: number[]): Map<number, number> {
+  if (ids.length === 0) return new Map();
+  const rows = deps.db
+    .select({ itemId: scheduledItems.itemId, n: count() })
+    .from(scheduledItems)
+    .where(and(eq(scheduledItems.itemType, itemType), inArray(scheduledItems.itemId, ids)))
+    .groupBy(scheduledItems.itemId)
+    .all();
+  return new Map(rows.map((r) => [r.itemId, r.n]));
+}
+
+interface Upcoming {
+  version: number;
+  minute: number;
+  ids: ReadonlySet<number>;
+}
+
+const upcoming = new WeakMap<Deps, Upcoming>();
+const NONE: ReadonlySet<number> = new Set();
+
+/** Playables with an entry starting in [now, now + 24 h), kept per schedule version and minute. */
+export function upcomingPlayableIds(deps: Deps): ReadonlySet<number> {
+  if (isScheduleLoading(deps)) return NONE;
+  const now = deps.clock.now();
+  const minute = Math.floor(now / MINUTE_MS);
+  const snapshot = loadScheduleSnapshot(deps);
+  const cached = upcoming.get(deps);
+  if (cached && cached.version === snapshot.version && cached.minute === minute) return cached.ids;
+  const ids = new Set<number>();
+  for (const entry of resolveCached(snapshot, now, now + DAY_MS).entries)
+    if (entry.itemType === 'PLAYABLE' && entry.start >= now && entry.start < now + DAY_MS) ids.add(entry.itemId);
+  // A snapshot read inside an open transaction may be rolled back: its answer is not kept.
+  if (!deps.sqlite.inTransaction) upcoming.set(deps, { version: snapshot.version, minute, ids });
+  return ids;
+}
