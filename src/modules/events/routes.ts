@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { type AuthRule, authPlugin } from '../../http/auth';
+import { crudRoutes } from '../../http/crud';
 import { IdParam } from '../../http/fields';
-import { pageOf, sendList } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
 import { setAvailableEvents } from './available';
 import { EventModel, RefParams } from './model';
@@ -18,53 +18,20 @@ const WRITE = { permission: 'events:write', integration: true } as const satisfi
  * integration role create, update and delete its own events, not fire them.
  */
 export function eventsRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/events' })
-    .use(authPlugin(deps))
-    .get(
-      '/',
-      (ctx) => {
-        const page = pageOf(ctx.query);
-        return sendList(ctx, listEvents(deps, ctx.query, page), page);
-      },
-      { auth: 'events:read', query: EventModel.listQuery, response: EventModel.list },
-    )
-    .post('/', ({ principal, body, set }) => upserted(set, upsertEvent(deps, principal, body)), {
-      auth: WRITE,
-      body: EventModel.write,
-      response: { 200: EventModel.dto, 201: EventModel.dto },
-      detail: { summary: 'Create or update an event (upsert by _id or subsystem + externalRef)' },
-    })
-    .put('/', ({ principal, body, set }) => upserted(set, upsertEvent(deps, principal, body)), {
-      auth: WRITE,
-      body: EventModel.write,
-      response: { 200: EventModel.dto, 201: EventModel.dto },
-      detail: { summary: 'Create or update an event (upsert by _id or subsystem + externalRef)' },
-    })
-    .get('/:id', ({ params }) => getEvent(deps, params.id), {
-      auth: 'events:read',
-      params: IdParam,
-      response: EventModel.dto,
-    })
-    .put('/:id', ({ principal, params, body }) => updateEventById(deps, principal, params.id, body), {
-      auth: WRITE,
-      params: IdParam,
-      body: EventModel.write,
-      response: EventModel.dto,
-    })
-    .patch('/:id', ({ principal, params, body }) => updateEventById(deps, principal, params.id, body), {
-      auth: WRITE,
-      params: IdParam,
-      body: EventModel.write,
-      response: EventModel.dto,
-    })
-    .delete(
-      '/:id',
-      ({ principal, params, set }) => {
-        deleteEvent(deps, principal, params.id);
-        return noContent(set);
-      },
-      { auth: WRITE, params: IdParam },
-    )
+  return crudRoutes(deps, {
+    prefix: '/events',
+    model: EventModel,
+    read: 'events:read',
+    write: WRITE,
+    list: { run: (query, page) => listEvents(deps, query, page) },
+    get: { run: (id) => getEvent(deps, id) },
+    upsert: {
+      run: (principal, body) => upsertEvent(deps, principal, body),
+      summary: 'Create or update an event (upsert by _id or subsystem + externalRef)',
+    },
+    update: { run: (principal, id, body) => updateEventById(deps, principal, id, body) },
+    remove: { run: (principal, id) => deleteEvent(deps, principal, id) },
+  })
     .post('/:id/trigger', ({ principal, params, body }) => triggerEvent(deps, principal, params.id, body.zoneId), {
       auth: 'events:write',
       params: IdParam,

@@ -1,0 +1,147 @@
+/**
+ * The usual resource routes, declared once (C: Requests, Responses): list, upsert by POST and PUT,
+ * read, update by PUT and PATCH, delete. A module states what differs (paths, rules, models, the
+ * service calls, summaries) and chains its other routes onto the instance this returns, which
+ * carries the auth macro, so `principal` stays typed in them.
+ */
+import type { TObject } from '@sinclair/typebox';
+import { Elysia, type Static, type TSchema } from 'elysia';
+import type { Principal } from '../core/principal';
+import type { Deps } from '../deps';
+import { type AuthRule, authPlugin } from './auth';
+import { IdParam } from './fields';
+import { type ListResult, type Page, pageOf, sendList } from './lists';
+import { noContent, upserted } from './responses';
+
+/** A service answer, now or later: services that await (variables) and those that do not share one route. */
+type Maybe<T> = T | Promise<T>;
+
+/** What an upsert service returns: the entity and whether it was created (201) or updated (200). */
+type Upserted<D> = { entity: D & { _links: { self: string } }; created: boolean };
+
+/** The schemas every such resource has; `write` is the body of upsert and update unless a verb names its own. */
+interface CrudModel<D extends TSchema, Q extends TObject, W extends TSchema> {
+  dto: D;
+  list: TSchema;
+  listQuery: Q;
+  write?: W;
+}
+
+/** Summary of one route in the OpenAPI document; a route without one has no `detail` of its own. */
+interface Verb {
+  summary?: string;
+  /** The rule of this verb when it is not the spec's `read` or `write`. */
+  auth?: AuthRule;
+}
+
+export interface CrudSpec<
+  D extends TSchema,
+  Q extends TObject,
+  W extends TSchema,
+  UB extends TSchema,
+  DQ extends TObject,
+> {
+  /** The instance's prefix (`/events`); none when the routes are mounted under another prefix. */
+  prefix?: string;
+  /** The collection's path under the prefix: `/` (the default) or a sub-collection (`/scenarios`). */
+  path?: string;
+  model: CrudModel<D, Q, W>;
+  /** The rule of the list and the read. */
+  read: AuthRule;
+  /** The rule of upsert, update and delete. */
+  write: AuthRule;
+  list: Verb & {
+    run: (query: Static<Q>, page: Page, caller: { principal: Principal; request: Request }) => ListResult<Static<D>>;
+  };
+  get: Verb & { run: (id: string, principal: Principal) => Static<D> };
+  /** POST and PUT on the collection (or `path` under it, e.g. `/show`): 201 with Location when created, else 200. */
+  upsert?: Verb & {
+    path?: string;
+    methods?: ReadonlyArray<'POST' | 'PUT'>;
+    body?: UB;
+    run: (principal: Principal, body: Static<UB>) => Maybe<Upserted<Static<D>>>;
+  };
+  /** PUT and PATCH on one entity: absent fields keep their value. */
+  update?: Verb & { run: (principal: Principal, id: string, body: Static<W>) => Static<D> };
+  /** DELETE on one entity: 204. */
+  remove?: Verb & {
+    query?: DQ;
+    run: (principal: Principal, id: string, query: Static<DQ>) => Maybe<void>;
+  };
+}
+
+/** `detail` with the summary, or nothing, so a route without a summary stays as it was declared. */
+function detailOf(verb: Verb | undefined): { detail?: { summary: string } } {
+  return verb?.summary ? { detail: { summary: verb.summary } } : {};
+}
+
+/** Applies `then` now when the service answered now, after it settles otherwise. */
+function whenDone<T, R>(value: Maybe<T>, then: (value: T) => R): Maybe<R> {
+  return value instanceof Promise ? value.then(then) : then(value);
+}
+
+/** The usual routes of a resource, on an instance that carries the auth macro; chain the others onto it. */
+export function crudRoutes<
+  D extends TSchema,
+  Q extends TObject,
+  W extends TSchema = TSchema,
+  UB extends TSchema = W,
+  DQ extends TObject = TObject,
+>(deps: Deps, spec: CrudSpec<D, Q, W, UB, DQ>) {
+  const app = new Elysia(spec.prefix ? { prefix: spec.prefix } : {}).use(authPlugin(deps));
+  const base = spec.path ?? '/';
+  const one = `${base === '/' ? '' : base}/:id`;
+  const { model } = spec;
+  app.get(
+    base,
+    (ctx) => {
+      const page = pageOf(ctx.query);
+      return sendList(ctx, spec.list.run(ctx.query, page, ctx), page);
+    },
+    { auth: spec.list.auth ?? spec.read, query: model.listQuery, response: model.list, ...detailOf(spec.list) },
+  );
+  const { upsert, update, remove } = spec;
+  if (upsert) {
+    const path = upsert.path ? `${base === '/' ? '' : base}${upsert.path}` : base;
+    const route = {
+      auth: upsert.auth ?? spec.write,
+      body: upsert.body ?? model.write,
+      response: { 200: model.dto, 201: model.dto },
+      ...detailOf(upsert),
+    };
+    for (const method of upsert.methods ?? ['POST', 'PUT']) {
+      const add = method === 'POST' ? app.post.bind(app) : app.put.bind(app);
+      add(path, ({ principal, body, set }) => whenDone(upsert.run(principal, body), (r) => upserted(set, r)), route);
+    }
+  }
+  app.get(one, ({ params, principal }) => spec.get.run(params.id, principal), {
+    auth: spec.get.auth ?? spec.read,
+    params: IdParam,
+    response: model.dto,
+    ...detailOf(spec.get),
+  });
+  if (update) {
+    const route = {
+      auth: update.auth ?? spec.write,
+      params: IdParam,
+      body: model.write,
+      response: model.dto,
+      ...detailOf(update),
+    };
+    app.put(one, ({ principal, params, body }) => update.run(principal, params.id, body), route);
+    app.patch(one, ({ principal, params, body }) => update.run(principal, params.id, body), route);
+  }
+  if (remove) {
+    app.delete(
+      one,
+      ({ principal, params, query, set }) => whenDone(remove.run(principal, params.id, query), () => noContent(set)),
+      {
+        auth: remove.auth ?? spec.write,
+        params: IdParam,
+        ...(remove.query ? { query: remove.query } : {}),
+        ...detailOf(remove),
+      },
+    );
+  }
+  return app;
+}
