@@ -24,20 +24,12 @@ import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { toRoleDto } from './mapper';
 import type { RoleCreate, RoleDto, RoleUpdate } from './model';
+import type { Grants, RoleRow } from './state';
 
-export type RoleRow = typeof roles.$inferSelect;
-
-const caches = new WeakMap<Deps, Map<number, RoleRow>>();
-/** grantsOf answers per role-id list, dropped with the role cache; the sets are shared, never mutated. */
-const grantCaches = new WeakMap<Deps, Map<string, Grants>>();
-
-export interface Grants {
-  permissions: ReadonlySet<Permission>;
-  integration: boolean;
-}
+export type { Grants, RoleRow } from './state';
 
 function cache(deps: Deps): Map<number, RoleRow> {
-  let map = caches.get(deps);
+  let map = deps.roles.rows;
   if (!map) {
     map = new Map(
       deps.db
@@ -46,14 +38,13 @@ function cache(deps: Deps): Map<number, RoleRow> {
         .all()
         .map((r) => [r.id, r]),
     );
-    caches.set(deps, map);
+    deps.roles.rows = map;
   }
   return map;
 }
 
 function dropCache(deps: Deps): void {
-  caches.delete(deps);
-  grantCaches.delete(deps);
+  deps.roles.drop();
 }
 
 /** Creates the built-in roles that are missing and keeps their permissions current. Idempotent. */
@@ -89,11 +80,7 @@ function effectivePermissions(role: RoleRow): readonly Permission[] {
 
 /** The union of the roles' permissions, and whether one of them is the built-in integration role. */
 export function grantsOf(deps: Deps, roleIds: readonly number[]): Grants {
-  let memo = grantCaches.get(deps);
-  if (!memo) {
-    memo = new Map();
-    grantCaches.set(deps, memo);
-  }
+  const memo = deps.roles.grants;
   const key = roleIds.join(',');
   const known = memo.get(key);
   if (known) return known;
