@@ -11,14 +11,13 @@ import { type AlertSource, conditionCleared, fire } from './engine';
 import { ORDERING_OPERATORS } from './model';
 import { type AlertRow, findRule, openIncident, updateRule, variableInfo } from './store';
 
-const indexes = new WeakMap<Deps, Map<number, number[]>>();
-
+/** Forgets which rules watch which variable; the next value write reads them again. */
 export function dropAlertIndex(deps: Deps): void {
-  indexes.delete(deps);
+  deps.alerts.ruleIndex = null;
 }
 
 function index(deps: Deps): Map<number, number[]> {
-  let map = indexes.get(deps);
+  let map = deps.alerts.ruleIndex;
   if (!map) {
     map = new Map();
     const rows = deps.db
@@ -33,7 +32,7 @@ function index(deps: Deps): Map<number, number[]> {
       map.set(r.variableId, list);
     }
     // Read inside an open transaction it may hold rules that roll back: used, never kept.
-    if (!deps.sqlite.inTransaction) indexes.set(deps, map);
+    if (!deps.sqlite.inTransaction) deps.alerts.ruleIndex = map;
   }
   return map;
 }

@@ -135,18 +135,16 @@ export function onVariableGoneHealth(deps: Deps, id: number): void {
  * its own) with one notice, key `schedule-missed`. A missed run is a past fact, not a condition that
  * clears: the incident stays open until acknowledged, which closes it (rule 7).
  */
-const missedBatches = new WeakMap<Deps, { count: number }>();
-
 export function onScheduleRunMissed(deps: Deps): void {
-  const batch = missedBatches.get(deps);
+  const batch = deps.alerts.missedBatch;
   if (batch) {
     batch.count++;
     return;
   }
   const fresh = { count: 1 };
-  missedBatches.set(deps, fresh);
+  deps.alerts.missedBatch = fresh;
   queueMicrotask(() => {
-    missedBatches.delete(deps);
+    deps.alerts.missedBatch = null;
     const rule = activeRule(deps, 'schedule-missed');
     if (!rule) return;
     const at = Math.floor(deps.clock.now() / 1000);

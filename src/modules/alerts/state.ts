@@ -1,0 +1,11 @@
+/**
+ * What the alerts module keeps per daemon (`deps.alerts`): which active rules watch which variable,
+ * and the `schedule.run.missed` events of the current turn. Data only: evaluate.ts and system.ts
+ * fill and drop it. Imports no Deps, so deps.ts can name it.
+ */
+export class AlertState {
+  /** Variable `_id` → active variable-rule ids; null until read, and again after any alert write. */
+  ruleIndex: Map<number, number[]> | null = null;
+  /** The missed runs counted this turn of the event loop; null between turns. */
+  missedBatch: { count: number } | null = null;
+}
