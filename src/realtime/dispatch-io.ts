@@ -1,8 +1,8 @@
 /**
- * What webhook delivery needs from the outside world, per daemon, so tests replace it: the HTTP
- * client, name resolution and the jitter's random source.
+ * What webhook delivery needs from the outside world, per daemon (`deps.webhookIo`), so tests
+ * replace it: the HTTP client, name resolution and the jitter's random source. Imports no Deps, so
+ * deps.ts can name it.
  */
-import type { Deps } from '../deps';
 import { resolveAll } from '../http/net';
 
 export interface WebhookIo {
@@ -13,19 +13,14 @@ export interface WebhookIo {
   random: () => number;
 }
 
-const systemIo: WebhookIo = {
+/** The real network and randomness; shared, never mutated (setWebhookIo replaces a daemon's field). */
+export const systemWebhookIo: Readonly<WebhookIo> = {
   fetch: (url, init) => fetch(url, init),
   lookup: resolveAll,
   random: Math.random,
 };
 
-const ios = new WeakMap<Deps, WebhookIo>();
-
-export function webhookIo(deps: Deps): WebhookIo {
-  return ios.get(deps) ?? systemIo;
-}
-
 /** Replaces parts of a daemon's webhook I/O (tests). */
-export function setWebhookIo(deps: Deps, io: Partial<WebhookIo>): void {
-  ios.set(deps, { ...webhookIo(deps), ...io });
+export function setWebhookIo(deps: { webhookIo: WebhookIo }, io: Partial<WebhookIo>): void {
+  deps.webhookIo = { ...deps.webhookIo, ...io };
 }

@@ -6,7 +6,6 @@
 import { createHmac } from 'node:crypto';
 import type { Deps } from '../../deps';
 import { pinnedTarget } from '../../http/net';
-import { webhookIo } from '../../realtime/dispatch-io';
 import type { DeliveryRow, WebhookRow } from './mapper';
 
 export const SECRET_PREFIX = 'whsec_';
@@ -93,13 +92,13 @@ export async function performAttempt(deps: Deps, hook: WebhookRow, delivery: Del
     excerpt,
   });
   // Rule 6 before every attempt: every address the name gives now, and the request pinned to one.
-  const target = await pinnedTarget(hook.url, hook.allowPrivateNetwork, webhookIo(deps).lookup);
+  const target = await pinnedTarget(hook.url, hook.allowPrivateNetwork, deps.webhookIo.lookup);
   if ('refused' in target) return done(null, target.refused, null);
   const signal = AbortSignal.timeout(hook.timeoutSeconds * 1000);
   const headers: Record<string, string> = attemptHeaders(deps, hook, delivery, at);
   if (target.host !== undefined) headers.host = target.host;
   try {
-    const response = await webhookIo(deps).fetch(target.url, {
+    const response = await deps.webhookIo.fetch(target.url, {
       method: 'POST',
       headers,
       body: delivery.payload,

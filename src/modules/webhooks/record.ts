@@ -5,7 +5,6 @@
  */
 import type { StoredAttempt } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { webhookIo } from '../../realtime/dispatch-io';
 import { emit, transact } from '../../realtime/emit';
 import { invalidateWebhookCache } from '../../realtime/outbox';
 import type { AttemptOutcome } from './attempt';
@@ -24,7 +23,7 @@ export const FAILING_DISABLE_MS = 3 * 24 * HOUR;
 /** The wait before the next attempt after `failures` failed ones, with ±10 % jitter. */
 export function retryDelay(deps: Deps, failures: number): number {
   const base = RETRY_DELAYS_MS[Math.min(failures, RETRY_DELAYS_MS.length) - 1] ?? 0;
-  return Math.round(base * (0.9 + 0.2 * webhookIo(deps).random()));
+  return Math.round(base * (0.9 + 0.2 * deps.webhookIo.random()));
 }
 
 export type AttemptKind = 'scheduled' | 'test';

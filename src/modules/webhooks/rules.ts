@@ -5,7 +5,6 @@
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { pinnedTarget } from '../../http/net';
-import { webhookIo } from '../../realtime/dispatch-io';
 import { EVENT_TYPES, topicOfEvent } from '../../realtime/topics';
 import { SECRET_PREFIX } from './attempt';
 
@@ -49,7 +48,7 @@ export function checkUrl(text: string): URL {
  * webhook (rule 6). A name that does not resolve is accepted: the appliance may be offline now.
  */
 export async function checkTarget(deps: Deps, url: URL, allowPrivateNetwork: boolean): Promise<void> {
-  const target = await pinnedTarget(url.toString(), allowPrivateNetwork, webhookIo(deps).lookup);
+  const target = await pinnedTarget(url.toString(), allowPrivateNetwork, deps.webhookIo.lookup);
   if ('refused' in target && target.refused === 'target_refused') throw invalid('/url', ADDRESS_RULE);
 }
 

@@ -7,8 +7,9 @@ import { eq, sql } from 'drizzle-orm';
 import { webhookDeliveries, webhooks } from '../../db/schema';
 import type { Deps } from '../../deps';
 import type { DeliveryRow, WebhookRow } from './mapper';
+import type { WebhookStore } from './state';
 
-function prepare(deps: Deps) {
+function prepare(deps: Deps): WebhookStore {
   const deliveryById = deps.db
     .select()
     .from(webhookDeliveries)
@@ -61,14 +62,8 @@ function prepare(deps: Deps) {
   };
 }
 
-type Store = ReturnType<typeof prepare>;
-const stores = new WeakMap<Deps, Store>();
-
-export function webhookStore(deps: Deps): Store {
-  let store = stores.get(deps);
-  if (!store) {
-    store = prepare(deps);
-    stores.set(deps, store);
-  }
-  return store;
+/** The daemon's statements, prepared on first use and kept in `deps.webhooks`. */
+export function webhookStore(deps: Deps): WebhookStore {
+  deps.webhooks.store ??= prepare(deps);
+  return deps.webhooks.store;
 }
