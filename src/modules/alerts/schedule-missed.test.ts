@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { recordEvents } from '../../../tests/helpers/app';
 import { item, snapshot } from '../schedule/engine/test-support';
-import { recoverMissedRuns } from '../schedule/runner/recover';
-import { installScheduleRunner } from '../schedule/runner/runner';
+import { installScheduleRunner, recoverMissedRuns } from '../schedule/runner/runner';
 import { harness, MIN } from '../schedule/runner/test-support';
 
 /** §11.6 rule 15 with §8: the missed runs of one daemon start make one `schedule-missed` notice with their count. */

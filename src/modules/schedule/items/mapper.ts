@@ -25,6 +25,18 @@ export interface ItemView {
   next: Occurrence | null;
 }
 
+const WIRE: Partial<Record<string, string>> = {
+  startLocal: 'startTime',
+  endLocal: 'endTime',
+  targetSubsystemExternalId: 'subsystemExternalId',
+  targetExternalRef: 'externalRef',
+};
+
+/** A stored column's name on the wire, as `changed` lists carry it. */
+export function wireName(column: string): string {
+  return WIRE[column] ?? column;
+}
+
 /** A stored item's first-occurrence instants (start, end) in the time zone. */
 export function itemInstants(row: ItemRow, timezone: string, defaultDurationMs: number): [number, number] {
   const start = localToInstant(timezone, row.startLocal) ?? 0;

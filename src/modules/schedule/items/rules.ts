@@ -9,7 +9,7 @@ import { cleanName, unique } from '../../../http/fields';
 import { occurrencesOverlap, pruneExclusions, validateRecurrence } from '../engine/recurrence';
 import { isLocalDate, LocalTimeError, localString, localToInstant, parseLocalInput } from '../engine/tz';
 import { engineItem, type LoadedSchedule } from '../snapshot/load';
-import { type ItemRow, itemInstants } from './mapper';
+import { type ItemRow, itemInstants, wireName } from './mapper';
 import type { ItemWrite } from './model';
 import { requireTarget } from './targets';
 
@@ -165,15 +165,4 @@ export function draftItem(
       )
     : Object.keys(values);
   return { values, changed: changed.map(wireName).filter((n, i, all) => all.indexOf(n) === i) };
-}
-
-const WIRE: Partial<Record<string, string>> = {
-  startLocal: 'startTime',
-  endLocal: 'endTime',
-  targetSubsystemExternalId: 'subsystemExternalId',
-  targetExternalRef: 'externalRef',
-};
-
-export function wireName(column: string): string {
-  return WIRE[column] ?? column;
 }

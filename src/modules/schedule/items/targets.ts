@@ -11,8 +11,7 @@ import { emit } from '../../../realtime/emit';
 import type { EngineTarget } from '../engine/types';
 import { markScheduleChanged, scheduleWrite } from '../snapshot/change-clock';
 import { type LoadedSchedule, loadSchedule } from '../snapshot/load';
-import type { ItemRow, TargetView } from './mapper';
-import { wireName } from './rules';
+import { type ItemRow, type TargetView, wireName } from './mapper';
 
 export type ItemType = ItemRow['itemType'];
 

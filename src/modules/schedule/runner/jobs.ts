@@ -5,8 +5,7 @@
  * 90-day pruning of run records.
  */
 import type { Deps } from '../../../deps';
-import { recoverMissedRuns } from './recover';
-import { nextScheduleBoundary, runnerState, runScheduleTick } from './runner';
+import { nextScheduleBoundary, recoverMissedRuns, runnerState, runScheduleTick } from './runner';
 import { pruneRuns } from './runs';
 
 const MAX_SLEEP_MS = 60_000;

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'bun:test';
 import type { PushConnection } from '../../../rpc/hub';
 import { scheduleApp } from '../routes-test-support';
 import { loadScheduleSnapshot } from '../snapshot/load';
-import { recoverMissedRuns } from './recover';
-import { installScheduleRunner, runScheduleTick } from './runner';
+import { installScheduleRunner, recoverMissedRuns, runScheduleTick } from './runner';
 import { listRuns } from './runs';
 
 /** The runner over the stored schedule: items written through the API, delivered to a push connection. */

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { recordEvents, rowCount } from '../../../../tests/helpers/app';
 import { item, snapshot } from '../engine/test-support';
-import { recoverMissedRuns } from './recover';
-import { installScheduleRunner, runScheduleTick } from './runner';
+import { installScheduleRunner, recoverMissedRuns, runScheduleTick } from './runner';
 import { plannedThrough } from './runs';
 import { harness, MIN, runs } from './test-support';
 

@@ -10,30 +10,19 @@ import { getSettingGroup } from '../../../core/settings';
 import type { Deps } from '../../../deps';
 import { emit, transact } from '../../../realtime/emit';
 import { resolveWindow } from '../engine/resolve';
-import { playKey, runnerState, runScheduleTick } from './runner';
+import { playKey, type RunnerState } from './memory';
 import { plannedThrough, recordRun } from './runs';
 
 /**
- * Looks back to the persisted progress, marks what is caught up or missed, then ticks. Returns the
- * missed count. The first tick of a runner comes here itself, so a change announced before the
- * daemon's jobs start cannot move the progress past what was missed.
+ * Judges every start since the persisted progress, marks what is caught up or missed, and returns
+ * the missed count and where the runner's first tick continues from. The tick (runner.ts) calls it
+ * on a runner's first pass.
  */
-export function recoverMissedRuns(deps: Deps): number {
-  const state = runnerState(deps);
-  if (!state) return 0;
+export function judgeMissedRuns(deps: Deps, state: RunnerState): { missed: number; tickFrom: number } {
   const now = deps.clock.now();
-  if (state.lastTick !== null) {
-    // Already recovered: the first tick of this runner did it.
-    runScheduleTick(deps);
-    return 0;
-  }
   const through = plannedThrough(deps);
-  if (through === null || through >= now) {
-    state.lastTick = now - 1;
-    runScheduleTick(deps);
-    return 0;
-  }
-  const snapshot = state.load(deps);
+  if (through === null || through >= now) return { missed: 0, tickFrom: now - 1 };
+  const snapshot = state.load();
   const graceMs = getSettingGroup(deps, 'schedule').missedRunGraceSeconds * 1000;
   const items = new Map(snapshot.items.map((i) => [i.id, i]));
   let missed = 0;
@@ -75,7 +64,5 @@ export function recoverMissedRuns(deps: Deps): number {
       emit(deps, 'schedule.run.missed', { ...run });
     });
   }
-  state.lastTick = through;
-  runScheduleTick(deps);
-  return missed;
+  return { missed, tickFrom: through };
 }

@@ -2,7 +2,7 @@
  * The schedule runner (§11.6 rules 7, 12–14): one tick compares the segments that should be playing
  * now with those it announced, sends `schedule.item.start`/`end` on the push channel and the bus,
  * fires events whose start passed, and records runs. Ticks come from one timer re-armed to the next
- * boundary (runner-jobs.ts), from every schedule change (re-plan) and from tests on the fake clock.
+ * boundary (jobs.ts), from every schedule change (re-plan) and from tests on the fake clock.
  */
 import { iso } from '../../../clock';
 import type { Deps } from '../../../deps';
@@ -10,34 +10,11 @@ import { emit, transact } from '../../../realtime/emit';
 import { resolveCached } from '../engine/cache';
 import { expandItem } from '../engine/recurrence';
 import type { Entry, ScheduleSnapshot } from '../engine/types';
-import { recoverMissedRuns } from './recover';
+import { playKey, type RunnerState } from './memory';
+import { judgeMissedRuns } from './recover';
 import { type RunStatus, recordRun, savePlannedThrough } from './runs';
 
 export type SnapshotLoader = (deps: Deps) => ScheduleSnapshot;
-
-interface Running {
-  entry: Entry;
-  deliveredTo: string[];
-}
-
-export interface RunnerState {
-  load: SnapshotLoader;
-  /** Exclusive lower bound of the next tick's window; null before the first tick. */
-  lastTick: number | null;
-  running: Map<string, Running>;
-  /** Segments already started once (a later start is a resume, rule 7), until they end. */
-  started: Map<string, number>;
-  /** Missed segments that must not run (rule 15, catch-up off or out of its window), until they end. */
-  suppressed: Map<string, number>;
-  /** Segments started by the recovery after a restart: recorded `caught_up`. */
-  catchingUp: Set<string>;
-  timer: ReturnType<typeof setTimeout> | null;
-  /** Set while the daemon's timer runs (startScheduleJobs); tests tick by hand. */
-  armed: boolean;
-  /** Monotonic time of the last re-plan, and the deferred one a burst of writes coalesces into. */
-  lastReplan: number;
-  replanTimer: ReturnType<typeof setTimeout> | null;
-}
 
 /** How far back a tick still delivers what it finds due (ticks come at least every minute). */
 const MAX_LATE_MS = 5 * 60_000;
@@ -51,7 +28,7 @@ const hooked = new WeakSet<Deps>();
  */
 export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerState {
   const state: RunnerState = {
-    load,
+    load: () => load(deps),
     lastTick: null,
     running: new Map(),
     started: new Map(),
@@ -80,10 +57,6 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
 export function runnerState(deps: Deps): RunnerState | undefined {
   return states.get(deps);
 }
-
-/** The identity of a delivered segment across preemption splits. */
-export const playKey = (e: Entry) =>
-  `${e.scheduledItemId}|${e.originalStart}|${e.originalEnd}|${e.itemType}|${e.itemId}|${e.zoneId}|${e.subsystemExternalId}`;
 
 /** The push params of C: Realtime; a playable carries its unsplit times so a resumed client can seek. */
 export function pushParams(e: Entry): Record<string, unknown> {
@@ -136,15 +109,14 @@ function startEntry(deps: Deps, state: RunnerState, e: Entry, key: string): stri
 export function runScheduleTick(deps: Deps): void {
   const state = states.get(deps);
   if (!state) return;
-  if (state.lastTick === null) {
-    recoverMissedRuns(deps);
-    return;
-  }
+  // The first tick of a runner judges what was missed itself, so a change announced before the
+  // daemon's jobs start cannot move the progress past what was missed.
+  if (state.lastTick === null) state.lastTick = judgeMissedRuns(deps, state).tickFrom;
   const now = deps.clock.now();
   // A wall clock stepped far ahead is not an outage: only the last few minutes are delivered late
   // (after a restart, the recovery has judged every start since the persisted progress).
   const from = state.catchingUp.size > 0 ? state.lastTick : Math.max(state.lastTick, now - MAX_LATE_MS);
-  const snapshot = state.load(deps);
+  const snapshot = state.load();
   const { entries } = resolveCached(snapshot, Math.min(from, now), now + 1);
 
   for (const e of entries) {
@@ -184,6 +156,21 @@ export function runScheduleTick(deps: Deps): void {
   savePlannedThrough(deps, now);
 }
 
+/** Looks back to the persisted progress (rule 15, recover.ts), then ticks. Returns the missed count. */
+export function recoverMissedRuns(deps: Deps): number {
+  const state = states.get(deps);
+  if (!state) return 0;
+  let missed = 0;
+  // Nothing left to judge when the first tick of this runner did it.
+  if (state.lastTick === null) {
+    const judged = judgeMissedRuns(deps, state);
+    state.lastTick = judged.tickFrom;
+    missed = judged.missed;
+  }
+  runScheduleTick(deps);
+  return missed;
+}
+
 /** Rule 17: occurrences of items whose target is missing are recorded `skipped`. */
 function recordSkipped(deps: Deps, snapshot: ScheduleSnapshot, from: number, now: number): void {
   for (const item of snapshot.items) {
@@ -214,7 +201,7 @@ export function nextScheduleBoundary(deps: Deps, horizonMs = 3_600_000): number 
   if (!state) return null;
   const now = deps.clock.now();
   let next: number | null = null;
-  for (const e of resolveCached(state.load(deps), now, now + horizonMs).entries) {
+  for (const e of resolveCached(state.load(), now, now + horizonMs).entries) {
     for (const t of [e.start, e.end]) if (t > now && (next === null || t < next)) next = t;
   }
   return next;
@@ -227,7 +214,7 @@ export function runningLines(deps: Deps, targets: readonly string[]): string[] {
   const now = deps.clock.now();
   const wanted = new Set(targets);
   const lines: string[] = [];
-  for (const e of resolveCached(state.load(deps), now, now + 1).entries) {
+  for (const e of resolveCached(state.load(), now, now + 1).entries) {
     if (e.itemType !== 'PLAYABLE' || e.start > now || now >= e.end || state.suppressed.has(playKey(e))) continue;
     if (!e.targets.some((t) => wanted.has(t))) continue;
     lines.push(JSON.stringify({ jsonrpc: '2.0', method: 'schedule.item.start', params: pushParams(e) }));

@@ -8,7 +8,7 @@ import { and, count, eq, inArray } from 'drizzle-orm';
 import { scheduledItems } from '../../../db/schema';
 import type { Deps } from '../../../deps';
 import { resolveCached } from '../engine/cache';
-import { isScheduleLoading, loadScheduleSnapshot } from './load';
+import { loadScheduleSnapshot } from './load';
 
 const DAY_MS = 24 * 3_600_000;
 const MINUTE_MS = 60_000;
@@ -32,11 +32,9 @@ interface Upcoming {
 }
 
 const upcoming = new WeakMap<Deps, Upcoming>();
-const NONE: ReadonlySet<number> = new Set();
 
 /** Playables with an entry starting in [now, now + 24 h), kept per schedule version and minute. */
 export function upcomingPlayableIds(deps: Deps): ReadonlySet<number> {
-  if (isScheduleLoading(deps)) return NONE;
   const now = deps.clock.now();
   const minute = Math.floor(now / MINUTE_MS);
   const snapshot = loadScheduleSnapshot(deps);

@@ -1,0 +1,34 @@
+/**
+ * What the runner remembers between ticks, apart from its behaviour, so the tick (runner.ts) and the
+ * recovery of missed runs (recover.ts) share it without importing each other.
+ */
+import type { Entry, ScheduleSnapshot } from '../engine/types';
+
+interface Running {
+  entry: Entry;
+  deliveredTo: string[];
+}
+
+export interface RunnerState {
+  /** The schedule the runner plays, read afresh for every tick. */
+  load: () => ScheduleSnapshot;
+  /** Exclusive lower bound of the next tick's window; null before the first tick. */
+  lastTick: number | null;
+  running: Map<string, Running>;
+  /** Segments already started once (a later start is a resume, rule 7), until they end. */
+  started: Map<string, number>;
+  /** Missed segments that must not run (rule 15, catch-up off or out of its window), until they end. */
+  suppressed: Map<string, number>;
+  /** Segments started by the recovery after a restart: recorded `caught_up`. */
+  catchingUp: Set<string>;
+  timer: ReturnType<typeof setTimeout> | null;
+  /** Set while the daemon's timer runs (startScheduleJobs); tests tick by hand. */
+  armed: boolean;
+  /** Monotonic time of the last re-plan, and the deferred one a burst of writes coalesces into. */
+  lastReplan: number;
+  replanTimer: ReturnType<typeof setTimeout> | null;
+}
+
+/** The identity of a delivered segment across preemption splits. */
+export const playKey = (e: Entry) =>
+  `${e.scheduledItemId}|${e.originalStart}|${e.originalEnd}|${e.itemType}|${e.itemId}|${e.zoneId}|${e.subsystemExternalId}`;

@@ -1,0 +1,88 @@
+/**
+ * The targets the schedule plays, read straight from their tables: the snapshot needs a few columns
+ * of every event, playable and subsystem, and reading them through those modules' services made the
+ * services (which show schedule usage) and the schedule import each other.
+ */
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { events, playables, subsystems } from '../../../db/schema';
+import type { EngineSubsystem, EngineTarget } from '../engine/types';
+
+/** A playable as the schedule sees it, with what only the definitions need. */
+export interface PlayableTarget extends EngineTarget {
+  type: string;
+  durationType: string;
+}
+
+export interface Targets {
+  events: EngineTarget[];
+  playables: PlayableTarget[];
+  subsystems: EngineSubsystem[];
+  /** The newest `updatedAt` of an event or playable, to the millisecond `_updatedAt` shows. */
+  newestChange: number;
+}
+
+/** Every event and playable of an existing subsystem, and every subsystem, in `_id` order. */
+export function readTargets(db: Db): Targets {
+  let newestChange = 0;
+  const seen = (updatedAt: number) => {
+    newestChange = Math.max(newestChange, Math.trunc(updatedAt));
+  };
+  const eventRows = db
+    .select({ event: events, subsystemExternalId: subsystems.externalId })
+    .from(events)
+    .innerJoin(subsystems, eq(events.subsystemId, subsystems.id))
+    .orderBy(asc(events.id))
+    .all();
+  const playableRows = db
+    .select({ playable: playables, subsystemExternalId: subsystems.externalId })
+    .from(playables)
+    .innerJoin(subsystems, eq(subsystems.id, playables.subsystemId))
+    .orderBy(asc(playables.id))
+    .all();
+  const subsystemRows = db
+    .select({ id: subsystems.id, externalId: subsystems.externalId, type: subsystems.type })
+    .from(subsystems)
+    .orderBy(asc(subsystems.id))
+    .all();
+  const eventTargets = eventRows.map(({ event: e, subsystemExternalId }): EngineTarget => {
+    seen(e.updatedAt);
+    return {
+      id: e.id,
+      subsystemId: e.subsystemId,
+      subsystemExternalId,
+      externalRef: e.externalRef,
+      command: e.command,
+      durationMs: null,
+      displayName: e.displayName,
+      description: e.description,
+      active: e.active,
+    };
+  });
+  const playableTargets = playableRows.map(({ playable: p, subsystemExternalId }): PlayableTarget => {
+    seen(p.updatedAt);
+    return {
+      id: p.id,
+      subsystemId: p.subsystemId,
+      subsystemExternalId,
+      externalRef: p.externalRef ?? '',
+      command: p.command,
+      durationMs: p.durationType === 'infinite' ? null : p.duration,
+      displayName: p.displayName,
+      description: p.description,
+      active: p.active && p.availableInSubsystem,
+      type: p.type,
+      durationType: p.durationType,
+    };
+  });
+  return {
+    events: eventTargets,
+    playables: playableTargets,
+    subsystems: subsystemRows.map((s) => ({
+      id: s.id,
+      externalId: s.externalId,
+      isContainer: s.type.endsWith('Container'),
+    })),
+    newestChange,
+  };
+}
