@@ -17,22 +17,6 @@ export const MAX_FAILURES = 5;
 export const WINDOW_MS = 15 * 60_000;
 export const MAX_KEYS = 10_000;
 
-interface Tables {
-  pairs: Map<string, number[]>;
-  addresses: Map<string, number[]>;
-}
-
-const tables = new WeakMap<Deps, Tables>();
-
-function tablesOf(deps: Deps): Tables {
-  let t = tables.get(deps);
-  if (!t) {
-    t = { pairs: new Map(), addresses: new Map() };
-    tables.set(deps, t);
-  }
-  return t;
-}
-
 const pairKey = (username: string, address: string | null) => `${username.toLowerCase()}|${address ?? ''}`;
 const addressKey = (address: string | null) => address ?? '';
 
@@ -67,7 +51,7 @@ function push(deps: Deps, table: Map<string, number[]>, key: string, max: number
 
 /** Seconds until the pair (or the whole address) may try again, or 0 when neither is locked. */
 export function lockedForSeconds(deps: Deps, username: string, address: string | null): number {
-  const { pairs, addresses } = tablesOf(deps);
+  const { pairs, addresses } = deps.signInThrottle;
   const perAddress = rateLimitSettings(deps).loginFailuresPerAddress;
   return Math.max(
     lockSeconds(deps, recent(deps, pairs, pairKey(username, address)), MAX_FAILURES),
@@ -81,7 +65,7 @@ export function recordFailure(
   username: string,
   address: string | null,
 ): { pairLocked: boolean; addressLocked: boolean } {
-  const { pairs, addresses } = tablesOf(deps);
+  const { pairs, addresses } = deps.signInThrottle;
   const perAddress = rateLimitSettings(deps).loginFailuresPerAddress;
   const pairLocked = push(deps, pairs, pairKey(username, address), MAX_FAILURES) === MAX_FAILURES;
   const addressLocked = perAddress > 0 && push(deps, addresses, addressKey(address), perAddress) === perAddress;
@@ -90,11 +74,11 @@ export function recordFailure(
 
 /** A success clears the pair's count, never the address's. */
 export function clearFailures(deps: Deps, username: string, address: string | null): void {
-  tablesOf(deps).pairs.delete(pairKey(username, address));
+  deps.signInThrottle.pairs.delete(pairKey(username, address));
 }
 
 /** How many keys the tables hold, to prove their size stays bounded. */
 export function throttleSize(deps: Deps): { pairs: number; addresses: number } {
-  const { pairs, addresses } = tablesOf(deps);
+  const { pairs, addresses } = deps.signInThrottle;
   return { pairs: pairs.size, addresses: addresses.size };
 }
