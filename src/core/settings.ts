@@ -8,6 +8,7 @@ import { isBurst, type RateLimitSettings } from '../config';
 import { settings } from '../db/schema';
 import type { Deps } from '../deps';
 import { type Cidr, parseCidr } from '../http/net';
+import type { CachedSettings } from './settings-cache';
 
 export interface SettingGroups {
   auth: { trustedNetworks: string[]; sessionIdleMinutes: number; sessionMaxDays: number };
@@ -45,16 +46,8 @@ export const SETTING_DEFAULTS: SettingGroups = {
   },
 };
 
-interface Cached {
-  groups: Map<string, unknown>;
-  trusted?: Cidr[];
-  rateLimits?: RateLimitSettings;
-}
-
-const caches = new WeakMap<Deps, Cached>();
-
-function cached(deps: Deps): Cached {
-  let c = caches.get(deps);
+function cached(deps: Deps): CachedSettings {
+  let c = deps.settings.current;
   if (!c) {
     c = {
       groups: new Map(
@@ -65,7 +58,7 @@ function cached(deps: Deps): Cached {
           .map((r) => [r.key, r.value]),
       ),
     };
-    caches.set(deps, c);
+    deps.settings.current = c;
   }
   return c;
 }
@@ -88,12 +81,12 @@ export function putSettingGroup<K extends keyof SettingGroups>(
     .values({ key, value, updatedAt: now })
     .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: now } })
     .run();
-  caches.delete(deps);
+  deps.settings.current = null;
 }
 
 export function deleteSettingGroup(deps: Deps, key: keyof SettingGroups): void {
   deps.db.delete(settings).where(eq(settings.key, key)).run();
-  caches.delete(deps);
+  deps.settings.current = null;
 }
 
 /** The trusted networks in force: `PMS_TRUSTED_NETWORKS` when set, else the `auth.trustedNetworks` setting. */
@@ -139,5 +132,5 @@ export function putTimezone(deps: Deps, timezone: string): void {
     .values({ key: 'timezone', value: timezone, updatedAt: now })
     .onConflictDoUpdate({ target: settings.key, set: { value: timezone, updatedAt: now } })
     .run();
-  caches.delete(deps);
+  deps.settings.current = null;
 }
