@@ -4,7 +4,7 @@ import { addSubsystem, makeTestApp, type TestApp } from '../../tests/helpers/app
 import { errorBody } from '../../tests/helpers/errors';
 import type { RateLimitSettings } from '../config';
 import { putSettingGroup } from '../core/settings';
-import { MAX_KEYS, RateTable, rateLimiterOf } from './rate-limit';
+import { MAX_KEYS, RateTable } from './rate-limit';
 
 /** An app whose budgets come from the settings, except those given (as the environment would). */
 const limited = (limits: Partial<RateLimitSettings> = {}) => makeTestApp({ config: { rateLimits: limits } });
@@ -189,7 +189,7 @@ describe('flood protection: memory', () => {
     for (let i = 0; i < MAX_KEYS + 2_000; i++) {
       await t.call('GET', '/nowhere', { from: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` });
     }
-    expect(rateLimiterOf(t.deps).requests.size).toBeLessThanOrEqual(MAX_KEYS);
+    expect(t.deps.rateLimiter.requests.size).toBeLessThanOrEqual(MAX_KEYS);
   }, 30_000);
 
   it('forgets idle keys first, so a flooding key stays limited while the table is full', () => {

@@ -37,61 +37,13 @@ import type { RateLimitSettings } from '../config';
 import { rateLimitSettings } from '../core/settings';
 import type { Deps } from '../deps';
 import { validCaller } from './auth';
-import { makeRoom } from './bounded';
 import { rateLimited } from './errors';
+import type { RateLimiter, RateTable } from './rate-table';
+
+export { MAX_KEYS, RateTable } from './rate-table';
 
 /** A flood is not a failed attempt (sign-in locks keep their own message). */
 export const FLOODED = 'too many requests, try again later';
-
-/** Keys one table holds at most (a key is a short string and a number: ~1 MB per table when full). */
-export const MAX_KEYS = 10_000;
-
-/** One GCRA table: key → the time its bucket is next full ("theoretical arrival time"). */
-export class RateTable {
-  private readonly tats = new Map<string, number>();
-  constructor(private readonly maxKeys = MAX_KEYS) {}
-
-  get size(): number {
-    return this.tats.size;
-  }
-
-  /**
-   * Counts one request of `key` at `now` against `perSecond` with `burst` requests allowed at once.
-   * Returns 0 when allowed (and counted), else the milliseconds until one would be.
-   */
-  take(key: string, now: number, perSecond: number, burst: number): number {
-    const interval = 1000 / perSecond;
-    const tat = this.tats.get(key);
-    const next = (tat === undefined || tat < now ? now : tat) + interval;
-    const over = next - now - interval * burst;
-    if (over > 0) return over;
-    if (tat === undefined && this.tats.size >= this.maxKeys) this.makeRoom(now);
-    this.tats.set(key, next);
-    return 0;
-  }
-
-  private makeRoom(now: number): void {
-    makeRoom(this.tats, this.maxKeys, (tat) => tat <= now);
-  }
-}
-
-export interface RateLimiter {
-  requests: RateTable;
-  values: RateTable;
-  heartbeats: RateTable;
-}
-
-const limiters = new WeakMap<Deps, RateLimiter>();
-
-/** The daemon's tables (one set per Deps, so every test app starts with empty ones). */
-export function rateLimiterOf(deps: Deps): RateLimiter {
-  let limiter = limiters.get(deps);
-  if (!limiter) {
-    limiter = { requests: new RateTable(), values: new RateTable(), heartbeats: new RateTable() };
-    limiters.set(deps, limiter);
-  }
-  return limiter;
-}
 
 function take(deps: Deps, table: RateTable, key: string, perSecond: number, burst: number): void {
   if (perSecond <= 0) return;
@@ -114,7 +66,7 @@ const LOG_POST_PATH = /^https?:\/\/[^/]+\/api\/v1\/logs\/?(?:[?#].*)?$/;
  * belongs to (a budget set to 0 counts nothing); throws 429 when over it.
  */
 export function rateLimitHook(deps: Deps) {
-  const limiter = rateLimiterOf(deps);
+  const limiter = deps.rateLimiter;
   return ({ request }: { request: Request }): void => {
     const limits = rateLimitSettings(deps);
     const caller = validCaller(deps, request);
@@ -133,7 +85,7 @@ export function rateLimitHook(deps: Deps) {
 export function limitValueWrite(deps: Deps, request: Request): void {
   const limits = rateLimitSettings(deps);
   const caller = validCaller(deps, request);
-  const limiter = rateLimiterOf(deps);
+  const limiter = deps.rateLimiter;
   if (caller === null) takeForAddress(deps, limiter, request, limits);
   else take(deps, limiter.values, caller.label, limits.ingestPerSecond, limits.ingestBurst);
 }
