@@ -63,10 +63,10 @@ export interface CrudSpec<
   };
   /** PUT and PATCH on one entity: absent fields keep their value. */
   update?: Verb & { run: (principal: Principal, id: string, body: Static<W>) => Static<D> };
-  /** DELETE on one entity: 204. */
+  /** DELETE on one entity: 204, whatever the service returns. */
   remove?: Verb & {
     query?: DQ;
-    run: (principal: Principal, id: string, query: Static<DQ>) => Maybe<void>;
+    run: (principal: Principal, id: string, query: Static<DQ>) => unknown;
   };
 }
 

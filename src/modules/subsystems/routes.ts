@@ -1,10 +1,9 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
 import { requestMeta } from '../../http/context';
+import { crudRoutes } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { PageQuery, pageOf, sendList } from '../../http/lists';
-import { noContent, upserted } from '../../http/responses';
 import { listActions, requestAction } from './actions';
 import { heartbeat } from './heartbeat';
 import { ActionModel, SubsystemModel } from './model';
@@ -25,59 +24,26 @@ function metadataFilterOf(url: string): Record<string, string> {
  * only) and the action queue.
  */
 export function subsystemsRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/subsystems' })
-    .use(authPlugin(deps))
-    .get(
-      '/',
-      (ctx) => {
-        const page = pageOf(ctx.query);
-        return sendList(ctx, listSubsystems(deps, ctx.query, metadataFilterOf(ctx.request.url), page), page);
-      },
-      { auth: 'subsystems:read', query: SubsystemModel.listQuery, response: SubsystemModel.list },
-    )
-    .post('/', ({ principal, body, set }) => upserted(set, upsertSubsystem(deps, body, principal)), {
-      auth: 'subsystems:write',
-      body: SubsystemModel.write,
-      response: { 200: SubsystemModel.dto, 201: SubsystemModel.dto },
-      detail: { summary: 'Create or update a subsystem (upsert by _id or externalId)' },
-    })
-    .put('/', ({ principal, body, set }) => upserted(set, upsertSubsystem(deps, body, principal)), {
-      auth: 'subsystems:write',
-      body: SubsystemModel.write,
-      response: { 200: SubsystemModel.dto, 201: SubsystemModel.dto },
-      detail: { summary: 'Create or update a subsystem (upsert by _id or externalId)' },
-    })
-    .get('/:id', ({ params }) => getSubsystem(deps, params.id), {
-      auth: 'subsystems:read',
-      params: IdParam,
-      response: SubsystemModel.dto,
-    })
-    .put('/:id', ({ principal, params, body }) => updateSubsystemById(deps, principal, params.id, body), {
-      auth: 'subsystems:write',
-      params: IdParam,
-      body: SubsystemModel.write,
-      response: SubsystemModel.dto,
-      detail: { summary: 'Update a subsystem by _id or externalId; absent fields keep their value' },
-    })
-    .patch('/:id', ({ principal, params, body }) => updateSubsystemById(deps, principal, params.id, body), {
-      auth: 'subsystems:write',
-      params: IdParam,
-      body: SubsystemModel.write,
-      response: SubsystemModel.dto,
-      detail: { summary: 'Update a subsystem by _id or externalId; absent fields keep their value' },
-    })
-    .delete(
-      '/:id',
-      ({ principal, params, set }) => {
-        deleteSubsystem(deps, principal, params.id);
-        return noContent(set);
-      },
-      {
-        auth: 'subsystems:write',
-        params: IdParam,
-        detail: { summary: 'Delete a subsystem and what it owns' },
-      },
-    )
+  return crudRoutes(deps, {
+    prefix: '/subsystems',
+    model: SubsystemModel,
+    read: 'subsystems:read',
+    write: 'subsystems:write',
+    list: { run: (query, page, { request }) => listSubsystems(deps, query, metadataFilterOf(request.url), page) },
+    get: { run: (id) => getSubsystem(deps, id) },
+    upsert: {
+      run: (principal, body) => upsertSubsystem(deps, body, principal),
+      summary: 'Create or update a subsystem (upsert by _id or externalId)',
+    },
+    update: {
+      run: (principal, id, body) => updateSubsystemById(deps, principal, id, body),
+      summary: 'Update a subsystem by _id or externalId; absent fields keep their value',
+    },
+    remove: {
+      run: (principal, id) => deleteSubsystem(deps, principal, id),
+      summary: 'Delete a subsystem and what it owns',
+    },
+  })
     .put(
       '/:id/heartbeat',
       ({ principal, params, request }) => {
