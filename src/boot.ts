@@ -18,6 +18,7 @@ import { identity } from './modules/auth/service';
 import { ensureBuiltInRoles } from './modules/roles/service';
 import { installScheduleRunnerFor } from './modules/schedule/runner/install';
 import { installScheduleListeners } from './modules/schedule/snapshot/listeners';
+import { ScheduleState } from './modules/schedule/state';
 import { ensureScheduleBuiltIns } from './modules/schedule/zones/service';
 import { HealthMonitor } from './modules/subsystems/health';
 import { createAdminAccount, userCount } from './modules/users/accounts';
@@ -56,6 +57,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     push: new PushHub(),
     scheduler: createScheduler(options.log),
     health: new HealthMonitor(() => deps),
+    schedule: new ScheduleState(),
     identity,
     version: options.version,
     remoteAddress: options.remoteAddress,

@@ -6,6 +6,7 @@ import type { Principal } from './core/principal';
 import type { Db } from './db/client';
 import type { Scheduler } from './jobs/scheduler';
 import type { Logger } from './log';
+import type { ScheduleState } from './modules/schedule/state';
 import type { HealthMonitor } from './modules/subsystems/health';
 import type { EventBus } from './realtime/bus';
 import type { PushHub } from './rpc/hub';
@@ -23,6 +24,8 @@ export interface Deps {
   scheduler: Scheduler;
   /** Subsystem health (§3): the one state machine routes, services and timers share. */
   health: HealthMonitor;
+  /** The schedule's change clock, loaded snapshot, cached reads and runner memory (modules/schedule). */
+  schedule: ScheduleState;
   /** Who a secret or trusted address stands for (modules/auth), for the front doors. */
   identity: Identity;
   version: VersionInfo;

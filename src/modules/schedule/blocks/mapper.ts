@@ -1,7 +1,7 @@
 import type { StoredBlockItem } from '../../../db/schema';
 import { entityMeta } from '../../../http/entity';
 import { selfLink } from '../../../http/links';
-import type { BlockRow } from '../snapshot/load';
+import type { BlockRow } from '../snapshot/loaded';
 import type { BlockDto } from './model';
 
 const COLLECTION: Record<StoredBlockItem['type'], string> = {

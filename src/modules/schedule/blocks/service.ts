@@ -8,7 +8,8 @@ import { cleanName, numericId } from '../../../http/fields';
 import { type ListResult, type Page, paginate } from '../../../http/lists';
 import { MAX_BLOCK_DEPTH } from '../engine/expand';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
-import { type BlockRow, type LoadedSchedule, loadSchedule } from '../snapshot/load';
+import { loadSchedule } from '../snapshot/load';
+import type { BlockRow, LoadedSchedule } from '../snapshot/loaded';
 import { toBlockDto } from './mapper';
 import type { BlockCreate, BlockDto, BlockUpdate } from './model';
 

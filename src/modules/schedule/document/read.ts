@@ -7,8 +7,9 @@ import type { Deps } from '../../../deps';
 import { numericId } from '../../../http/fields';
 import { entriesAround, resolveCached } from '../engine/cache';
 import type { Entry, ResolveResult, ScheduleSnapshot } from '../engine/types';
-import { scheduleState } from '../snapshot/change-clock';
+import { changeClock } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
+import type { ScheduleRead } from '../state';
 import { type DeliveredTo, toEntryDto } from './entry';
 import type { ReadQuery } from './query';
 
@@ -18,24 +19,6 @@ const DAY = 24 * HOUR;
 const BOOT = crypto.randomUUID();
 const MAX_CACHED = 32;
 
-export interface ScheduleRead {
-  version: number;
-  computedAt: number;
-  /** The answer holds until then (reads around now); +Infinity for window reads. */
-  validUntil: number;
-  /** Document `_id` and ETag: changes whenever the content changes. */
-  id: string;
-  timezone: string;
-  /** The `values` array as JSON text, serialised once. */
-  valuesJson: string;
-  count: number;
-  countLimitReached: boolean;
-  depthLimitReached: boolean;
-  /** Every start and end of the answer's entries, ascending (for `Last-Modified`). */
-  boundaries: Float64Array;
-}
-
-const caches = new WeakMap<Deps, Map<string, ScheduleRead>>();
 /** An entry's unfiltered JSON; entries belong to one snapshot, so to one time zone. */
 const entryJson = new WeakMap<Entry, string>();
 
@@ -158,13 +141,9 @@ function compute(deps: Deps, q: ReadQuery, version: number, now: number): Schedu
 
 /** The read for `q` now: from the cache while it holds, else computed (and cached). */
 export function scheduleRead(deps: Deps, q: ReadQuery): ScheduleRead {
-  const version = scheduleState(deps).version;
+  const version = changeClock(deps).version;
   const now = deps.clock.now();
-  let cache = caches.get(deps);
-  if (!cache) {
-    cache = new Map();
-    caches.set(deps, cache);
-  }
+  const cache = deps.schedule.reads;
   const hit = cache.get(q.key);
   if (hit && hit.version === version && now >= hit.computedAt && now < hit.validUntil) return hit;
   const read = compute(deps, q, version, now);
@@ -186,5 +165,5 @@ export function readLastModified(deps: Deps, read: ScheduleRead): number {
     else hi = mid;
   }
   const lastBoundary = lo > 0 ? (b[lo - 1] ?? 0) : 0;
-  return Math.max(scheduleState(deps).lastChangedAt, lastBoundary);
+  return Math.max(changeClock(deps).lastChangedAt, lastBoundary);
 }

@@ -5,7 +5,7 @@ import { badRequest } from '../../../http/errors';
 import { PageQuery } from '../../../http/lists';
 import { indexSnapshot } from '../engine/expand';
 import { explainAt, lastExplainChange } from '../engine/resolve';
-import { scheduleState } from '../snapshot/change-clock';
+import { changeClock } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
 import { toEntryDto } from './entry';
 
@@ -49,7 +49,7 @@ export function explainSchedule(deps: Deps, query: typeof ResolveModel.query.sta
     throw badRequest('zoneId must be a zone _id', [{ path: '/zoneId', message: 'must be a zone _id' }]);
   const { snapshot } = loadSchedule(deps);
   const index = indexSnapshot(snapshot);
-  const changedAt = scheduleState(deps).lastChangedAt;
+  const changedAt = changeClock(deps).lastChangedAt;
   const lastModified = query.at === undefined ? Math.max(changedAt, lastExplainChange(index, at)) : changedAt;
   const tz = snapshot.timezone;
   const zones = explainAt(index, at, query.zoneId === undefined ? undefined : Number(query.zoneId)).map((x) => ({

@@ -2,9 +2,10 @@ import { Elysia, t } from 'elysia';
 import type { Deps } from '../../../deps';
 import { authPlugin } from '../../../http/auth';
 import { pageOf, paginate, sendList } from '../../../http/lists';
+import type { ScheduleRead } from '../state';
 import { conditional } from './conditional';
 import { readQuery, ScheduleReadQuery } from './query';
-import { readLastModified, type ScheduleRead, scheduleRead } from './read';
+import { readLastModified, scheduleRead } from './read';
 import { explainSchedule, ResolveModel } from './resolve';
 
 const EntryList = t.Array(t.Record(t.String(), t.Unknown()), { description: 'schedule entries (§11.5)' });

@@ -10,7 +10,8 @@ import { invalid } from '../../../http/errors';
 import { emit } from '../../../realtime/emit';
 import type { EngineTarget } from '../engine/types';
 import { markScheduleChanged, scheduleWrite } from '../snapshot/change-clock';
-import { type LoadedSchedule, loadSchedule } from '../snapshot/load';
+import { loadSchedule } from '../snapshot/load';
+import type { LoadedSchedule } from '../snapshot/loaded';
 import { type ItemRow, type TargetView, wireName } from './mapper';
 
 export type ItemType = ItemRow['itemType'];

@@ -1,6 +1,6 @@
 import type { StoredPlaylistEntry } from '../../../db/schema';
 import { entityMeta } from '../../../http/entity';
-import type { PlaylistRow } from '../snapshot/load';
+import type { PlaylistRow } from '../snapshot/loaded';
 import type { PlaylistDto } from './model';
 
 /** What a playlist entry's target is now; null when it is gone. */

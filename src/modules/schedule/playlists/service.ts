@@ -7,7 +7,8 @@ import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
 import { type ListResult, type Page, paginate } from '../../../http/lists';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
-import { type LoadedSchedule, loadSchedule, type PlaylistRow } from '../snapshot/load';
+import { loadSchedule } from '../snapshot/load';
+import type { LoadedSchedule, PlaylistRow } from '../snapshot/loaded';
 import { type EntryTarget, toPlaylistDto } from './mapper';
 import type { PlaylistCreate, PlaylistDto, PlaylistUpdate } from './model';
 

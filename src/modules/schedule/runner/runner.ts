@@ -19,9 +19,6 @@ export type SnapshotLoader = (deps: Deps) => ScheduleSnapshot;
 /** How far back a tick still delivers what it finds due (ticks come at least every minute). */
 const MAX_LATE_MS = 5 * 60_000;
 
-const states = new WeakMap<Deps, RunnerState>();
-const hooked = new WeakSet<Deps>();
-
 /**
  * Installs the runner for `deps` (boot: every deps gets one, so tests drive the same code). A second
  * install starts from fresh memory over the same database, as a daemon restart does.
@@ -39,9 +36,9 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
     lastReplan: Number.NEGATIVE_INFINITY,
     replanTimer: null,
   };
-  states.set(deps, state);
-  if (!hooked.has(deps)) {
-    hooked.add(deps);
+  deps.schedule.runner = state;
+  if (!deps.schedule.runnerListening) {
+    deps.schedule.runnerListening = true;
     // After the current line's answer: a client sees `{"result": true}` before the starts.
     deps.push.onSubscribe((connection, targets) => {
       const lines = runningLines(deps, targets);
@@ -54,8 +51,8 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
   return state;
 }
 
-export function runnerState(deps: Deps): RunnerState | undefined {
-  return states.get(deps);
+export function runnerState(deps: Deps): RunnerState | null {
+  return deps.schedule.runner;
 }
 
 /** The push params of C: Realtime; a playable carries its unsplit times so a resumed client can seek. */
@@ -107,7 +104,7 @@ function startEntry(deps: Deps, state: RunnerState, e: Entry, key: string): stri
 
 /** One pass: what started, ended or became due in (lastTick, now]. Safe to call at any time. */
 export function runScheduleTick(deps: Deps): void {
-  const state = states.get(deps);
+  const state = deps.schedule.runner;
   if (!state) return;
   // The first tick of a runner judges what was missed itself, so a change announced before the
   // daemon's jobs start cannot move the progress past what was missed.
@@ -158,7 +155,7 @@ export function runScheduleTick(deps: Deps): void {
 
 /** Looks back to the persisted progress (rule 15, recover.ts), then ticks. Returns the missed count. */
 export function recoverMissedRuns(deps: Deps): number {
-  const state = states.get(deps);
+  const state = deps.schedule.runner;
   if (!state) return 0;
   let missed = 0;
   // Nothing left to judge when the first tick of this runner did it.
@@ -197,7 +194,7 @@ function recordSkipped(deps: Deps, snapshot: ScheduleSnapshot, from: number, now
 
 /** The next instant a segment starts or ends after `now` (within `horizonMs`), or null. */
 export function nextScheduleBoundary(deps: Deps, horizonMs = 3_600_000): number | null {
-  const state = states.get(deps);
+  const state = deps.schedule.runner;
   if (!state) return null;
   const now = deps.clock.now();
   let next: number | null = null;
@@ -209,7 +206,7 @@ export function nextScheduleBoundary(deps: Deps, horizonMs = 3_600_000): number 
 
 /** Rule 13: the `schedule.item.start` lines of every playable running now for any of `targets`. */
 export function runningLines(deps: Deps, targets: readonly string[]): string[] {
-  const state = states.get(deps);
+  const state = deps.schedule.runner;
   if (!state) return [];
   const now = deps.clock.now();
   const wanted = new Set(targets);

@@ -19,17 +19,7 @@ import {
 } from '../../../db/schema';
 import type { Deps } from '../../../deps';
 import { emit, transact } from '../../../realtime/emit';
-
-export interface ScheduleState {
-  version: number;
-  lastChangedAt: number;
-  timezone: string;
-}
-
-const states = new WeakMap<Deps, ScheduleState>();
-const hooks = new WeakMap<Deps, Array<() => void>>();
-/** The open `scheduleWrite` of a daemon: whether its change asked for a re-plan. */
-const writes = new WeakMap<Deps, { replan: boolean }>();
+import type { ChangeClock } from '../state';
 
 function newestUpdate(deps: Deps): number {
   let newest = 0;
@@ -44,11 +34,11 @@ function newestUpdate(deps: Deps): number {
 }
 
 /**
- * The current state. A `timezone` setting changed by anyone since the last look counts as a change
+ * The current change clock. A `timezone` setting changed by anyone since the last look counts as a change
  * (rule 4: local times stay, instants move).
  */
-export function scheduleState(deps: Deps): ScheduleState {
-  let state = states.get(deps);
+export function changeClock(deps: Deps): ChangeClock {
+  let state = deps.schedule.clock;
   if (!state) {
     // A delete before a restart left no row behind: what changed then is unknown, so the start counts as a change.
     state = {
@@ -56,7 +46,7 @@ export function scheduleState(deps: Deps): ScheduleState {
       lastChangedAt: Math.max(newestUpdate(deps), deps.clock.now()),
       timezone: getTimezone(deps),
     };
-    states.set(deps, state);
+    deps.schedule.clock = state;
   }
   const timezone = getTimezone(deps);
   if (timezone !== state.timezone) {
@@ -68,19 +58,17 @@ export function scheduleState(deps: Deps): ScheduleState {
 
 /** Moves `lastChangedAt` forward to `at` (never back) without a new version. */
 export function noteChangeTime(deps: Deps, at: number): void {
-  const state = scheduleState(deps);
+  const state = changeClock(deps);
   if (at > state.lastChangedAt) state.lastChangedAt = at;
 }
 
 /** Registers a function run after every schedule change (the runner's re-plan). */
 export function onScheduleChanged(deps: Deps, hook: () => void): void {
-  const list = hooks.get(deps) ?? [];
-  list.push(hook);
-  hooks.set(deps, list);
+  deps.schedule.changeHooks.push(hook);
 }
 
 function bump(deps: Deps): number {
-  const state = states.get(deps) ?? scheduleState(deps);
+  const state = deps.schedule.clock ?? changeClock(deps);
   const now = deps.clock.now();
   state.version += 1;
   state.lastChangedAt = Math.max(state.lastChangedAt, now);
@@ -88,7 +76,7 @@ function bump(deps: Deps): number {
 }
 
 function runHooks(deps: Deps): void {
-  for (const hook of hooks.get(deps) ?? []) {
+  for (const hook of deps.schedule.changeHooks) {
     // The write is already committed: a failing re-plan is logged, never turned into the writer's error.
     try {
       hook();
@@ -100,7 +88,7 @@ function runHooks(deps: Deps): void {
 
 /** Re-plans now, or after the commit when inside a `scheduleWrite` (the plan must read committed rows). */
 function replan(deps: Deps): void {
-  const write = writes.get(deps);
+  const write = deps.schedule.write;
   if (write) write.replan = true;
   else runHooks(deps);
 }
@@ -111,9 +99,9 @@ function replan(deps: Deps): void {
  * read inside the rolled-back transaction is never served, and the runner plans again.
  */
 export function scheduleWrite<T>(deps: Deps, change: () => T): T {
-  if (writes.has(deps)) return transact(deps, change);
+  if (deps.schedule.write) return transact(deps, change);
   const write = { replan: false };
-  writes.set(deps, write);
+  deps.schedule.write = write;
   try {
     return transact(deps, change);
   } catch (err) {
@@ -121,7 +109,7 @@ export function scheduleWrite<T>(deps: Deps, change: () => T): T {
     write.replan = true;
     throw err;
   } finally {
-    writes.delete(deps);
+    deps.schedule.write = null;
     if (write.replan) runHooks(deps);
   }
 }

@@ -6,7 +6,7 @@ import type { Deps } from '../../../deps';
 import type { BusEvent } from '../../../realtime/bus';
 import { applyTargetChange, syncItemTargets } from '../items/targets';
 import { dropZoneMember } from '../zones/service';
-import { markDependencyChanged, scheduleState } from './change-clock';
+import { changeClock, markDependencyChanged } from './change-clock';
 
 const TARGETS = new Set(['event', 'playable', 'subsystem']);
 
@@ -20,7 +20,7 @@ function onEvent(deps: Deps, event: BusEvent): void {
     (change !== 'created' && change !== 'updated' && change !== 'deleted')
   ) {
     // A timezone change is picked up (and announced) by the change clock itself.
-    if (event.type === 'settings.changed') scheduleState(deps);
+    if (event.type === 'settings.changed') changeClock(deps);
     return;
   }
   if (noun === 'subsystem') {
@@ -46,6 +46,6 @@ function onEvent(deps: Deps, event: BusEvent): void {
 
 /** Installed once per daemon by boot's openDeps. */
 export function installScheduleListeners(deps: Deps): void {
-  scheduleState(deps);
+  changeClock(deps);
   deps.bus.subscribe((event) => onEvent(deps, event));
 }

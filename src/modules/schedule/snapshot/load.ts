@@ -11,28 +11,11 @@ import {
   scheduleZones,
 } from '../../../db/schema';
 import type { Deps } from '../../../deps';
-import type { CalendarRow } from '../calendars/mapper';
-import type { EngineItem, EngineTarget, ScheduleSnapshot } from '../engine/types';
+import type { EngineItem, ScheduleSnapshot } from '../engine/types';
 import type { ItemRow } from '../items/mapper';
-import type { ZoneRow } from '../zones/mapper';
-import { noteChangeTime, scheduleState } from './change-clock';
-import { type PlayableTarget, readTargets } from './targets';
-
-export type BlockRow = typeof scheduleBlocks.$inferSelect;
-export type PlaylistRow = typeof schedulePlaylists.$inferSelect;
-
-export interface LoadedSchedule {
-  snapshot: ScheduleSnapshot;
-  items: Map<number, ItemRow>;
-  calendars: Map<number, CalendarRow>;
-  zones: Map<number, ZoneRow>;
-  playlists: Map<number, PlaylistRow>;
-  blocks: Map<number, BlockRow>;
-  events: Map<number, EngineTarget>;
-  playables: Map<number, PlayableTarget>;
-}
-
-const caches = new WeakMap<Deps, LoadedSchedule>();
+import { changeClock, noteChangeTime } from './change-clock';
+import type { LoadedSchedule } from './loaded';
+import { readTargets } from './targets';
 
 /** The engine's form of a stored item. */
 export function engineItem(row: ItemRow, blocks: ReadonlyMap<number, { duration: number }>): EngineItem {
@@ -69,7 +52,7 @@ function build(deps: Deps, version: number): LoadedSchedule {
   const targets = readTargets(deps.db);
   noteChangeTime(deps, targets.newestChange);
   const blockMap = new Map(blocks.map((b) => [b.id, b]));
-  const state = scheduleState(deps);
+  const state = changeClock(deps);
   const snapshot: ScheduleSnapshot = {
     timezone: state.timezone,
     version,
@@ -97,12 +80,12 @@ function build(deps: Deps, version: number): LoadedSchedule {
 
 /** The schedule as loaded for the current version (built once per version). */
 export function loadSchedule(deps: Deps): LoadedSchedule {
-  const version = scheduleState(deps).version;
-  const cached = caches.get(deps);
+  const version = changeClock(deps).version;
+  const cached = deps.schedule.loaded;
   if (cached && cached.snapshot.version === version) return cached;
   const loaded = build(deps, version);
   // Built inside an open transaction it may hold rows that roll back: used, never kept.
-  if (!deps.sqlite.inTransaction) caches.set(deps, loaded);
+  if (!deps.sqlite.inTransaction) deps.schedule.loaded = loaded;
   return loaded;
 }
 

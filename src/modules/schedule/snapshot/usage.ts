@@ -25,25 +25,17 @@ export function scheduledItemCounts(deps: Deps, itemType: 'EVENT' | 'PLAYABLE', 
   return new Map(rows.map((r) => [r.itemId, r.n]));
 }
 
-interface Upcoming {
-  version: number;
-  minute: number;
-  ids: ReadonlySet<number>;
-}
-
-const upcoming = new WeakMap<Deps, Upcoming>();
-
 /** Playables with an entry starting in [now, now + 24 h), kept per schedule version and minute. */
 export function upcomingPlayableIds(deps: Deps): ReadonlySet<number> {
   const now = deps.clock.now();
   const minute = Math.floor(now / MINUTE_MS);
   const snapshot = loadScheduleSnapshot(deps);
-  const cached = upcoming.get(deps);
+  const cached = deps.schedule.upcoming;
   if (cached && cached.version === snapshot.version && cached.minute === minute) return cached.ids;
   const ids = new Set<number>();
   for (const entry of resolveCached(snapshot, now, now + DAY_MS).entries)
     if (entry.itemType === 'PLAYABLE' && entry.start >= now && entry.start < now + DAY_MS) ids.add(entry.itemId);
   // A snapshot read inside an open transaction may be rolled back: its answer is not kept.
-  if (!deps.sqlite.inTransaction) upcoming.set(deps, { version: snapshot.version, minute, ids });
+  if (!deps.sqlite.inTransaction) deps.schedule.upcoming = { version: snapshot.version, minute, ids };
   return ids;
 }
