@@ -62,7 +62,7 @@ export interface CrudSpec<
     run: (principal: Principal, body: Static<UB>) => Maybe<Upserted<Static<D>>>;
   };
   /** PUT and PATCH on one entity: absent fields keep their value. */
-  update?: Verb & { run: (principal: Principal, id: string, body: Static<W>) => Static<D> };
+  update?: Verb & { run: (principal: Principal, id: string, body: Static<W>) => Maybe<Static<D>> };
   /** DELETE on one entity: 204, whatever the service returns. */
   remove?: Verb & {
     query?: DQ;

@@ -1,9 +1,8 @@
-import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
-import { type AuthRule, authPlugin } from '../../http/auth';
+import type { AuthRule } from '../../http/auth';
+import { crudRoutes } from '../../http/crud';
 import { IdParam } from '../../http/fields';
-import { pageOf, sendList } from '../../http/lists';
-import { created, noContent, upserted } from '../../http/responses';
+import { created } from '../../http/responses';
 import { ScenarioModel } from './scenario-model';
 import {
   deleteScenario,
@@ -21,51 +20,21 @@ const RUN_RULE = { permission: 'logs:write', integration: true } as const satisf
 
 /** `/logs/scenarios` (catalogue: read `logs:read`, write `logs:write`) and `/logs/scenariosLog` (runs). */
 export function scenarioRoutes(deps: Deps) {
-  return new Elysia()
-    .use(authPlugin(deps))
-    .get(
-      '/scenarios',
-      (ctx) => {
-        const page = pageOf(ctx.query);
-        return sendList(ctx, listScenarios(deps, ctx.query, page), page);
-      },
-      {
-        auth: 'logs:read',
-        query: ScenarioModel.listQuery,
-        response: ScenarioModel.list,
-      },
-    )
-    .post('/scenarios', ({ principal, body, set }) => upserted(set, upsertScenario(deps, principal, body)), {
-      auth: 'logs:write',
-      body: ScenarioModel.write,
-      response: { 200: ScenarioModel.dto, 201: ScenarioModel.dto },
-      detail: { summary: 'Create or update a scenario (upsert by _id or origin + action)' },
-    })
-    .get('/scenarios/:id', ({ params }) => getScenario(deps, params.id), {
-      auth: 'logs:read',
-      params: IdParam,
-      response: ScenarioModel.dto,
-    })
-    .put('/scenarios/:id', ({ principal, params, body }) => updateScenarioById(deps, principal, params.id, body), {
-      auth: 'logs:write',
-      params: IdParam,
-      body: ScenarioModel.write,
-      response: ScenarioModel.dto,
-    })
-    .patch('/scenarios/:id', ({ principal, params, body }) => updateScenarioById(deps, principal, params.id, body), {
-      auth: 'logs:write',
-      params: IdParam,
-      body: ScenarioModel.write,
-      response: ScenarioModel.dto,
-    })
-    .delete(
-      '/scenarios/:id',
-      ({ principal, params, set }) => {
-        deleteScenario(deps, principal, params.id);
-        return noContent(set);
-      },
-      { auth: 'logs:write', params: IdParam },
-    )
+  return crudRoutes(deps, {
+    path: '/scenarios',
+    model: ScenarioModel,
+    read: 'logs:read',
+    write: 'logs:write',
+    list: { run: (query, page) => listScenarios(deps, query, page) },
+    get: { run: (id) => getScenario(deps, id) },
+    upsert: {
+      methods: ['POST'],
+      run: (principal, body) => upsertScenario(deps, principal, body),
+      summary: 'Create or update a scenario (upsert by _id or origin + action)',
+    },
+    update: { run: (principal, id, body) => updateScenarioById(deps, principal, id, body) },
+    remove: { run: (principal, id) => deleteScenario(deps, principal, id) },
+  })
     .get('/scenariosLog', ({ query }) => listScenarioRuns(deps, query), {
       auth: 'logs:read',
       query: ScenarioModel.runQuery,

@@ -1,9 +1,8 @@
-import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
+import { crudRoutes } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { pageOf, sendList } from '../../http/lists';
-import { noContent, upserted } from '../../http/responses';
+import { noContent } from '../../http/responses';
 import { deleteVariable, deleteVariables } from './delete';
 import { variableHistoryOf } from './history';
 import { listVariables } from './list';
@@ -15,28 +14,20 @@ const WRITE = { permission: 'variables:write', integration: true } as const;
 
 /** Variables (§4.1): the collection, one variable, its value and its history. */
 export function variablesRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/variables' })
-    .use(authPlugin(deps))
-    .get(
-      '/',
-      (ctx) => {
-        const page = pageOf(ctx.query);
-        return sendList(ctx, listVariables(deps, ctx.query, page), page);
-      },
-      { auth: 'variables:read', query: VariableModel.listQuery, response: VariableModel.list },
-    )
-    .post('/', async ({ body, set, principal }) => upserted(set, await upsertVariable(deps, principal, body)), {
-      auth: WRITE,
-      body: VariableModel.write,
-      response: { 200: VariableModel.dto, 201: VariableModel.dto },
-      detail: { summary: 'Create or update a variable (upsert by _id or subsystem + externalRef)' },
-    })
-    .put('/', async ({ body, set, principal }) => upserted(set, await upsertVariable(deps, principal, body)), {
-      auth: WRITE,
-      body: VariableModel.write,
-      response: { 200: VariableModel.dto, 201: VariableModel.dto },
-      detail: { summary: 'Create or update a variable (upsert by _id or subsystem + externalRef)' },
-    })
+  return crudRoutes(deps, {
+    prefix: '/variables',
+    model: VariableModel,
+    read: 'variables:read',
+    write: WRITE,
+    list: { run: (query, page) => listVariables(deps, query, page) },
+    get: { run: (id) => getVariable(deps, id) },
+    upsert: {
+      run: (principal, body) => upsertVariable(deps, principal, body),
+      summary: 'Create or update a variable (upsert by _id or subsystem + externalRef)',
+    },
+    update: { run: (principal, id, body) => updateVariable(deps, principal, id, body) },
+    remove: { run: (principal, id) => deleteVariable(deps, principal, id) },
+  })
     .delete(
       '/',
       async ({ body, query, set, principal }) => {
@@ -50,31 +41,6 @@ export function variablesRoutes(deps: Deps) {
         body: VariableModel.deleteBody,
         detail: { summary: 'Delete variables by {ids} or by subsystem filter' },
       },
-    )
-    .get('/:id', ({ params }) => getVariable(deps, params.id), {
-      auth: 'variables:read',
-      params: IdParam,
-      response: VariableModel.dto,
-    })
-    .put('/:id', ({ params, body, principal }) => updateVariable(deps, principal, params.id, body), {
-      auth: WRITE,
-      params: IdParam,
-      body: VariableModel.write,
-      response: VariableModel.dto,
-    })
-    .patch('/:id', ({ params, body, principal }) => updateVariable(deps, principal, params.id, body), {
-      auth: WRITE,
-      params: IdParam,
-      body: VariableModel.write,
-      response: VariableModel.dto,
-    })
-    .delete(
-      '/:id',
-      async ({ params, set, principal }) => {
-        await deleteVariable(deps, principal, params.id);
-        noContent(set);
-      },
-      { auth: WRITE, params: IdParam },
     )
     .post('/:id/value', ({ params, body, principal }) => setVariableValue(deps, principal, params.id, body), {
       auth: WRITE,
