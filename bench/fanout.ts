@@ -12,7 +12,6 @@
 
 import { authenticateSecret, trustedPrincipal } from '../src/modules/auth/service';
 import { setVariableValueJson } from '../src/modules/variables/value-service';
-import { wsHubFor } from '../src/realtime/ws-hub';
 import { makeTestApp } from '../tests/helpers/app';
 
 const PAIRS = Number(process.env.PAIRS ?? 7);
@@ -39,7 +38,7 @@ const hook = await t.call('POST', '/webhook', {
     events: ['variable.changed'],
   },
 });
-const hub = wsHubFor(t.deps);
+const hub = t.deps.wsHub;
 const secret = t.tokenFor('admin');
 let frames = 0;
 const client = hub.open(

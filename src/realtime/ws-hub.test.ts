@@ -9,7 +9,7 @@ import { makeUser, signIn } from '../../tests/helpers/factories';
 import { authenticateSecret } from '../modules/auth/service';
 import { upsertSubsystem } from '../modules/subsystems/service';
 import { topicOfEvent } from './topics';
-import { CLOSE, eventFrame, PING_EVERY_MS, REAUTH_MS, SILENT_CLOSE_MS, type WsSocket, wsHubFor } from './ws-hub';
+import { CLOSE, eventFrame, PING_EVERY_MS, REAUTH_MS, SILENT_CLOSE_MS, type WsSocket } from './ws-hub';
 import { emittedEventTypes, type ServedApp, serveTestApp } from './ws-test-support';
 
 class FakeSocket implements WsSocket {
@@ -42,7 +42,7 @@ class FakeSocket implements WsSocket {
 
 function hubWithClients(count: number) {
   const t = makeTestApp();
-  const hub = wsHubFor(t.deps);
+  const hub = t.deps.wsHub;
   const secret = t.tokenFor('admin');
   const sockets = Array.from({ length: count }, () => new FakeSocket());
   const clients = sockets.map((socket) => {
@@ -97,7 +97,7 @@ describe('keep-alive', () => {
     try {
       const c = await s.connect({ headers: { authorization: `Bearer ${s.tokenFor('viewer')}` } });
       await c.sync();
-      const hub = wsHubFor(s.deps);
+      const hub = s.deps.wsHub;
       s.clock.advance(PING_EVERY_MS);
       hub.sweep();
       // Real time for the ping frame to travel and the pong to come back (no message is sent, which
@@ -211,7 +211,7 @@ describe('re-authentication', () => {
     await c.sync();
     expect((await s.call('DELETE', `/tokens/${created.body._id}`, { as: 'admin' })).status).toBe(204);
     s.clock.advance(REAUTH_MS);
-    wsHubFor(s.deps).sweep();
+    s.deps.wsHub.sweep();
     expect(await c.next()).toEqual({ type: 'auth_invalid' });
     expect(await c.closing).toEqual({ code: 1008, reason: 'the credential is no longer valid' });
   });
@@ -225,7 +225,7 @@ describe('re-authentication', () => {
     expect(await c.next()).toEqual({ type: 'auth_ok' });
     expect((await s.call('POST', '/auth/logout', { token: session })).status).toBe(204);
     s.clock.advance(REAUTH_MS);
-    wsHubFor(s.deps).sweep();
+    s.deps.wsHub.sweep();
     expect(await c.next()).toEqual({ type: 'auth_invalid' });
     expect((await c.closing).code).toBe(1008);
   });
@@ -248,7 +248,7 @@ describe('re-authentication', () => {
     upsertSubsystem(s.deps, { externalId: 'a' });
     expect(await c.next()).toMatchObject({ type: 'subsystem.created', data: { externalId: 'a' } });
     s.clock.advance(REAUTH_MS);
-    wsHubFor(s.deps).sweep();
+    s.deps.wsHub.sweep();
     upsertSubsystem(s.deps, { externalId: 'b' });
     expect(await c.sync()).toEqual([]);
   });
@@ -257,7 +257,7 @@ describe('re-authentication', () => {
 describe('notification audiences (§7 rule 6)', () => {
   it('a role-limited notification reaches holders of its roles and users:write only', async () => {
     const t = makeTestApp();
-    const hub = wsHubFor(t.deps);
+    const hub = t.deps.wsHub;
     const open = (secret: string) => {
       const socket = new FakeSocket();
       const client = hub.open(socket, '192.0.2.1', authenticateSecret(t.deps, secret, null), {

@@ -10,9 +10,10 @@
  * for SILENT_CLOSE_MS and connections that did not authenticate within the auth timeout.
  */
 
+import type { Clock } from '../clock';
 import type { Principal } from '../core/principal';
-import type { Deps } from '../deps';
-import type { BusEvent } from './bus';
+import type { Logger } from '../log';
+import type { BusEvent, EventBus } from './bus';
 import { inAudience, topicOfEvent, topicPermission } from './topics';
 import { handleClientMessage } from './ws-protocol';
 
@@ -58,6 +59,22 @@ export class WsClient {
   }
 }
 
+/**
+ * What the hub needs of its daemon (boot.ts binds it): the bus it delivers from, the clock, the log
+ * and who a credential stands for. Declared here rather than taking Deps, so Deps can hold the hub.
+ */
+export interface WsHubHost {
+  bus: EventBus;
+  clock: Clock;
+  log: Logger;
+  /** The principal a secret stands for; null when invalid (deps.identity). */
+  fromSecret(secret: string, address: string | null): Principal | null;
+  /** Whether the address is on a trusted network (deps.identity). */
+  isTrusted(address: string): boolean;
+  /** The integration principal of a trusted address (deps.identity). */
+  trusted(address: string): Principal;
+}
+
 export class WsHub {
   private readonly clients = new Set<WsClient>();
   /** Settable so tests can make a slow client with less data. */
@@ -69,9 +86,18 @@ export class WsHub {
    */
   private readonly outgoing = new Map<WsClient, string[]>();
   private flushQueued = false;
+  private listening = false;
 
-  constructor(private readonly deps: Deps) {
-    deps.bus.subscribe((event) => this.deliver(event));
+  constructor(private readonly host: WsHubHost) {}
+
+  /**
+   * Starts delivering bus events; once, when the WebSocket route is built (ws.ts), so the hub hears
+   * each event after the listeners the daemon installed at boot, as it always has.
+   */
+  listen(): void {
+    if (this.listening) return;
+    this.listening = true;
+    this.host.bus.subscribe((event) => this.deliver(event));
   }
 
   get size(): number {
@@ -80,23 +106,23 @@ export class WsHub {
 
   /** A new connection; `principal` when the upgrade request already authenticated it. */
   open(socket: WsSocket, address: string | null, principal: Principal | null, credential: WsCredential): WsClient {
-    const client = new WsClient(socket, address, this.deps.clock.monotonic());
+    const client = new WsClient(socket, address, this.host.clock.monotonic());
     if (principal) this.authenticated(client, principal, credential);
     this.clients.add(client);
-    this.deps.log.debug({ address, who: principal?.label ?? null }, 'websocket client connected');
+    this.host.log.debug({ address, who: principal?.label ?? null }, 'websocket client connected');
     return client;
   }
 
   /** A text or parsed message from the client. */
   message(client: WsClient, message: unknown): void {
     if (client.closed) return;
-    client.lastHeard = this.deps.clock.monotonic();
+    client.lastHeard = this.host.clock.monotonic();
     handleClientMessage(this, client, message);
   }
 
   /** Any sign of life that is not a message (a pong frame). */
   heard(client: WsClient): void {
-    client.lastHeard = this.deps.clock.monotonic();
+    client.lastHeard = this.host.clock.monotonic();
   }
 
   /** The socket is gone (closed by either side). */
@@ -108,7 +134,7 @@ export class WsHub {
 
   /** Checks a first-message `auth`; true when it stands for a valid caller. */
   authenticateWith(client: WsClient, secret: string): boolean {
-    const principal = this.deps.identity.fromSecret(this.deps, secret, client.address);
+    const principal = this.host.fromSecret(secret, client.address);
     if (!principal) return false;
     this.authenticated(client, principal, { kind: 'secret', secret });
     return true;
@@ -136,14 +162,14 @@ export class WsHub {
 
   /** Keep-alive, the auth timeout and re-authentication; main runs it every second. */
   sweep(): void {
-    const now = this.deps.clock.monotonic();
+    const now = this.host.clock.monotonic();
     for (const client of [...this.clients]) {
       if (!client.principal) {
         if (now - client.openedAt >= AUTH_TIMEOUT_MS) this.refuse(client, 'authentication timed out');
         continue;
       }
       if (now - client.lastHeard >= SILENT_CLOSE_MS) {
-        this.deps.log.info({ address: client.address }, 'websocket client silent for 90 s; closed');
+        this.host.log.info({ address: client.address }, 'websocket client silent for 90 s; closed');
         this.close(client, CLOSE.idle, 'keep-alive timeout');
         continue;
       }
@@ -163,20 +189,15 @@ export class WsHub {
   private authenticated(client: WsClient, principal: Principal, credential: WsCredential): void {
     client.principal = principal;
     client.credential = credential;
-    client.authenticatedAt = this.deps.clock.monotonic();
+    client.authenticatedAt = this.host.clock.monotonic();
   }
 
   private reauthenticate(client: WsClient, now: number): void {
     const { credential } = client;
     let principal: Principal | null = null;
-    if (credential.kind === 'secret')
-      principal = this.deps.identity.fromSecret(this.deps, credential.secret, client.address);
-    else if (
-      credential.kind === 'trusted' &&
-      client.address !== null &&
-      this.deps.identity.isTrusted(this.deps, client.address)
-    )
-      principal = this.deps.identity.trusted(this.deps, client.address);
+    if (credential.kind === 'secret') principal = this.host.fromSecret(credential.secret, client.address);
+    else if (credential.kind === 'trusted' && client.address !== null && this.host.isTrusted(client.address))
+      principal = this.host.trusted(client.address);
     if (!principal) {
       this.refuse(client, 'the credential is no longer valid');
       return;
@@ -224,7 +245,7 @@ export class WsHub {
           }
         });
       } catch (err) {
-        this.deps.log.warn({ err, address: client.address }, 'websocket send failed; closed');
+        this.host.log.warn({ err, address: client.address }, 'websocket send failed; closed');
         this.closed(client);
       }
     }
@@ -234,7 +255,7 @@ export class WsHub {
     if (client.closed) return;
     const status = client.socket.send(text);
     if (status === 0 || client.socket.getBufferedAmount() > this.maxBufferedBytes) {
-      this.deps.log.warn(
+      this.host.log.warn(
         { address: client.address, who: client.principal?.label },
         'websocket client too slow; dropped',
       );
@@ -247,16 +268,4 @@ export class WsHub {
 export function eventFrame(event: BusEvent): string {
   const data = event.dataJson ?? JSON.stringify(event.data);
   return `{"type":${JSON.stringify(event.type)},"data":${data},"at":${JSON.stringify(event.at)}}`;
-}
-
-const hubs = new WeakMap<Deps, WsHub>();
-
-/** The one WebSocket hub of a daemon (tests get one per app). */
-export function wsHubFor(deps: Deps): WsHub {
-  let hub = hubs.get(deps);
-  if (!hub) {
-    hub = new WsHub(deps);
-    hubs.set(deps, hub);
-  }
-  return hub;
 }

@@ -4,7 +4,6 @@
  * counts (even from the trusted network); the same origin and clients sending no Origin connect.
  */
 import { describe, expect, it } from 'bun:test';
-import { wsHubFor } from './ws-hub';
 import { originRefusal } from './ws-origin';
 import { type ServedApp, servedPerTest } from './ws-test-support';
 
@@ -39,7 +38,7 @@ describe('the Origin of a WebSocket upgrade', () => {
         requestId: res.headers.get('x-request-id'),
       });
       await expect(s.connect({ headers: { origin } })).rejects.toThrow();
-      expect(wsHubFor(s.deps).size).toBe(0);
+      expect(s.deps.wsHub.size).toBe(0);
     },
   );
 
@@ -50,7 +49,7 @@ describe('the Origin of a WebSocket upgrade', () => {
     expect(await same.sync()).toEqual([]);
     const none = await s.connect();
     expect(await none.sync()).toEqual([]);
-    expect(wsHubFor(s.deps).size).toBe(2);
+    expect(s.deps.wsHub.size).toBe(2);
   });
 });
 

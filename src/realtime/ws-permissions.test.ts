@@ -12,7 +12,6 @@ import { authenticateSecret } from '../modules/auth/service';
 import { builtInRoleId } from '../modules/roles/service';
 import { EVENT_TYPES, TOPIC_NAMES, TOPIC_READS, topicOfEvent, topicPermission } from './topics';
 import type { WsSocket } from './ws-hub';
-import { wsHubFor } from './ws-hub';
 import { emittedEventTypes } from './ws-test-support';
 
 class Recorder implements WsSocket {
@@ -71,7 +70,7 @@ describe('delivery follows the read permission', () => {
   /** A client subscribed to every topic, authenticated by `secret`. */
   function clientWith(t: ReturnType<typeof makeTestApp>, secret: string): Recorder {
     const socket = new Recorder();
-    const hub = wsHubFor(t.deps);
+    const hub = t.deps.wsHub;
     const client = hub.open(socket, '192.0.2.1', authenticateSecret(t.deps, secret, null), { kind: 'secret', secret });
     hub.message(client, { type: 'subscribe', topics: TOPIC_NAMES });
     return socket;
@@ -106,7 +105,7 @@ describe('a viewer', () => {
   it('subscribed to tokens receives no token event when an administrator creates and deletes a token', async () => {
     const t = makeTestApp();
     const socket = new Recorder();
-    const hub = wsHubFor(t.deps);
+    const hub = t.deps.wsHub;
     const secret = t.tokenFor('viewer');
     hub.message(hub.open(socket, '192.0.2.1', authenticateSecret(t.deps, secret, null), { kind: 'secret', secret }), {
       type: 'subscribe',

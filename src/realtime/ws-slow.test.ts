@@ -4,7 +4,6 @@
  */
 import { expect, it } from 'bun:test';
 import { connect, type Socket } from 'node:net';
-import { wsHubFor } from './ws-hub';
 import { serveTestApp } from './ws-test-support';
 
 /** A masked client text frame (RFC 6455 §5.2), small payloads only. */
@@ -48,7 +47,7 @@ it('drops a client that stops reading; the reading one gets every event', async 
     const slow = await rawSubscriber(s.server.port ?? 0, token);
     const fast = await s.connect({ headers: { authorization: `Bearer ${token}` } });
     await fast.subscribe(['subsystems']);
-    const hub = wsHubFor(s.deps);
+    const hub = s.deps.wsHub;
     expect(hub.size).toBe(2);
     const blob = 'x'.repeat(128 * 1024);
     let delivered = 0;

@@ -8,7 +8,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTestApp, type TestApp } from '../../tests/helpers/app';
 import { type HttpServer, serveHttp } from './http-server';
-import { wsHubFor } from './ws-hub';
 
 export interface ServedApp extends TestApp {
   server: HttpServer;
@@ -38,7 +37,7 @@ export function serveTestApp(): ServedApp {
     },
     stop() {
       for (const client of clients) client.socket.close();
-      wsHubFor(t.deps).closeAll();
+      t.deps.wsHub.closeAll();
       server.stop(true);
     },
   };

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'bun:test';
 import { makeUser, signIn } from '../../tests/helpers/factories';
 import { upsertSubsystem } from '../modules/subsystems/service';
-import { AUTH_TIMEOUT_MS, wsHubFor } from './ws-hub';
+import { AUTH_TIMEOUT_MS } from './ws-hub';
 import { type ServedApp, servedPerTest } from './ws-test-support';
 
 const apps = servedPerTest();
@@ -85,7 +85,7 @@ describe('authentication on the upgrade', () => {
       requestId: res.headers.get('x-request-id'),
     });
     await expect(s.connect({ headers: { authorization: 'Bearer pms_not-a-token' } })).rejects.toThrow();
-    expect(wsHubFor(s.deps).size).toBe(0);
+    expect(s.deps.wsHub.size).toBe(0);
   });
 });
 
@@ -124,7 +124,7 @@ describe('authentication by first message', () => {
   it('no auth within 10 s: auth_invalid and 1008 (on the fake clock)', async () => {
     const s = setup();
     const c = await s.connect();
-    const hub = wsHubFor(s.deps);
+    const hub = s.deps.wsHub;
     s.clock.advance(AUTH_TIMEOUT_MS - 1);
     hub.sweep();
     expect(await c.sync()).toEqual([]);
@@ -219,7 +219,7 @@ describe('subscriptions and delivery', () => {
     const s = setup();
     const c = await s.connect({ headers: { authorization: `Bearer ${s.tokenFor('viewer')}` } });
     await c.sync();
-    wsHubFor(s.deps).closeAll();
+    s.deps.wsHub.closeAll();
     expect(await c.closing).toEqual({ code: 1001, reason: 'server shutting down' });
   });
 

@@ -19,7 +19,7 @@ import type { Deps } from '../deps';
 import type { AuthMeta } from '../http/auth';
 import { authenticate, credentialOf } from '../http/credential';
 import { forbidden } from '../http/errors';
-import { type WsClient, type WsCredential, wsHubFor } from './ws-hub';
+import type { WsClient, WsCredential } from './ws-hub';
 import { originRefusal } from './ws-origin';
 
 interface Upgrade {
@@ -32,7 +32,8 @@ interface Upgrade {
 const WS_AUTH: AuthMeta = { permission: null, anyOf: [], integration: false, self: false, public: false };
 
 export function wsRoutes(deps: Deps) {
-  const hub = wsHubFor(deps);
+  const hub = deps.wsHub;
+  hub.listen();
   const upgrades = new WeakMap<Request, Upgrade>();
   // Keyed by the connection's data object, which Elysia's wrapper and Bun's raw socket share.
   const clients = new WeakMap<object, WsClient>();
