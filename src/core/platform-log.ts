@@ -55,16 +55,20 @@ export function writePlatformLog(deps: Deps, entry: PlatformEntry): void {
   });
 }
 
+/** What an `audit` entry carries besides who wrote it. */
+export interface AuditLogEntry {
+  key: string;
+  value: string;
+  subsystemId?: number | null;
+  subsystemExternalId?: string | null;
+}
+
 /**
  * The `audit` entry of a successful write by a person or token (§0.4 rule 4): who, what, the entity
  * and the changed field names, never values. Trusted-network callers without a credential and the
  * platform itself are not audited.
  */
-export function writeAuditLog(
-  deps: Deps,
-  principal: Principal,
-  entry: { key: string; value: string; subsystemId?: number | null; subsystemExternalId?: string | null },
-): void {
+export function writeAuditLog(deps: Deps, principal: Principal, entry: AuditLogEntry): void {
   if (principal.via !== 'session' && principal.via !== 'token') return;
   writePlatformLog(deps, {
     category: 'audit',
@@ -73,4 +77,35 @@ export function writeAuditLog(
     createdByType: principal.integration ? 'subsystem' : 'user',
     postedBy: principal.label,
   });
+}
+
+/** How an audit entry names what changed: the key's first part and the entity as the text shows it. */
+export interface AuditSubject {
+  /** `role` gives the keys `role.created`, `role.updated` … */
+  kind: string;
+  /** The entity as the entry's text names it: `role 3 (Operators)`; never a secret. */
+  name: string;
+  subsystemId?: number | null;
+  subsystemExternalId?: string | null;
+}
+
+/** The audit entry of a configuration change: key `<kind>.<change>`, text `<name> <change>: <changed field names>`. */
+export function auditEntry(change: string, subject: AuditSubject, changed: readonly string[]): AuditLogEntry {
+  const { kind, name, ...subsystem } = subject;
+  return {
+    key: `${kind}.${change}`,
+    value: `${name} ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+    ...subsystem,
+  };
+}
+
+/** Writes the audit entry of a configuration change by a person or token (who, what, entity, changed field names). */
+export function audit(
+  deps: Deps,
+  principal: Principal,
+  change: string,
+  subject: AuditSubject,
+  changed: readonly string[],
+): void {
+  writeAuditLog(deps, principal, auditEntry(change, subject, changed));
 }

@@ -4,7 +4,7 @@
  * deleting closes its incidents without a recovery notice (rule 9).
  */
 import { and, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
-import { writeAuditLog } from '../../core/platform-log';
+import { type AuditSubject, audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
 import { alertIncidents, alertRules } from '../../db/schema';
@@ -22,11 +22,9 @@ import type { AlertDto, AlertListQuery, AlertWrite, IncidentDto, IncidentQuery }
 import { noticeKey } from './notices';
 import { type AlertRow, alertDto, dtoOf, findRule, openIncidents, requireRule, selectRules, stateSql } from './store';
 
-function audit(deps: Deps, principal: Principal, change: string, row: AlertRow, changed: readonly string[]): void {
-  writeAuditLog(deps, principal, {
-    key: `alert.${change}`,
-    value: `alert ${row.id} (${row.displayName}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
-  });
+/** How the `alert.<change>` audit entries name an alert rule. */
+function alertSubject(row: AlertRow): AuditSubject {
+  return { kind: 'alert', name: `alert ${row.id} (${row.displayName})` };
 }
 
 /** The variable a `variable` filter names: digits = `_id`, otherwise an externalRef with the subsystem filter. */
@@ -99,7 +97,7 @@ function create(deps: Deps, principal: Principal, body: AlertWrite): AlertDto {
       .get();
     const changed = changedFields(values);
     emit(deps, 'alert.created', { _id: row.id, changed });
-    audit(deps, principal, 'created', row, changed);
+    audit(deps, principal, 'created', alertSubject(row), changed);
     afterWrite(deps, undefined, row.id);
     return alertDto(deps, row.id);
   });
@@ -115,7 +113,7 @@ function update(deps: Deps, principal: Principal, row: AlertRow, body: AlertWrit
       .where(eq(alertRules.id, row.id))
       .run();
     emit(deps, 'alert.updated', { _id: row.id, changed });
-    audit(deps, principal, 'updated', row, changed);
+    audit(deps, principal, 'updated', alertSubject(row), changed);
     afterWrite(deps, row, row.id);
     return alertDto(deps, row.id);
   });
@@ -145,7 +143,7 @@ export function deleteAlert(deps: Deps, principal: Principal, id: string): void 
     deps.db.delete(alertRules).where(eq(alertRules.id, row.id)).run();
     dropAlertIndex(deps);
     emit(deps, 'alert.deleted', { _id: row.id, changed: [] });
-    audit(deps, principal, 'deleted', row, []);
+    audit(deps, principal, 'deleted', alertSubject(row), []);
   });
 }
 
@@ -159,7 +157,7 @@ export function acknowledgeAlert(
   const row = requireRule(deps, id);
   transact(deps, () => {
     const n = acknowledge(deps, row.id, principal.label, body?.source);
-    if (n > 0) audit(deps, principal, 'acknowledged', row, []);
+    if (n > 0) audit(deps, principal, 'acknowledged', alertSubject(row), []);
   });
   return alertDto(deps, row.id);
 }

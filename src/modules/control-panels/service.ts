@@ -8,7 +8,7 @@
  * available panels they may open (rule 4).
  */
 import { and, eq } from 'drizzle-orm';
-import { writeAuditLog } from '../../core/platform-log';
+import { audit } from '../../core/platform-log';
 import { can, type Principal, requireOwnWrite, requirePermission } from '../../core/principal';
 import { controlPanels } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -49,12 +49,18 @@ export function announcePanel(
   changed: readonly string[],
 ): void {
   emitPanel(deps, event, panel, changed);
-  writeAuditLog(deps, principal, {
-    key: `controlpanel.${event}`,
-    value: `control panel ${panel._id} (${panel.location}, ${panel.subsystemExternalId}/${panel.externalRef ?? panel.displayName}) ${event}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
-    subsystemId: panel.subsystemId,
-    subsystemExternalId: panel.subsystemExternalId,
-  });
+  audit(
+    deps,
+    principal,
+    event,
+    {
+      kind: 'controlpanel',
+      name: `control panel ${panel._id} (${panel.location}, ${panel.subsystemExternalId}/${panel.externalRef ?? panel.displayName})`,
+      subsystemId: panel.subsystemId,
+      subsystemExternalId: panel.subsystemExternalId,
+    },
+    changed,
+  );
 }
 
 /** The panel an `{id}` names, limited to one kind when the request says which (`?type=available`). */

@@ -1,6 +1,6 @@
 /** Events (§5), the read side and the look-ups the writes share. */
 import { and, asc, count, eq, or, type SQL, sql } from 'drizzle-orm';
-import { writeAuditLog } from '../../core/platform-log';
+import { audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { requireSubsystem } from '../../core/subsystems';
 import { events, subsystems } from '../../db/schema';
@@ -112,10 +112,16 @@ export function announce(
     subsystemExternalId: event.subsystemExternalId,
     changed: [...changed],
   });
-  writeAuditLog(deps, principal, {
-    key: `event.${change}`,
-    value: `event ${event._id} (${event.subsystemExternalId}/${event.externalRef}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
-    subsystemId: event.subsystemId,
-    subsystemExternalId: event.subsystemExternalId,
-  });
+  audit(
+    deps,
+    principal,
+    change,
+    {
+      kind: 'event',
+      name: `event ${event._id} (${event.subsystemExternalId}/${event.externalRef})`,
+      subsystemId: event.subsystemId,
+      subsystemExternalId: event.subsystemExternalId,
+    },
+    changed,
+  );
 }

@@ -4,7 +4,7 @@
  */
 import { and, asc, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { iso } from '../../clock';
-import { writeAuditLog } from '../../core/platform-log';
+import { audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { logScenarioRuns, logScenarios } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -86,10 +86,13 @@ export function getScenario(deps: Deps, id: string): ScenarioDto {
 
 function emitScenario(deps: Deps, principal: Principal, event: string, row: ScenarioRow, changed: string[]): void {
   emit(deps, `logscenario.${event}`, { _id: row.id, changed });
-  writeAuditLog(deps, principal, {
-    key: `logscenario.${event}`,
-    value: `scenario ${row.id} (${row.origin}/${row.action}) ${event}${changed.length ? `: ${changed.join(', ')}` : ''}`,
-  });
+  audit(
+    deps,
+    principal,
+    event,
+    { kind: 'logscenario', name: `scenario ${row.id} (${row.origin}/${row.action})` },
+    changed,
+  );
 }
 
 function updateScenario(deps: Deps, principal: Principal, row: ScenarioRow, body: ScenarioWrite): ScenarioDto {

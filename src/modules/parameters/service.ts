@@ -1,6 +1,6 @@
 /** Parameters (§6), the read side and the look-ups the writes and presets share. */
 import { and, asc, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
-import { writeAuditLog } from '../../core/platform-log';
+import { audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { parameters, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -124,10 +124,16 @@ export function announce(
     subsystemExternalId: parameter.subsystemExternalId,
     changed: [...changed],
   });
-  writeAuditLog(deps, principal, {
-    key: `parameter.${change}`,
-    value: `parameter ${parameter._id} (${parameter.subsystemExternalId}/${parameter.externalRef}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
-    subsystemId: parameter.subsystemId,
-    subsystemExternalId: parameter.subsystemExternalId,
-  });
+  audit(
+    deps,
+    principal,
+    change,
+    {
+      kind: 'parameter',
+      name: `parameter ${parameter._id} (${parameter.subsystemExternalId}/${parameter.externalRef})`,
+      subsystemId: parameter.subsystemId,
+      subsystemExternalId: parameter.subsystemExternalId,
+    },
+    changed,
+  );
 }

@@ -1,6 +1,6 @@
 /** Presets (§6), the read side and the look-ups the writes, apply and parameter deletes share. */
 import { and, asc, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
-import { writeAuditLog } from '../../core/platform-log';
+import { audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { presetEntries, presets, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -137,12 +137,18 @@ export function announcePreset(
     subsystemExternalId: preset.subsystemExternalId,
     changed: [...changed],
   });
-  writeAuditLog(deps, principal, {
-    key: `preset.${change}`,
-    value: `preset ${preset._id} (${preset.subsystemExternalId}/${preset.externalRef ?? '-'}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
-    subsystemId: preset.subsystemId,
-    subsystemExternalId: preset.subsystemExternalId,
-  });
+  audit(
+    deps,
+    principal,
+    change,
+    {
+      kind: 'preset',
+      name: `preset ${preset._id} (${preset.subsystemExternalId}/${preset.externalRef ?? '-'})`,
+      subsystemId: preset.subsystemId,
+      subsystemExternalId: preset.subsystemExternalId,
+    },
+    changed,
+  );
 }
 
 /** The ids of the presets with an entry for the parameter. */

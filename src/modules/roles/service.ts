@@ -14,7 +14,7 @@ import {
   PERMISSIONS,
   type Permission,
 } from '../../core/permissions';
-import { writeAuditLog } from '../../core/platform-log';
+import { type AuditSubject, audit } from '../../core/platform-log';
 import { type Principal, requireCovers } from '../../core/principal';
 import { roles, tokens, userRoles, userTemplates } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -25,8 +25,6 @@ import { emit, transact } from '../../realtime/emit';
 import { toRoleDto } from './mapper';
 import type { RoleCreate, RoleDto, RoleUpdate } from './model';
 import type { Grants, RoleRow } from './state';
-
-export type { Grants, RoleRow } from './state';
 
 function cache(deps: Deps): Map<number, RoleRow> {
   let map = deps.roles.rows;
@@ -192,7 +190,7 @@ export function createRole(deps: Deps, principal: Principal, body: RoleCreate): 
     dropCache(deps);
     const changed = ['name', 'displayName', 'description', 'permissions'];
     emit(deps, 'role.created', { _id: created.id, changed });
-    audit(deps, principal, 'created', created, changed);
+    audit(deps, principal, 'created', roleSubject(created), changed);
     return created;
   });
   return dto(deps, row);
@@ -219,7 +217,7 @@ export function updateRole(deps: Deps, principal: Principal, id: string, body: R
       .get();
     dropCache(deps);
     emit(deps, 'role.updated', { _id: row.id, changed: Object.keys(changes) });
-    audit(deps, principal, 'updated', row, Object.keys(changes));
+    audit(deps, principal, 'updated', roleSubject(row), Object.keys(changes));
     return stored;
   });
   return dto(deps, updated ?? row);
@@ -240,22 +238,13 @@ export function deleteRole(deps: Deps, principal: Principal, id: string): void {
     deps.db.delete(roles).where(eq(roles.id, row.id)).run();
     dropCache(deps);
     emit(deps, 'role.deleted', { _id: row.id, changed: [] });
-    audit(deps, principal, 'deleted', row, []);
+    audit(deps, principal, 'deleted', roleSubject(row), []);
   });
 }
 
-/** The `role.<change>` audit entry of a person or token: the role and the changed field names. */
-function audit(
-  deps: Deps,
-  principal: Principal,
-  change: 'created' | 'updated' | 'deleted',
-  row: RoleRow,
-  changed: readonly string[],
-): void {
-  writeAuditLog(deps, principal, {
-    key: `role.${change}`,
-    value: `role ${row.id} (${row.name}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
-  });
+/** How the `role.<change>` audit entries name a role. */
+function roleSubject(row: RoleRow): AuditSubject {
+  return { kind: 'role', name: `role ${row.id} (${row.name})` };
 }
 
 /** The closed permission list (C: Authentication), paged like every list. */

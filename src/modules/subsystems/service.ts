@@ -4,7 +4,7 @@
  */
 import { asc, count, eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
-import { writeAuditLog } from '../../core/platform-log';
+import { type AuditSubject, audit } from '../../core/platform-log';
 import { type Principal, requireOwnWrite, systemPrincipal } from '../../core/principal';
 import { getSettingGroup } from '../../core/settings';
 import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
@@ -84,7 +84,7 @@ function createSubsystem(deps: Deps, principal: Principal, body: SubsystemWrite)
     // Every subsystem owns its `is_alive` and `last_contacted_at` from the start (§3 rule 3).
     ensurePlatformVariables(deps, created.id);
     emit(deps, 'subsystem.created', eventData(deps, created, [...WRITABLE]));
-    auditSubsystem(deps, principal, 'created', created, WRITABLE);
+    audit(deps, principal, 'created', subsystemSubject(created), WRITABLE);
     return created;
   });
 }
@@ -117,7 +117,7 @@ function updateSubsystem(deps: Deps, principal: Principal, row: SubsystemRow, bo
           .get() ?? row;
       deps.health.configure(updated);
       emit(deps, 'subsystem.updated', eventData(deps, updated, changed));
-      auditSubsystem(deps, principal, 'updated', updated, changed);
+      audit(deps, principal, 'updated', subsystemSubject(updated), changed);
       return updated;
     });
   } catch (err) {
@@ -141,20 +141,14 @@ export function upsertSubsystem(
   return { entity: subsystemDto(deps, createSubsystem(deps, principal, body)), created: true };
 }
 
-/** The `subsystem.<change>` audit entry of a person or token: the subsystem and the changed field names. */
-export function auditSubsystem(
-  deps: Deps,
-  principal: Principal,
-  change: 'created' | 'updated' | 'deleted',
-  row: SubsystemRow,
-  changed: readonly string[],
-): void {
-  writeAuditLog(deps, principal, {
-    key: `subsystem.${change}`,
-    value: `subsystem ${row.id} (${row.externalId}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+/** How the `subsystem.<change>` audit entries name a subsystem. */
+function subsystemSubject(row: SubsystemRow): AuditSubject {
+  return {
+    kind: 'subsystem',
+    name: `subsystem ${row.id} (${row.externalId})`,
     subsystemId: row.id,
     subsystemExternalId: row.externalId,
-  });
+  };
 }
 
 /** One subsystem by `_id` or `externalId`. */
@@ -247,7 +241,7 @@ export function deleteSubsystem(deps: Deps, principal: Principal, id: string): D
     // Forgotten live health is rebuilt from the row on its next read, so a rollback loses nothing stored.
     deps.health.forget(row.id);
     emit(deps, 'subsystem.deleted', { _id: row.id, externalId: row.externalId, changed: [], counts });
-    auditSubsystem(deps, principal, 'deleted', row, []);
+    audit(deps, principal, 'deleted', subsystemSubject(row), []);
     return counts;
   });
 }

@@ -12,7 +12,7 @@
  * expired token can still be renamed or given a new future expiry. Only a different past time is 400.
  */
 import { asc, eq } from 'drizzle-orm';
-import { writeAuditLog } from '../../core/platform-log';
+import { type AuditSubject, audit } from '../../core/platform-log';
 import { type Holdings, type Principal, requireCovers } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
 import { randomSecret, sha256Hex } from '../../crypto';
@@ -23,10 +23,8 @@ import { numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { assertGrantableRole, grantsOf } from '../roles/service';
-import { toTokenDto } from './mapper';
+import { type TokenRow, toTokenDto } from './mapper';
 import type { TokenCreate, TokenDto, TokenUpdate } from './model';
-
-export type TokenRow = typeof tokens.$inferSelect;
 
 export const TOKEN_PREFIX = 'pms_';
 const TOUCH_EVERY_MS = 60_000;
@@ -120,7 +118,7 @@ export function createToken(deps: Deps, principal: Principal, body: TokenCreate)
       .get();
     const changed = ['displayName', 'roleId', 'subsystemIds', 'expiresAt'];
     emit(deps, 'token.created', { _id: created.id, changed });
-    audit(deps, principal, 'created', created, changed);
+    audit(deps, principal, 'created', tokenSubject(created), changed);
     return created;
   });
   return toTokenDto(row, secret);
@@ -158,7 +156,7 @@ export function updateToken(deps: Deps, principal: Principal, id: string, body: 
       .returning()
       .get();
     emit(deps, 'token.updated', { _id: row.id, changed: Object.keys(changes) });
-    audit(deps, principal, 'updated', row, Object.keys(changes));
+    audit(deps, principal, 'updated', tokenSubject(row), Object.keys(changes));
     return stored;
   });
   return toTokenDto(updated ?? row);
@@ -172,20 +170,11 @@ export function revokeToken(deps: Deps, principal: Principal, id: string): void 
     deps.db.delete(tokens).where(eq(tokens.id, row.id)).run();
     emit(deps, 'token.revoked', { _id: row.id });
     emit(deps, 'token.deleted', { _id: row.id, changed: [] });
-    audit(deps, principal, 'deleted', row, []);
+    audit(deps, principal, 'deleted', tokenSubject(row), []);
   });
 }
 
-/** The `token.<change>` audit entry of a person or token: the token's id and name and the changed field names, never its secret. */
-function audit(
-  deps: Deps,
-  principal: Principal,
-  change: 'created' | 'updated' | 'deleted',
-  row: TokenRow,
-  changed: readonly string[],
-): void {
-  writeAuditLog(deps, principal, {
-    key: `token.${change}`,
-    value: `token ${row.id} (${row.displayName}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
-  });
+/** How the `token.<change>` audit entries name a token: its id and name, never its secret. */
+function tokenSubject(row: TokenRow): AuditSubject {
+  return { kind: 'token', name: `token ${row.id} (${row.displayName})` };
 }

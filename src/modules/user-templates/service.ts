@@ -4,7 +4,7 @@
  * through the foreign key).
  */
 import { and, asc, eq, ne } from 'drizzle-orm';
-import { writeAuditLog } from '../../core/platform-log';
+import { type AuditSubject, audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { userTemplates } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -14,10 +14,8 @@ import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { panelsByIds } from '../control-panels/access';
 import { assertGrantableRoles, builtInRoleId } from '../roles/service';
-import { toUserTemplateDto } from './mapper';
+import { toUserTemplateDto, type UserTemplateRow } from './mapper';
 import type { UserTemplateCreate, UserTemplateDto, UserTemplateUpdate } from './model';
-
-export type UserTemplateRow = typeof userTemplates.$inferSelect;
 
 /** `true`/`false` or their string forms (§0.2); undefined when absent. */
 export function boolInput(value: boolean | 'true' | 'false' | undefined): boolean | undefined {
@@ -142,7 +140,7 @@ export function createUserTemplate(deps: Deps, principal: Principal, body: UserT
       .returning()
       .get();
     emit(deps, 'usertemplate.created', { _id: created.id, changed });
-    audit(deps, principal, 'created', created, changed);
+    audit(deps, principal, 'created', templateSubject(created), changed);
     return created;
   });
   return toUserTemplateDto(row);
@@ -186,7 +184,7 @@ export function updateUserTemplate(
       .returning()
       .get();
     emit(deps, 'usertemplate.updated', { _id: row.id, changed: Object.keys(changes) });
-    audit(deps, principal, 'updated', row, Object.keys(changes));
+    audit(deps, principal, 'updated', templateSubject(row), Object.keys(changes));
     return stored;
   });
   return toUserTemplateDto(updated ?? row);
@@ -198,20 +196,11 @@ export function deleteUserTemplate(deps: Deps, principal: Principal, id: string)
   transact(deps, () => {
     deps.db.delete(userTemplates).where(eq(userTemplates.id, row.id)).run();
     emit(deps, 'usertemplate.deleted', { _id: row.id, changed: [] });
-    audit(deps, principal, 'deleted', row, []);
+    audit(deps, principal, 'deleted', templateSubject(row), []);
   });
 }
 
-/** The `usertemplate.<change>` audit entry of a person or token: the template and the changed field names. */
-function audit(
-  deps: Deps,
-  principal: Principal,
-  change: 'created' | 'updated' | 'deleted',
-  row: UserTemplateRow,
-  changed: readonly string[],
-): void {
-  writeAuditLog(deps, principal, {
-    key: `usertemplate.${change}`,
-    value: `user template ${row.id} (${row.displayName}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
-  });
+/** How the `usertemplate.<change>` audit entries name a template. */
+function templateSubject(row: UserTemplateRow): AuditSubject {
+  return { kind: 'usertemplate', name: `user template ${row.id} (${row.displayName})` };
 }

@@ -4,6 +4,7 @@
  * the hidden ones back where they were.
  */
 import { eq } from 'drizzle-orm';
+import { audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { users } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -16,7 +17,7 @@ import type { ControlPanelDto } from '../control-panels/model';
 import { grantsOf } from '../roles/service';
 import { roleIdsOf } from './accounts';
 import type { DashboardBody } from './model';
-import { auditUser, targetUser, userToChange } from './service';
+import { targetUser, userSubject, userToChange } from './service';
 
 /** Ids of the available panels a user holding these roles may open (§2 rule 4). */
 export function openableFor(deps: Deps, roleIds: readonly number[]): Set<number> {
@@ -84,7 +85,7 @@ export function replaceDashboard(deps: Deps, principal: Principal, id: string, b
   transact(deps, () => {
     deps.db.update(users).set({ controlpanels, updatedAt: deps.clock.now() }).where(eq(users.id, row.id)).run();
     emit(deps, 'user.updated', { _id: row.id, changed: ['controlpanels'] });
-    auditUser(deps, principal, 'updated', row, ['controlpanels']);
+    audit(deps, principal, 'updated', userSubject(row), ['controlpanels']);
   });
   return visiblePanels(deps, controlpanels, roleIds);
 }

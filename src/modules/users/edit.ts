@@ -13,6 +13,7 @@
  * every permission of that role, so after the change the caller still holds all the user holds.
  */
 import { eq } from 'drizzle-orm';
+import { audit } from '../../core/platform-log';
 import { can, type Principal, requireCovers } from '../../core/principal';
 import { users } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -25,7 +26,7 @@ import { endUserSessions, findUserByUsername, roleIdsOf, setRoleIds, type UserRo
 import { checkDashboard, openableFor, withHiddenEntries } from './dashboard';
 import type { UserCreate, UserDto, UserUpdate } from './model';
 import { checkPasswordRule, hashPassword } from './passwords';
-import { assertAdminRemains, auditUser, userDto, userToChange } from './service';
+import { assertAdminRemains, userDto, userSubject, userToChange } from './service';
 
 const MAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -98,7 +99,7 @@ export async function createUser(deps: Deps, principal: Principal, body: UserCre
       .get();
     setRoleIds(deps.db, inserted.id, roleIds);
     emit(deps, 'user.created', { _id: inserted.id, changed });
-    auditUser(deps, principal, 'created', inserted, changed);
+    audit(deps, principal, 'created', userSubject(inserted), changed);
     return inserted;
   });
   return userDto(deps, row);
@@ -163,7 +164,7 @@ export async function updateUser(deps: Deps, principal: Principal, id: string, b
       endUserSessions(deps.db, row.id, row.id === principal.userId ? principal.sessionId : null);
     }
     emit(deps, 'user.updated', { _id: row.id, changed });
-    auditUser(deps, principal, 'updated', row, changed);
+    audit(deps, principal, 'updated', userSubject(row), changed);
     return next;
   });
   return userDto(deps, updated ?? row);

@@ -12,7 +12,7 @@
  */
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Permission } from '../../core/permissions';
-import { writeAuditLog } from '../../core/platform-log';
+import { type AuditSubject, audit } from '../../core/platform-log';
 import { can, type Principal, requireCovers } from '../../core/principal';
 import { userRoles, users } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -157,7 +157,7 @@ export function deleteUser(deps: Deps, principal: Principal, id: string): void {
     endUserSessions(deps.db, row.id);
     deps.db.delete(users).where(eq(users.id, row.id)).run();
     emit(deps, 'user.deleted', { _id: row.id, changed: [] });
-    auditUser(deps, principal, 'deleted', row, []);
+    audit(deps, principal, 'deleted', userSubject(row), []);
   });
 }
 
@@ -177,20 +177,11 @@ export async function setPasswordByAdmin(
   transact(deps, () => {
     storePasswordHash(deps, row.id, passwordHash, row.id === principal.userId ? principal.sessionId : null);
     emit(deps, 'user.updated', { _id: row.id, changed: ['passwordChangedAt'] });
-    auditUser(deps, principal, 'updated', row, ['passwordChangedAt']);
+    audit(deps, principal, 'updated', userSubject(row), ['passwordChangedAt']);
   });
 }
 
-/** The `user.<change>` audit entry of a person or token: the user and the changed field names, never a password. */
-export function auditUser(
-  deps: Deps,
-  principal: Principal,
-  change: 'created' | 'updated' | 'deleted',
-  row: UserRow,
-  changed: readonly string[],
-): void {
-  writeAuditLog(deps, principal, {
-    key: `user.${change}`,
-    value: `user ${row.id} (${row.username}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
-  });
+/** How the `user.<change>` audit entries name a user: id and username, never a password. */
+export function userSubject(row: UserRow): AuditSubject {
+  return { kind: 'user', name: `user ${row.id} (${row.username})` };
 }

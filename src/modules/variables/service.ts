@@ -3,7 +3,7 @@
  * as a writer job, so it is ordered with value writes and answered after its commit.
  */
 import { eq } from 'drizzle-orm';
-import { writeAuditLog } from '../../core/platform-log';
+import { auditEntry, writeAuditLog } from '../../core/platform-log';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { variables } from '../../db/schema';
@@ -42,12 +42,16 @@ export function auditVariable(
   row: LoadedVariable,
   changed: readonly string[],
 ): void {
-  const entry = {
-    key: `variable.${change}`,
-    value: `variable ${row.id} (${row.subsystemExternalId}/${row.externalRef}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
-    subsystemId: row.subsystemId,
-    subsystemExternalId: row.subsystemExternalId,
-  };
+  const entry = auditEntry(
+    change,
+    {
+      kind: 'variable',
+      name: `variable ${row.id} (${row.subsystemExternalId}/${row.externalRef})`,
+      subsystemId: row.subsystemId,
+      subsystemExternalId: row.subsystemExternalId,
+    },
+    changed,
+  );
   scope.afterCommit(() => writeAuditLog(deps, principal, entry));
 }
 

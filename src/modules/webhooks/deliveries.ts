@@ -1,6 +1,7 @@
 /** A webhook's delivery log (§10): list, redeliver by hand, and the test send. */
 import { and, count, desc, eq, gte, type SQL } from 'drizzle-orm';
 import { iso } from '../../clock';
+import { audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { webhookDeliveries } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -12,7 +13,7 @@ import { deliveryPayload, insertDelivery } from '../../realtime/outbox';
 import { kickDispatcher, sendNow, takeIn } from './dispatch';
 import { type DeliveryRow, toDeliveryDto } from './mapper';
 import type { DeliveryDto, DeliveryQuery } from './model';
-import { audit, webhookRow } from './service';
+import { webhookRow, webhookSubject } from './service';
 
 function deliveryRow(deps: Deps, id: number): DeliveryRow | undefined {
   return deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
@@ -61,7 +62,7 @@ export function redeliver(deps: Deps, principal: Principal, id: string, ref: str
       .returning()
       .get();
     if (!queued) throw notFound('delivery', ref);
-    audit(deps, principal, 'redelivered', hook, [`delivery ${row.id}`]);
+    audit(deps, principal, 'redelivered', webhookSubject(hook), [`delivery ${row.id}`]);
     return queued;
   });
   kickDispatcher(deps);
@@ -81,7 +82,7 @@ export async function sendTest(deps: Deps, principal: Principal, id: string): Pr
     const deliveryId = insertDelivery(deps, hook.id, 'webhook.test', payload, now);
     const stored = deliveryRow(deps, deliveryId);
     if (!stored) throw notFound('delivery', deliveryId);
-    audit(deps, principal, 'tested', hook, []);
+    audit(deps, principal, 'tested', webhookSubject(hook), []);
     return stored;
   });
   await sendNow(deps, row);

@@ -4,7 +4,7 @@
  * create and rotate answers, never in an event, an audit entry or a log line.
  */
 import { asc, eq } from 'drizzle-orm';
-import { writeAuditLog } from '../../core/platform-log';
+import { type AuditSubject, audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
 import { webhooks } from '../../db/schema';
@@ -106,7 +106,7 @@ export async function createWebhook(deps: Deps, principal: Principal, body: Webh
       'allowPrivateNetwork',
     ];
     emit(deps, 'webhook.created', { _id: row.id, changed });
-    audit(deps, principal, 'created', row, changed);
+    audit(deps, principal, 'created', webhookSubject(row), changed);
     return toWebhookDto(row, secret);
   });
 }
@@ -157,7 +157,7 @@ export async function updateWebhook(
     if (!updated) throw notFound('webhook', id);
     invalidateWebhookCache(deps);
     emit(deps, 'webhook.updated', { _id: row.id, changed });
-    audit(deps, principal, 'updated', row, changed);
+    audit(deps, principal, 'updated', webhookSubject(row), changed);
     return toWebhookDto(updated);
   });
 }
@@ -169,7 +169,7 @@ export function deleteWebhook(deps: Deps, principal: Principal, id: string): voi
     deps.db.delete(webhooks).where(eq(webhooks.id, row.id)).run();
     invalidateWebhookCache(deps);
     emit(deps, 'webhook.deleted', { _id: row.id, changed: [] });
-    audit(deps, principal, 'deleted', row, []);
+    audit(deps, principal, 'deleted', webhookSubject(row), []);
   });
 }
 
@@ -187,21 +187,12 @@ export function rotateWebhookSecret(deps: Deps, principal: Principal, id: string
       .get();
     if (!updated) throw notFound('webhook', id);
     emit(deps, 'webhook.updated', { _id: row.id, changed: ['secret'] });
-    audit(deps, principal, 'updated', row, ['secret']);
+    audit(deps, principal, 'updated', webhookSubject(row), ['secret']);
     return toWebhookDto(updated, secret);
   });
 }
 
-/** The `webhook.<change>` audit entry: id, name and changed field names, never the secret or header values. */
-export function audit(
-  deps: Deps,
-  principal: Principal,
-  change: string,
-  row: WebhookRow,
-  changed: readonly string[],
-): void {
-  writeAuditLog(deps, principal, {
-    key: `webhook.${change}`,
-    value: `webhook ${row.id} (${row.displayName}) ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
-  });
+/** How the `webhook.<change>` audit entries name a webhook: id and name, never the secret or header values. */
+export function webhookSubject(row: WebhookRow): AuditSubject {
+  return { kind: 'webhook', name: `webhook ${row.id} (${row.displayName})` };
 }
