@@ -5,6 +5,7 @@
  * reads back), so the stored condition stays.
  */
 
+import { changedFields } from '../../core/changes';
 import { getSettingGroup } from '../../core/settings';
 import type { StoredAlertDestination } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -140,15 +141,11 @@ export function ruleValues(deps: Deps, body: AlertWrite, existing?: AlertRow): R
   return values;
 }
 
-/** The names of the fields whose value differs from the stored row. */
-export function changedFields(values: RuleValues, row?: AlertRow): string[] {
+/** The wire names of the fields whose value differs from the stored row (every set one on create). */
+export function changedRuleFields(values: RuleValues, row?: AlertRow): string[] {
   const wire: Record<string, string> = { variableId: 'variable' };
-  return Object.entries(values)
-    .filter(
-      ([k, v]) =>
-        k !== 'inactiveReason' &&
-        k !== 'subsystemId' &&
-        (!row || JSON.stringify(row[k as keyof AlertRow]) !== JSON.stringify(v)),
-    )
-    .map(([k]) => wire[k] ?? k);
+  // Both follow from other fields: the variable names its subsystem, activation clears the reason.
+  return changedFields(row, values)
+    .filter((k) => k !== 'inactiveReason' && k !== 'subsystemId')
+    .map((k) => wire[k] ?? k);
 }

@@ -14,7 +14,7 @@ import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { getVariableByRef } from '../variables/service';
-import { changedFields, ruleValues } from './checks';
+import { changedRuleFields, ruleValues } from './checks';
 import { acknowledge, closeAll, closeIncident, isSnoozed, notifyUnnotified } from './engine';
 import { dropAlertIndex, evaluateNow } from './evaluate';
 import { toIncidentDto } from './mapper';
@@ -95,7 +95,7 @@ function create(deps: Deps, principal: Principal, body: AlertWrite): AlertDto {
       })
       .returning()
       .get();
-    const changed = changedFields(values);
+    const changed = changedRuleFields(values);
     emit(deps, 'alert.created', { _id: row.id, changed });
     audit(deps, principal, 'created', alertSubject(row), changed);
     afterWrite(deps, undefined, row.id);
@@ -105,7 +105,7 @@ function create(deps: Deps, principal: Principal, body: AlertWrite): AlertDto {
 
 function update(deps: Deps, principal: Principal, row: AlertRow, body: AlertWrite): AlertDto {
   const values = ruleValues(deps, body, row);
-  const changed = changedFields(values, row);
+  const changed = changedRuleFields(values, row);
   return transact(deps, () => {
     deps.db
       .update(alertRules)

@@ -3,6 +3,7 @@
  * copies a registered panel hands down to its available panels (rule 3).
  */
 import { and, eq } from 'drizzle-orm';
+import { changedFields } from '../../core/changes';
 import { can, type Principal, requireOwnWrite, requirePermission } from '../../core/principal';
 import type { SubsystemRow } from '../../core/subsystems';
 import type { DbOrTx } from '../../db/client';
@@ -30,16 +31,10 @@ const CREATED_FIELDS = [
   'openExternally',
 ];
 
-function changedKeys(row: ControlPanelRow, changes: PanelChanges): string[] {
-  return Object.entries(changes)
-    .filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(row[key as keyof ControlPanelRow]))
-    .map(([key]) => key)
-    .filter((key) => key !== 'displayNameSet');
-}
-
 /** Writes the changes that differ from the row; returns the changed wire field names. */
 function applyChanges(db: DbOrTx, row: ControlPanelRow, changes: PanelChanges, now: number): string[] {
-  const changed = changedKeys(row, changes);
+  // `displayNameSet` is storage only: no wire field of that name changes.
+  const changed = changedFields(row, changes).filter((key) => key !== 'displayNameSet');
   const flagChanged = changes.displayNameSet !== undefined && changes.displayNameSet !== row.displayNameSet;
   if (changed.length === 0 && !flagChanged) return [];
   db.update(controlPanels)

@@ -4,6 +4,7 @@
  * credentials only touch events of their own subsystems (§0.3).
  */
 import { eq } from 'drizzle-orm';
+import { changedFields } from '../../core/changes';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { events } from '../../db/schema';
@@ -65,9 +66,7 @@ function refOf(body: EventWrite): string {
 function update(deps: Deps, principal: Principal, row: EventRow, body: EventWrite): EventDto {
   requireOwnWrite(principal, 'events:write', row.subsystemId);
   const changes = changesOf(body, row);
-  const changed = Object.entries(changes)
-    .filter(([key, value]) => JSON.stringify(row[key as keyof EventRow]) !== JSON.stringify(value))
-    .map(([key]) => key);
+  const changed = changedFields(row, changes);
   if (changed.length === 0) return eventDto(deps, row.id);
   return transact(deps, () => {
     deps.db

@@ -6,6 +6,7 @@
  */
 import { asc, eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
+import { changedFields } from '../../core/changes';
 import { type Principal, requirePermission } from '../../core/principal';
 import { logPresets } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -153,9 +154,7 @@ export function updatePreset(deps: Deps, principal: Principal, id: string, body:
   const row = writable(principal, presetRow(deps, id));
   const values = valuesOf(body);
   if (values.isGlobal === true && !row.isGlobal) requirePermission(principal, 'logs:write');
-  const changed = Object.entries(values)
-    .filter(([k, v]) => JSON.stringify(row[k as keyof PresetRow]) !== JSON.stringify(v))
-    .map(([k]) => k);
+  const changed = changedFields(row, values);
   if (changed.length === 0) return toPresetDto(row);
   return transact(deps, () => {
     const updated = deps.db

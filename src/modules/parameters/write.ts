@@ -5,6 +5,7 @@
  * integration caller reports is its subsystem's own and is not sent back (rule 3).
  */
 import { eq } from 'drizzle-orm';
+import { sameValue } from '../../core/changes';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { parameters } from '../../db/schema';
@@ -91,7 +92,7 @@ function afterValue(deps: Deps, principal: Principal, subsystem: SubsystemRow, r
 function update(deps: Deps, principal: Principal, row: ParameterRow, body: ParameterWrite): ParameterDto {
   requireOwnWrite(principal, 'parameters:write', row.subsystemId);
   const { next } = definitionOf(deps, row.subsystemId, body, row);
-  const changed = FIELDS.filter(([key]) => JSON.stringify(row[key]) !== JSON.stringify(next[key]));
+  const changed = FIELDS.filter(([key]) => !sameValue(row[key], next[key]));
   if (changed.length === 0) return parameterDto(deps, row.id);
   const now = deps.clock.now();
   const valueChanged = next.value !== row.value;

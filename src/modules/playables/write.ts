@@ -3,6 +3,7 @@
  * externalRef, and updates by `{id}`. Integration callers write only their own subsystems' playables.
  */
 import { eq } from 'drizzle-orm';
+import { changedFields } from '../../core/changes';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { playables } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -67,12 +68,6 @@ function changesOf(deps: Deps, body: PlayableWrite, subsystemId: number, row: Pl
   // The server writes a media playable's command from its objects (rule 1); none can be named yet.
   if ((changes.type ?? row?.type) === 'media') changes.command = '';
   return changes;
-}
-
-function changedFields(row: PlayableRow, changes: Changes): Array<keyof Changes> {
-  return (Object.keys(changes) as Array<keyof Changes>).filter(
-    (key) => JSON.stringify(changes[key]) !== JSON.stringify(row[key]),
-  );
 }
 
 function createPlayable(deps: Deps, principal: Principal, body: PlayableWrite): PlayableDto {

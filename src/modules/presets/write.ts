@@ -4,6 +4,7 @@
  * Every entry names a parameter of the preset's own subsystem and carries a value that fits it.
  */
 import { eq } from 'drizzle-orm';
+import { sameValue } from '../../core/changes';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { presetEntries, presets } from '../../db/schema';
@@ -55,7 +56,10 @@ function update(deps: Deps, principal: Principal, row: PresetRow, body: PresetWr
   const stored = entriesOf(deps, [row.id]).get(row.id) ?? [];
   if (
     entries &&
-    JSON.stringify(entries) !== JSON.stringify(stored.map((e) => ({ parameterId: e.parameterId, value: e.value })))
+    !sameValue(
+      entries,
+      stored.map((e) => ({ parameterId: e.parameterId, value: e.value })),
+    )
   ) {
     changed.push('parameters');
   }

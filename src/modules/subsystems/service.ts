@@ -4,6 +4,7 @@
  */
 import { asc, count, eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
+import { changedFields } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import { type Principal, requireOwnWrite, systemPrincipal } from '../../core/principal';
 import { getSettingGroup } from '../../core/settings';
@@ -102,9 +103,7 @@ function updateSubsystem(deps: Deps, principal: Principal, row: SubsystemRow, bo
     const other = byExternalId(deps, values.externalId);
     if (other && other.id !== row.id) throw conflict('another subsystem already has this externalId');
   }
-  const changed = WRITABLE.filter(
-    (key) => values[key] !== undefined && JSON.stringify(values[key]) !== JSON.stringify(row[key]),
-  );
+  const changed = changedFields(row, values, WRITABLE);
   if (changed.length === 0) return row;
   try {
     return transact(deps, () => {

@@ -12,6 +12,7 @@
  * expired token can still be renamed or given a new future expiry. Only a different past time is 400.
  */
 import { asc, eq } from 'drizzle-orm';
+import { sameValue } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import { type Holdings, type Principal, requireCovers } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
@@ -145,7 +146,7 @@ export function updateToken(deps: Deps, principal: Principal, id: string, body: 
   );
   // A record sent back whole names only what really changed (events and audit list field names).
   for (const key of Object.keys(changes) as Array<keyof TokenRow>) {
-    if (JSON.stringify(changes[key]) === JSON.stringify(row[key])) delete changes[key];
+    if (sameValue(changes[key], row[key])) delete changes[key];
   }
   if (Object.keys(changes).length === 0) return toTokenDto(row);
   const updated = transact(deps, () => {

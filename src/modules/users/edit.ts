@@ -13,6 +13,7 @@
  * every permission of that role, so after the change the caller still holds all the user holds.
  */
 import { eq } from 'drizzle-orm';
+import { sameValue } from '../../core/changes';
 import { audit } from '../../core/platform-log';
 import { can, type Principal, requireCovers } from '../../core/principal';
 import { users } from '../../db/schema';
@@ -139,7 +140,7 @@ export async function updateUser(deps: Deps, principal: Principal, id: string, b
     changes.controlpanels = withHiddenEntries(deps, row.controlpanels, visible, openable);
   }
   for (const key of Object.keys(changes) as Array<keyof UserRow>) {
-    if (JSON.stringify(changes[key]) === JSON.stringify(row[key])) delete changes[key];
+    if (sameValue(changes[key], row[key])) delete changes[key];
     else changed.push(key);
   }
   const now = deps.clock.now();

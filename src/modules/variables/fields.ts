@@ -127,10 +127,3 @@ export function valuesOf(
   if (body.lastValue !== undefined) result.lastValue = valueText(body.lastValue, '/lastValue');
   return result;
 }
-
-/** Field names whose value differs from the row. */
-export function changedFields(values: VariableValues, row: VariableRow): string[] {
-  return WRITABLE_FIELDS.filter(
-    (key) => values[key] !== undefined && JSON.stringify(values[key]) !== JSON.stringify(row[key]),
-  );
-}

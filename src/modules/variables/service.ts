@@ -3,6 +3,7 @@
  * as a writer job, so it is ordered with value writes and answered after its commit.
  */
 import { eq } from 'drizzle-orm';
+import { changedFields } from '../../core/changes';
 import { auditEntry, writeAuditLog } from '../../core/platform-log';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
@@ -12,7 +13,7 @@ import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { dropCompositeCache } from './composite';
-import { changedFields, PLATFORM_REFS, valuesOf, WRITABLE_FIELDS } from './fields';
+import { PLATFORM_REFS, valuesOf, WRITABLE_FIELDS } from './fields';
 import { toVariableDto } from './mapper';
 import type { VariableDto, VariableWrite } from './model';
 import { findVariable, findVariableByRef, forgetVariable, type LoadedVariable, requireVariable } from './repo';
@@ -106,7 +107,7 @@ function update(ctx: WriteContext, principal: Principal, row: LoadedVariable, bo
   const { deps } = ctx;
   requireOwnWrite(principal, 'variables:write', row.subsystemId);
   const { values, lastValue } = valuesOf(deps, body, row, principal);
-  const changed = changedFields(values, row);
+  const changed = changedFields(row, values, WRITABLE_FIELDS);
   const flag =
     values.userDefinedDisplayName !== undefined && values.userDefinedDisplayName !== row.userDefinedDisplayName;
   if (lastValue !== undefined && (values.composite ?? row.composite))
