@@ -25,10 +25,9 @@
  */
 import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { AppError, invalid } from './errors';
+import { AppError, fieldName, invalid } from './errors';
 import { stringEnd, unsafeIntegerPath } from './json-integers';
 import {
-  fieldName,
   SAFE_INTEGER_BOUND,
   SAFE_INTEGER_FORMAT,
   type SchemaError,

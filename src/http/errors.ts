@@ -2,8 +2,6 @@
  * The one error: every non-2xx answer is an AppError rendered by the error plugin as
  * `{statusCode, code, message, detail?, requestId}`. Services throw these through the helpers below.
  */
-import { fieldName } from './validation';
-
 export const ERROR_STATUS = {
   bad_request: 400,
   validation: 400,
@@ -55,6 +53,11 @@ export const conflict = (message: string): AppError => new AppError('conflict', 
 
 export const badRequest = (message: string, detail?: ErrorDetail[]): AppError =>
   new AppError('bad_request', message, detail);
+
+/** A JSON pointer as a field name in a message: `/roleIds/0` → `roleIds.0`, the root → `body`. */
+export function fieldName(path: string): string {
+  return path.split('/').filter(Boolean).join('.') || 'body';
+}
 
 /** A rule broken by one field: `path` is a JSON pointer such as `/roleIds/0`. */
 export const invalid = (path: string, message: string): AppError =>

@@ -127,7 +127,3 @@ export function schemaErrorDetails(errors: SchemaError[]): ErrorDetail[] {
   }
   return [...out].map(([path, message]) => ({ path, message }));
 }
-
-export function fieldName(path: string): string {
-  return path.split('/').filter(Boolean).join('.') || 'body';
-}

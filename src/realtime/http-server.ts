@@ -4,10 +4,15 @@
  * tests start the server through here, so both run the same transport.
  */
 import type { ServerWebSocket, WebSocketHandler } from 'bun';
-import type { App } from '../app';
 import type { Logger } from '../log';
 
 export type HttpServer = ReturnType<typeof Bun.serve>;
+
+/** What is served (the Elysia app): its fetch, and where it finds the server to upgrade `.ws()` routes. */
+export interface Servable {
+  handle(request: Request): Response | Promise<Response>;
+  server: HttpServer | null;
+}
 
 export interface ServeOptions {
   port: number;
@@ -41,7 +46,7 @@ const dispatch: Pick<WebSocketHandler<ElysiaWsData>, 'open' | 'message' | 'drain
 };
 
 /** Starts listening; throws when the port cannot be bound. */
-export function serveHttp(app: App, options: ServeOptions): HttpServer {
+export function serveHttp(app: Servable, options: ServeOptions): HttpServer {
   const server = Bun.serve<ElysiaWsData>({
     port: options.port,
     hostname: options.hostname,

@@ -4,8 +4,24 @@
  * is accepted silently). Anything malformed is answered `{"type":"error","message"}` and the
  * connection stays open, except before authentication, where only `auth` and `ping` are accepted.
  */
+import type { Principal } from '../core/principal';
 import { TOPIC_NAMES, topicNamed, topicPermission } from './topics';
-import type { WsClient, WsHub } from './ws-hub';
+
+/** What the protocol reads and changes of a connection (ws-hub.ts's WsClient). */
+export interface ProtocolClient {
+  readonly principal: Principal | null;
+  readonly topics: Set<string>;
+}
+
+/** What the protocol asks of the hub (ws-hub.ts's WsHub), for a connection of its kind. */
+export interface ProtocolHub<Client extends ProtocolClient> {
+  /** A reply to the client. */
+  send(client: Client, message: Record<string, unknown>): void;
+  /** Refuses a credential: `auth_invalid`, then a policy close. */
+  refuse(client: Client, reason: string): void;
+  /** Checks a first-message `auth`; true when it stands for a valid caller. */
+  authenticateWith(client: Client, secret: string): boolean;
+}
 
 /** At most this many topic names in one subscribe or unsubscribe. */
 export const MAX_TOPICS_PER_MESSAGE = 64;
@@ -29,7 +45,7 @@ function parse(message: unknown): Incoming | string {
   return value as Incoming;
 }
 
-function topicNames(hub: WsHub, client: WsClient, value: unknown): string[] | null {
+function topicNames<C extends ProtocolClient>(hub: ProtocolHub<C>, client: C, value: unknown): string[] | null {
   const names = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(names) || names.some((n) => typeof n !== 'string')) {
     hub.send(client, { type: 'error', message: '"topics" must be an array of topic names' });
@@ -52,7 +68,7 @@ function topicNames(hub: WsHub, client: WsClient, value: unknown): string[] | nu
   return known;
 }
 
-function subscribe(hub: WsHub, client: WsClient, value: unknown, add: boolean): void {
+function subscribe<C extends ProtocolClient>(hub: ProtocolHub<C>, client: C, value: unknown, add: boolean): void {
   const topics = topicNames(hub, client, value);
   if (!topics) return;
   for (const topic of topics) {
@@ -72,7 +88,7 @@ function subscribe(hub: WsHub, client: WsClient, value: unknown, add: boolean): 
   hub.send(client, { type: 'subscriptions', topics: [...client.topics].sort() });
 }
 
-export function handleClientMessage(hub: WsHub, client: WsClient, message: unknown): void {
+export function handleClientMessage<C extends ProtocolClient>(hub: ProtocolHub<C>, client: C, message: unknown): void {
   const parsed = parse(message);
   if (typeof parsed === 'string') {
     if (client.principal) hub.send(client, { type: 'error', message: parsed });

@@ -1,6 +1,6 @@
 import { entityMeta } from '../../http/entity';
 import type { RoleDto } from './model';
-import type { RoleRow } from './service';
+import type { RoleRow } from './state';
 
 export function toRoleDto(row: RoleRow, counts: { userCount: number; tokenCount: number }): RoleDto {
   return {

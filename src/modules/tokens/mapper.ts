@@ -1,7 +1,9 @@
 import { isoOrNull } from '../../clock';
+import type { tokens } from '../../db/schema';
 import { entityMeta } from '../../http/entity';
 import type { TokenDto } from './model';
-import type { TokenRow } from './service';
+
+export type TokenRow = typeof tokens.$inferSelect;
 
 export function toTokenDto(row: TokenRow, secret?: string): TokenDto {
   return {

@@ -1,6 +1,8 @@
+import type { userTemplates } from '../../db/schema';
 import { entityMeta } from '../../http/entity';
 import type { UserTemplateDto } from './model';
-import type { UserTemplateRow } from './service';
+
+export type UserTemplateRow = typeof userTemplates.$inferSelect;
 
 /** The only row → wire mapping of a user template. */
 export function toUserTemplateDto(row: UserTemplateRow): UserTemplateDto {
