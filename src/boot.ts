@@ -7,23 +7,44 @@ import { join } from 'node:path';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import { writePlatformLog } from './core/platform-log';
+import { SettingsCache } from './core/settings-cache';
 import { openSqlite, wrapDrizzle } from './db/client';
 import { type MigrationResult, migrate } from './db/migrate';
+import { UnitOfWork } from './db/unit-of-work';
 import type { Deps, VersionInfo } from './deps';
+import { RateLimiter } from './http/rate-table';
+import type { ModuleJobs } from './jobs/scheduler';
 import { createScheduler } from './jobs/scheduler';
 import type { Logger } from './log';
+import { alertJobs } from './modules/alerts/jobs';
 import { installAlertListeners } from './modules/alerts/listeners';
+import { AlertState } from './modules/alerts/state';
 import { ensureSystemRules } from './modules/alerts/system';
+import { authJobs } from './modules/auth/jobs';
 import { identity } from './modules/auth/service';
+import { SignInThrottle } from './modules/auth/state';
+import { logJobs } from './modules/logs/jobs';
+import { notificationJobs } from './modules/notifications/jobs';
 import { ensureBuiltInRoles } from './modules/roles/service';
+import { RoleCaches } from './modules/roles/state';
 import { installScheduleRunnerFor } from './modules/schedule/runner/install';
+import { scheduleJobs } from './modules/schedule/runner/jobs';
 import { installScheduleListeners } from './modules/schedule/snapshot/listeners';
 import { ScheduleState } from './modules/schedule/state';
 import { ensureScheduleBuiltIns } from './modules/schedule/zones/service';
-import { HealthMonitor } from './modules/subsystems/health';
+import { loadHealth } from './modules/subsystems/health';
+import { subsystemJobs } from './modules/subsystems/jobs';
+import { HealthState } from './modules/subsystems/state';
 import { createAdminAccount, userCount } from './modules/users/accounts';
+import { variableJobs } from './modules/variables/jobs';
+import { VariableCaches } from './modules/variables/state';
+import { webhookJobs } from './modules/webhooks/jobs';
+import { WebhookState } from './modules/webhooks/state';
 import { EventBus } from './realtime/bus';
-import { installOutboxListeners } from './realtime/outbox';
+import { systemWebhookIo } from './realtime/dispatch-io';
+import { eventStage, installOutboxListeners } from './realtime/outbox';
+import { OutboxState } from './realtime/outbox-state';
+import { WsHub } from './realtime/ws-hub';
 import { PushHub } from './rpc/hub';
 
 export interface BootOptions {
@@ -46,18 +67,42 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
   mkdirSync(options.config.dataDir, { recursive: true, mode: 0o700 });
   const sqlite = openSqlite(dbPath);
   const migration = migrate(sqlite, dbPath, options.clock.now());
-  const bus = new EventBus((err, event) => options.log.error({ err, event: event.type }, 'event listener failed'));
+  const { log, clock } = options;
+  const bus = new EventBus((err, event) => log.error({ err, event: event.type }, 'event listener failed'));
+  const outbox = new OutboxState();
+  const work = new UnitOfWork(sqlite, eventStage({ sqlite, clock, bus, log, outbox }), {
+    onEffectError: (err) => log.error({ err }, 'after-commit effect failed'),
+    monotonic: () => clock.monotonic(),
+  });
   const deps: Deps = {
     db: wrapDrizzle(sqlite),
     sqlite,
-    log: options.log,
+    log,
     config: options.config,
-    clock: options.clock,
+    clock,
     bus,
+    outbox,
+    work,
     push: new PushHub(),
     scheduler: createScheduler(options.log),
-    health: new HealthMonitor(() => deps),
+    health: new HealthState(),
+    settings: new SettingsCache(),
+    roles: new RoleCaches(),
+    variables: new VariableCaches(),
+    alerts: new AlertState(),
     schedule: new ScheduleState(),
+    webhooks: new WebhookState(),
+    webhookIo: systemWebhookIo,
+    rateLimiter: new RateLimiter(),
+    signInThrottle: new SignInThrottle(),
+    wsHub: new WsHub({
+      bus,
+      clock: options.clock,
+      log: options.log,
+      fromSecret: (secret, address) => deps.identity.fromSecret(deps, secret, address),
+      isTrusted: (address) => deps.identity.isTrusted(deps, address),
+      trusted: (address) => deps.identity.trusted(deps, address),
+    }),
     identity,
     version: options.version,
     remoteAddress: options.remoteAddress,
@@ -69,8 +114,25 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
   ensureSystemRules(deps);
   installAlertListeners(deps);
   installOutboxListeners(deps);
-  deps.health.load();
+  loadHealth(deps);
   return { deps, migration };
+}
+
+/**
+ * Every module's timed work, in start order: main installs each set on `deps.scheduler`, whose
+ * `stopAll` stops them in reverse at shutdown. Tests build the same list (`daemonJobs(t.deps)`).
+ */
+export function daemonJobs(deps: Deps): ModuleJobs[] {
+  return [
+    authJobs(deps),
+    variableJobs(deps),
+    subsystemJobs(deps),
+    webhookJobs(deps),
+    logJobs(deps),
+    notificationJobs(deps),
+    alertJobs(deps),
+    scheduleJobs(deps),
+  ];
 }
 
 /** First start with an empty user table and `PMS_INITIAL_ADMIN_PASSWORD`: creates `admin`. */

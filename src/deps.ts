@@ -3,12 +3,23 @@ import type { Database } from 'bun:sqlite';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import type { Principal } from './core/principal';
+import type { SettingsCache } from './core/settings-cache';
 import type { Db } from './db/client';
+import type { UnitOfWork } from './db/unit-of-work';
+import type { RateLimiter } from './http/rate-table';
 import type { Scheduler } from './jobs/scheduler';
 import type { Logger } from './log';
+import type { AlertState } from './modules/alerts/state';
+import type { SignInThrottle } from './modules/auth/state';
+import type { RoleCaches } from './modules/roles/state';
 import type { ScheduleState } from './modules/schedule/state';
-import type { HealthMonitor } from './modules/subsystems/health';
+import type { HealthState } from './modules/subsystems/state';
+import type { VariableCaches } from './modules/variables/state';
+import type { WebhookState } from './modules/webhooks/state';
 import type { EventBus } from './realtime/bus';
+import type { WebhookIo } from './realtime/dispatch-io';
+import type { OutboxState } from './realtime/outbox-state';
+import type { WsHub } from './realtime/ws-hub';
 import type { PushHub } from './rpc/hub';
 
 export interface Deps {
@@ -18,14 +29,36 @@ export interface Deps {
   config: Config;
   clock: Clock;
   bus: EventBus;
+  /** What the webhook outbox keeps: compiled active webhooks, prepared inserts (realtime/outbox.ts). */
+  outbox: OutboxState;
+  /** The one way to change stored data: `transact` now, `submit` batched (db/unit-of-work.ts). */
+  work: UnitOfWork;
   /** The TCP JSON-RPC push channel's subscriptions and publish API. */
   push: PushHub;
   /** Timed jobs; only main schedules any, so tests built on the same Deps run none by accident. */
   scheduler: Scheduler;
-  /** Subsystem health (§3): the one state machine routes, services and timers share. */
-  health: HealthMonitor;
+  /** Subsystem health (§3): every subsystem's live state, which modules/subsystems/health.ts moves. */
+  health: HealthState;
+  /** The stored settings groups and what is worked out from them (core/settings.ts). */
+  settings: SettingsCache;
+  /** The roles table and the grants worked out from it, read on every request (modules/roles). */
+  roles: RoleCaches;
+  /** Variables' prepared statements, loaded rows and composite inputs (modules/variables). */
+  variables: VariableCaches;
+  /** Which alert rules watch which variable, and this turn's missed schedule runs (modules/alerts). */
+  alerts: AlertState;
   /** The schedule's change clock, loaded snapshot, cached reads and runner memory (modules/schedule). */
   schedule: ScheduleState;
+  /** The webhook dispatcher's attempts in flight and its prepared statements (modules/webhooks). */
+  webhooks: WebhookState;
+  /** The network and randomness webhook delivery uses; tests replace it (realtime/dispatch-io.ts). */
+  webhookIo: WebhookIo;
+  /** The flood limiter's buckets per caller or address (http/rate-limit.ts). */
+  rateLimiter: RateLimiter;
+  /** Recent sign-in failures by username and address (modules/auth/throttle.ts). */
+  signInThrottle: SignInThrottle;
+  /** The open WebSocket connections and their topics; delivers bus events (realtime/ws-hub.ts). */
+  wsHub: WsHub;
   /** Who a secret or trusted address stands for (modules/auth), for the front doors. */
   identity: Identity;
   version: VersionInfo;

@@ -9,25 +9,15 @@
  *   pmsd version                  print the version
  */
 import { createApp } from './app';
-import { ensureInitialAdmin, openDeps } from './boot';
+import { daemonJobs, ensureInitialAdmin, openDeps } from './boot';
 import { systemClock } from './clock';
 import { type Config, ConfigError, loadConfig } from './config';
 import { writePlatformLog } from './core/platform-log';
-import { writerFor } from './db/writer';
 import type { Deps } from './deps';
 import { openApiDocument } from './http/openapi';
 import { createLogger, type Logger } from './log';
-import { startAlertJobs } from './modules/alerts/jobs';
-import { scheduleHousekeeping } from './modules/auth/jobs';
-import { scheduleLogRetention } from './modules/logs/jobs';
-import { scheduleNotificationJobs } from './modules/notifications/jobs';
-import { startScheduleJobs } from './modules/schedule/runner/jobs';
-import { startSubsystemJobs } from './modules/subsystems/jobs';
 import { createAdminAccount } from './modules/users/accounts';
-import { scheduleVariableJobs } from './modules/variables/jobs';
-import { startWebhookJobs } from './modules/webhooks/jobs';
 import { type HttpServer, serveHttp } from './realtime/http-server';
-import { wsHubFor } from './realtime/ws-hub';
 import { type RpcServer, startRpcServer } from './rpc/server';
 import { versionInfo } from './version';
 
@@ -93,16 +83,13 @@ async function serve(config: Config): Promise<void> {
   } catch (err) {
     fail(`cannot listen on ${config.httpHost}:${config.rpcPort} (JSON-RPC): ${(err as Error).message}`, 1);
   }
-  deps.scheduler.add('rpc.idle-sweep', '*/5 * * * * *', () => void rpc.sweepIdle());
-  deps.scheduler.add('ws.sweep', '* * * * * *', () => wsHubFor(deps).sweep());
-  scheduleHousekeeping(deps, deps.scheduler);
-  scheduleVariableJobs(deps);
-  const stopSubsystemJobs = startSubsystemJobs(deps);
-  const stopWebhookJobs = startWebhookJobs(deps);
-  scheduleLogRetention(deps, deps.scheduler);
-  scheduleNotificationJobs(deps);
-  const stopAlertJobs = startAlertJobs(deps);
-  const stopScheduleJobs = startScheduleJobs(deps);
+  deps.scheduler.install({
+    jobs: [
+      { name: 'rpc.idle-sweep', pattern: '*/5 * * * * *', run: () => void rpc.sweepIdle() },
+      { name: 'ws.sweep', pattern: '* * * * * *', run: () => deps.wsHub.sweep() },
+    ],
+  });
+  for (const set of daemonJobs(deps)) deps.scheduler.install(set);
   writePlatformLog(deps, { category: 'system', key: 'system.start', value: `pmsd ${versionInfo.version} started` });
   log.info(
     {
@@ -130,16 +117,13 @@ async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS);
     try {
-      wsHubFor(deps).closeAll();
+      deps.wsHub.closeAll();
       await server.stop(false);
       rpc.stop();
-      deps.scheduler.stopAll();
-      stopSubsystemJobs();
-      // No new attempts; running ones get a moment, else they stay due for the next start.
-      await stopWebhookJobs();
-      stopAlertJobs();
-      stopScheduleJobs();
-      writerFor(deps).drain();
+      // Every job, then each module's own work in reverse start order (webhook attempts running
+      // get a moment, else they stay due for the next start).
+      await deps.scheduler.stopAll();
+      deps.work.drain();
       writePlatformLog(deps, { category: 'system', key: 'system.stop', value: `pmsd stopped (${signal})` });
       deps.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
       deps.sqlite.close();

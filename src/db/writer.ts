@@ -10,9 +10,7 @@
  * Jobs are synchronous and must not open their own transaction (`db.transaction`) or await.
  */
 import type { Database, Statement } from 'bun:sqlite';
-import type { Deps } from '../deps';
 import { diskFull, isDiskFull } from '../http/errors';
-import { stageBatchEvent, writeOutboxRow } from '../realtime/outbox';
 
 export interface WriteScope {
   /** Runs `effect` after the job's batch committed; dropped when the job fails. */
@@ -28,8 +26,8 @@ export interface WriteScope {
 }
 
 /**
- * How jobs' events reach the webhook outbox (writerFor: realtime/outbox.ts; a bare Writer drops
- * them): each job collects its events' delivery lines, and the lines of the jobs that succeeded are
+ * How jobs' events reach the webhook outbox (the unit of work gives realtime/outbox.ts; a bare
+ * Writer drops them): each job collects its events' delivery lines, and the lines of the jobs that succeeded are
  * written as one outbox row just before the batch commits.
  */
 export interface BatchOutbox {
@@ -56,9 +54,9 @@ export interface WriterOptions {
   /** Most jobs in one transaction. */
   maxBatch?: number;
   onEffectError?: (err: unknown) => void;
-  /** Where `scope.emit` stages events (writerFor: the webhook outbox, then the bus). */
+  /** Where `scope.emit` stages events (the webhook outbox, then the bus). */
   outbox?: BatchOutbox;
-  /** Monotonic ms, for the load behind `congested` (writerFor: the deps' clock). */
+  /** Monotonic ms, for the load behind `congested` (the daemon's clock). */
   monotonic?: () => number;
 }
 
@@ -296,23 +294,4 @@ function undoAll(job: Job): void {
  */
 function storageError(err: unknown): unknown {
   return isDiskFull(err) ? diskFull() : err;
-}
-
-const writers = new WeakMap<Deps, Writer>();
-
-/** The one writer of a daemon (tests get one per app). */
-export function writerFor(deps: Deps): Writer {
-  let writer = writers.get(deps);
-  if (!writer) {
-    writer = new Writer(deps.sqlite, {
-      onEffectError: (err) => deps.log.error({ err }, 'after-commit effect failed'),
-      monotonic: () => deps.clock.monotonic(),
-      outbox: {
-        stage: (type, data, lines) => stageBatchEvent(deps, type, data, lines),
-        write: (lines) => writeOutboxRow(deps, lines),
-      },
-    });
-    writers.set(deps, writer);
-  }
-  return writer;
 }

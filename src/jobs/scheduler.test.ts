@@ -2,25 +2,53 @@ import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../tests/helpers/app';
 import { makeUser, signIn } from '../../tests/helpers/factories';
 import { silentLogger } from '../log';
-import { scheduleHousekeeping } from '../modules/auth/jobs';
+import { authJobs } from '../modules/auth/jobs';
 import { createScheduler } from './scheduler';
 
 describe('scheduler', () => {
   it('runs jobs on demand, survives a failing one and stops them all', async () => {
     const scheduler = createScheduler(silentLogger());
     let runs = 0;
-    scheduler.add('count', '0 0 0 1 1 *', () => {
-      runs += 1;
-    });
-    scheduler.add('boom', '0 0 0 1 1 *', () => {
-      throw new Error('boom');
+    scheduler.install({
+      jobs: [
+        {
+          name: 'count',
+          pattern: '0 0 0 1 1 *',
+          run: () => {
+            runs += 1;
+          },
+        },
+        {
+          name: 'boom',
+          pattern: '0 0 0 1 1 *',
+          run: () => {
+            throw new Error('boom');
+          },
+        },
+      ],
     });
     await scheduler.runNow('count');
     await scheduler.runNow('boom');
     expect(runs).toBe(1);
     expect(scheduler.names()).toEqual(['count', 'boom']);
-    scheduler.stopAll();
+    await scheduler.stopAll();
     expect(scheduler.names()).toEqual([]);
+  });
+
+  it('starts a set before its jobs and stops the sets in reverse, after the jobs', async () => {
+    const scheduler = createScheduler(silentLogger());
+    const seen: string[] = [];
+    for (const name of ['a', 'b']) {
+      scheduler.install({
+        start: () => seen.push(`start ${name}`),
+        jobs: [{ name, pattern: '0 0 0 1 1 *', run: () => {} }],
+        stop: async () => {
+          seen.push(`stop ${name} (jobs left: ${scheduler.names().length})`);
+        },
+      });
+    }
+    await scheduler.stopAll();
+    expect(seen).toEqual(['start a', 'start b', 'stop b (jobs left: 0)', 'stop a (jobs left: 0)']);
   });
 });
 
@@ -33,9 +61,9 @@ describe('housekeeping', () => {
     await makeUser(t, 'new', ['viewer']);
     const live = await signIn(t, 'new', 'new-password-1');
     const scheduler = createScheduler(silentLogger());
-    scheduleHousekeeping(t.deps, scheduler);
-    await scheduler.runNow('sessions.purge');
-    scheduler.stopAll();
+    scheduler.install(authJobs(t.deps));
+    await scheduler.runNow('auth.sessions-purge');
+    await scheduler.stopAll();
     expect(t.deps.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM sessions').get()?.n).toBe(1);
     expect((await t.call('GET', '/auth/me', { token: live })).status).toBe(200);
   });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'bun:test';
 import { addSubsystem, recordEvents, rowCount } from '../../tests/helpers/app';
-import { writerFor } from '../db/writer';
 import { addWebhook, deliveryRows, webhookApp } from '../modules/webhooks/test-support';
 import { emit } from './emit';
 import { takeInOutbox } from './outbox';
@@ -68,7 +67,7 @@ describe('webhook outbox', () => {
     const t = webhookApp();
     const hook = await addWebhook(t, { url: 'https://hooks.example.com/', events: ['variable.*'] });
     const bus = recordEvents(t, (e) => e.type.startsWith('variable.'));
-    const writer = writerFor(t.deps);
+    const writer = t.deps.work;
     const ok = writer.submit((scope) => scope.emit('variable.updated', { _id: 1, changed: ['a'] }));
     const bad = writer.submit((scope) => {
       scope.emit('variable.updated', { _id: 2, changed: ['b'] });
@@ -108,7 +107,7 @@ describe('webhook outbox', () => {
     const t = webhookApp();
     const kept = await addWebhook(t, { url: 'https://hooks.example.com/', events: ['variable.*'] });
     const gone = await addWebhook(t, { url: 'https://hooks.example.com/', events: ['variable.*'] });
-    const writer = writerFor(t.deps);
+    const writer = t.deps.work;
     for (let i = 1; i <= 3; i++) {
       await writer.submit((scope) => scope.emit('variable.updated', { _id: i, changed: [] }));
       t.clock.advance(1000);
@@ -138,7 +137,7 @@ describe('webhook outbox', () => {
     const b = await addWebhook(t, { url: 'https://b.example.com/', events: ['variable.updated'] });
     const bus = recordEvents(t, (e) => e.type === 'variable.updated');
     const data = { _id: 5, name: 'tab\there, newline\nthere, "quoted"', changed: ['name'] };
-    await writerFor(t.deps).submit((scope) => scope.emit('variable.updated', data));
+    await t.deps.work.submit((scope) => scope.emit('variable.updated', data));
     expect(outboxRows(t).map((r) => r.events.split('\n').length)).toEqual([1]);
     takeInOutbox(t.deps);
     const rows = t.deps.sqlite

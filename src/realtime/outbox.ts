@@ -14,57 +14,28 @@
  *   due deliveries, and the delivery log does it before it is read, so an event's deliveries are
  *   listed as soon as they were queued, except behind a flood, when they come into the log in event
  *   order as the dispatcher catches up (they are durable from the moment the write was answered).
- * - `emit()` (configuration writes, rare) inserts `webhook_deliveries` rows at once (`stageEvent`):
- *   inside `transact`/`db.transaction` in that transaction; after a service's own autocommit write in
- *   its own autocommit statement right after the change committed, in the same synchronous turn of
- *   the event loop (nothing else runs in between, but a crash between the two commits loses the
- *   event for webhooks).
+ * - A unit run now (`transact`, configuration writes, rare) inserts `webhook_deliveries` rows at once
+ *   (`stageEvent`), in its transaction.
  *
  * The active webhooks are cached in memory (invalidated by every webhook write and by subsystem
  * changes), so an event with no webhook attached costs one array-length check.
  */
-import type { Statement } from 'bun:sqlite';
 import { iso } from '../clock';
+import type { EventStage } from '../db/unit-of-work';
 import type { Deps } from '../deps';
+import type { CompiledWebhook, OutboxState } from './outbox-state';
 
-/** What an active webhook listens to, compiled once from its row. */
-export interface CompiledWebhook {
-  id: number;
-  all: boolean;
-  exact: ReadonlySet<string>;
-  nouns: ReadonlySet<string>;
-  /** null: every event; otherwise only events about these subsystems (ids and their externalIds). */
-  subsystemIds: ReadonlySet<number> | null;
-  subsystemExternalIds: ReadonlySet<string>;
-}
-
-interface OutboxState {
-  hooks: CompiledWebhook[] | null;
-  insert: Statement | null;
-  insertRow: Statement | null;
-  /** Set by the dispatcher while it runs: called after rows were queued. */
-  onQueued: (() => void) | null;
-}
-
-const states = new WeakMap<Deps, OutboxState>();
-
-function stateOf(deps: Deps): OutboxState {
-  let state = states.get(deps);
-  if (!state) {
-    state = { hooks: null, insert: null, insertRow: null, onQueued: null };
-    states.set(deps, state);
-  }
-  return state;
-}
+/** The parts the outbox works with (available before the rest of Deps, for the unit of work). */
+export type OutboxParts = Pick<Deps, 'sqlite' | 'clock' | 'bus' | 'log' | 'outbox'>;
 
 /** Drops the cached webhooks; the next event reads them again. */
-export function invalidateWebhookCache(deps: Deps): void {
-  stateOf(deps).hooks = null;
+export function invalidateWebhookCache(deps: OutboxParts): void {
+  deps.outbox.hooks = null;
 }
 
 /** Registers (or clears) the dispatcher's kick, run after an event queued deliveries. */
-export function onDeliveriesQueued(deps: Deps, kick: (() => void) | null): void {
-  stateOf(deps).onQueued = kick;
+export function onDeliveriesQueued(deps: OutboxParts, kick: (() => void) | null): void {
+  deps.outbox.onQueued = kick;
 }
 
 interface HookRow {
@@ -98,7 +69,7 @@ export function compileWebhook(
   };
 }
 
-function loadHooks(deps: Deps): CompiledWebhook[] {
+function loadHooks(deps: OutboxParts): CompiledWebhook[] {
   const rows = deps.sqlite
     .query<HookRow, []>('SELECT id, events, subsystem_ids FROM webhooks WHERE active = 1 ORDER BY id')
     .all();
@@ -121,14 +92,14 @@ function loadHooks(deps: Deps): CompiledWebhook[] {
   });
 }
 
-function activeHooks(deps: Deps, state: OutboxState): CompiledWebhook[] {
+function activeHooks(deps: OutboxParts, state: OutboxState): CompiledWebhook[] {
   if (state.hooks === null) state.hooks = loadHooks(deps);
   return state.hooks;
 }
 
 /** The active webhooks (from the same cache the outbox matches events with), in `_id` order. */
-export function activeWebhookIds(deps: Deps): number[] {
-  return activeHooks(deps, stateOf(deps)).map((h) => h.id);
+export function activeWebhookIds(deps: OutboxParts): number[] {
+  return activeHooks(deps, deps.outbox).map((h) => h.id);
 }
 
 /**
@@ -175,8 +146,14 @@ function payloadWithData(type: string, at: string, dataJson: string): string {
  * Inserts one pending delivery for a webhook on the current connection (inside the caller's
  * transaction when there is one); returns its row id.
  */
-export function insertDelivery(deps: Deps, webhookId: number, type: string, payload: string, now: number): number {
-  const state = stateOf(deps);
+export function insertDelivery(
+  deps: OutboxParts,
+  webhookId: number,
+  type: string,
+  payload: string,
+  now: number,
+): number {
+  const state = deps.outbox;
   if (state.insert === null) state.insert = deps.sqlite.prepare(INSERT_SQL);
   const result = state.insert.run(webhookId, newEventId(), type, now, payload, now, now);
   return Number(result.lastInsertRowid);
@@ -187,7 +164,7 @@ const NEVER_QUEUED = 'webhook.test';
 
 /** The bus publish of a staged event, and the dispatcher's kick when it queued deliveries. */
 function publisher(
-  deps: Deps,
+  deps: OutboxParts,
   state: OutboxState,
   type: string,
   data: Record<string, unknown>,
@@ -204,7 +181,12 @@ function publisher(
 const NONE: readonly number[] = [];
 
 /** The ids of the active webhooks that want the event (none for `webhook.test`). */
-function wantedBy(deps: Deps, state: OutboxState, type: string, data: Record<string, unknown>): readonly number[] {
+function wantedBy(
+  deps: OutboxParts,
+  state: OutboxState,
+  type: string,
+  data: Record<string, unknown>,
+): readonly number[] {
   if (type === NEVER_QUEUED) return NONE;
   let ids: number[] | null = null;
   for (const hook of activeHooks(deps, state)) {
@@ -216,35 +198,20 @@ function wantedBy(deps: Deps, state: OutboxState, type: string, data: Record<str
 }
 
 /**
- * Queues the event's deliveries now and returns the publish to run after the surrounding commit
- * (see the module comment for what is atomic). Inside a transaction an insert failure throws, so the
- * change rolls back with it; outside one it is logged and the event is still published.
+ * Queues the event's deliveries in the open unit's transaction and returns the publish to run after
+ * its commit. An insert failure throws, so the change rolls back with it.
  */
-export function stageEvent(deps: Deps, type: string, data: Record<string, unknown>): () => void {
+export function stageEvent(deps: OutboxParts, type: string, data: Record<string, unknown>): () => void {
   const at = iso(deps.clock.now());
-  const state = stateOf(deps);
+  const state = deps.outbox;
   const ids = wantedBy(deps, state, type, data);
   if (ids.length === 0) return publisher(deps, state, type, data, at, 0);
   const dataJson = JSON.stringify(data);
   const payload = payloadWithData(type, at, dataJson);
-  const queue = () => {
-    const now = deps.clock.now();
-    for (const id of ids) insertDelivery(deps, id, type, payload, now);
-  };
-  let queued = ids.length;
-  if (deps.sqlite.inTransaction) queue();
-  else {
-    try {
-      // Several webhooks: their rows commit together (one commit, all or none).
-      if (ids.length === 1) queue();
-      else deps.sqlite.transaction(queue)();
-    } catch (err) {
-      queued = 0;
-      deps.log.error({ err, event: type }, 'webhook deliveries could not be queued');
-    }
-  }
+  const now = deps.clock.now();
+  for (const id of ids) insertDelivery(deps, id, type, payload, now);
   // The WebSocket frames reuse the data's JSON.
-  return publisher(deps, state, type, data, at, queued, dataJson);
+  return publisher(deps, state, type, data, at, ids.length, dataJson);
 }
 
 /**
@@ -252,9 +219,9 @@ export function stageEvent(deps: Deps, type: string, data: Record<string, unknow
  * type, the time and the data's JSON; see schema/webhook-outbox.ts) to the job's `lines`, written by
  * `writeOutboxRow` before the batch commits; returns the publish to run after it.
  */
-export function stageBatchEvent(deps: Deps, type: string, data: Record<string, unknown>, lines: string[]) {
+export function stageBatchEvent(deps: OutboxParts, type: string, data: Record<string, unknown>, lines: string[]) {
   const at = iso(deps.clock.now());
-  const state = stateOf(deps);
+  const state = deps.outbox;
   const ids = wantedBy(deps, state, type, data);
   if (ids.length === 0) return publisher(deps, state, type, data, at, 0);
   const dataJson = JSON.stringify(data);
@@ -263,8 +230,8 @@ export function stageBatchEvent(deps: Deps, type: string, data: Record<string, u
 }
 
 /** Writes a writer batch's outbox lines as one row, in the batch transaction. */
-export function writeOutboxRow(deps: Deps, lines: readonly string[]): void {
-  const state = stateOf(deps);
+export function writeOutboxRow(deps: OutboxParts, lines: readonly string[]): void {
+  const state = deps.outbox;
   state.insertRow ??= deps.sqlite.prepare('INSERT INTO webhook_outbox (created_at, events) VALUES (?, ?)');
   state.insertRow.run(deps.clock.now(), lines.join('\n'));
 }
@@ -284,7 +251,7 @@ const TAKE_IN_ROWS_READ = 64;
  * Webhooks deleted meanwhile get none (§10: delete drops its pending deliveries). Returns whether rows
  * remain. Must not run inside another transaction.
  */
-export function takeInOutbox(deps: Deps, maxDeliveries = TAKE_IN_DELIVERIES): boolean {
+export function takeInOutbox(deps: OutboxParts, maxDeliveries = TAKE_IN_DELIVERIES): boolean {
   const rows = deps.sqlite
     .query<{ id: number; created_at: number; events: string }, [number]>(
       'SELECT id, created_at, events FROM webhook_outbox ORDER BY id LIMIT ?',
@@ -318,19 +285,28 @@ export function takeInOutbox(deps: Deps, maxDeliveries = TAKE_IN_DELIVERIES): bo
 }
 
 /** Whether the outbox holds rows not yet taken in. */
-export function outboxWaiting(deps: Deps): boolean {
+export function outboxWaiting(deps: OutboxParts): boolean {
   return deps.sqlite.query('SELECT 1 FROM webhook_outbox LIMIT 1').get() !== null;
 }
 
 /** Subsystem changes can rename the externalIds a subsystem filter matches: read the webhooks again. */
-export function installOutboxListeners(deps: Deps): void {
+export function installOutboxListeners(deps: OutboxParts): void {
   deps.bus.subscribe((event) => {
     if (
       event.type === 'subsystem.updated' ||
       event.type === 'subsystem.deleted' ||
       event.type === 'subsystem.created'
     ) {
-      if (stateOf(deps).hooks?.some((h) => h.subsystemIds !== null)) invalidateWebhookCache(deps);
+      if (deps.outbox.hooks?.some((h) => h.subsystemIds !== null)) invalidateWebhookCache(deps);
     }
   });
+}
+
+/** The outbox as the unit of work stages events into it. */
+export function eventStage(deps: OutboxParts): EventStage {
+  return {
+    stageNow: (type, data) => stageEvent(deps, type, data),
+    stage: (type, data, lines) => stageBatchEvent(deps, type, data, lines),
+    write: (lines) => writeOutboxRow(deps, lines),
+  };
 }

@@ -7,6 +7,7 @@ import { tickAlerts } from '../../src/modules/alerts/jobs';
 import { expireNotifications } from '../../src/modules/notifications/jobs';
 import { runScheduleTick } from '../../src/modules/schedule/runner/runner';
 import { sweepExpiredMessages } from '../../src/modules/subsystems/actions';
+import { tickHealth } from '../../src/modules/subsystems/health';
 import { tickVariableHealth } from '../../src/modules/variables/health';
 import { runDueDeliveries } from '../../src/modules/webhooks/dispatch';
 import type { CallOptions, CallResult, TestApp } from './app';
@@ -54,7 +55,7 @@ export async function beat(t: TestApp, externalId: string, options: CallOptions 
 
 /** One pass of every per-second job the daemon runs on timers. */
 export async function runJobs(t: TestApp): Promise<void> {
-  t.deps.health.tick();
+  tickHealth(t.deps);
   sweepExpiredMessages(t.deps);
   tickAlerts(t.deps);
   runScheduleTick(t.deps);

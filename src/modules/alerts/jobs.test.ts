@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { rowCount } from '../../../tests/helpers/app';
-import { pruneIncidents, startAlertJobs } from './jobs';
+import { alertJobs, pruneIncidents } from './jobs';
 import { alertsApp } from './test-support';
 
 const DAY = 24 * 3600_000;
@@ -23,9 +23,8 @@ describe('history retention and jobs', () => {
 
   it('main starts the per-second tick and the hourly prune', async () => {
     const t = await alertsApp();
-    const stop = startAlertJobs(t.deps);
-    expect(t.deps.scheduler.names()).toContain('alerts.history-prune');
-    stop();
-    t.deps.scheduler.stopAll();
+    t.deps.scheduler.install(alertJobs(t.deps));
+    expect(t.deps.scheduler.names()).toEqual(['alerts.tick', 'alerts.history-prune']);
+    await t.deps.scheduler.stopAll();
   });
 });

@@ -6,12 +6,12 @@
 import { and, eq, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { alertIncidents, alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
+import type { ModuleJobs } from '../../jobs/scheduler';
 import { transact } from '../../realtime/emit';
 import { notify, notifyUnnotified } from './engine';
 import { evaluateNow } from './evaluate';
 import { findRule, updateRule } from './store';
 
-const TICK_MS = 1000;
 const HISTORY_DAYS = 365;
 
 /** One pass of the per-second work. */
@@ -73,17 +73,19 @@ export function pruneIncidents(deps: Deps): number {
 }
 
 /** Starts the timers; the returned function stops them (shutdown). Called from main only. */
-export function startAlertJobs(deps: Deps): () => void {
-  const timer = setInterval(() => {
-    try {
-      tickAlerts(deps);
-    } catch (err) {
-      deps.log.error({ err }, 'alert tick failed');
-    }
-  }, TICK_MS);
-  deps.scheduler.add('alerts.history-prune', '0 23 * * * *', () => {
-    const removed = pruneIncidents(deps);
-    if (removed > 0) deps.log.info({ removed }, 'old alert incidents removed');
-  });
-  return () => clearInterval(timer);
+/** The per-second tick (due delays, snoozes that ended, repeats) and the hourly incident prune. */
+export function alertJobs(deps: Deps): ModuleJobs {
+  return {
+    jobs: [
+      { name: 'alerts.tick', pattern: '* * * * * *', run: () => tickAlerts(deps) },
+      {
+        name: 'alerts.history-prune',
+        pattern: '0 23 * * * *',
+        run: () => {
+          const removed = pruneIncidents(deps);
+          if (removed > 0) deps.log.info({ removed }, 'old alert incidents removed');
+        },
+      },
+    ],
+  };
 }

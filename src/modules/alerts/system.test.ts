@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { putSettingGroup } from '../../core/settings';
 import { emit } from '../../realtime/emit';
+import { tickHealth } from '../subsystems/health';
 import { ensureSystemRules } from './system';
 import { alertsApp, at } from './test-support';
 
@@ -41,7 +42,7 @@ describe('subsystem-offline', () => {
     const rule = await systemRule(t, 'subsystem-offline');
     const goOffline = () => {
       t.clock.advance(30_000);
-      t.deps.health.tick();
+      tickHealth(t.deps);
     };
     return { ...t, beat, rule, goOffline };
   }

@@ -51,17 +51,17 @@ describe('log retention', () => {
     expect(keysLeft(t)).toEqual(['audit']);
   });
 
-  it('the daily job is registered by scheduleLogRetention and runs the purge', async () => {
+  it('the daily job is registered by logJobs and runs the purge', async () => {
     const t = setup();
     const { createScheduler } = await import('../../jobs/scheduler');
-    const { scheduleLogRetention } = await import('./jobs');
+    const { logJobs } = await import('./jobs');
     const scheduler = createScheduler(t.deps.log);
-    scheduleLogRetention(t.deps, scheduler);
+    scheduler.install(logJobs(t.deps));
     expect(scheduler.names()).toEqual(['logs.retention']);
     await t.post({ key: 'old' });
     t.clock.advance(91 * DAY);
     await scheduler.runNow('logs.retention');
-    scheduler.stopAll();
+    await scheduler.stopAll();
     expect(keysLeft(t)).toEqual([]);
   });
 });

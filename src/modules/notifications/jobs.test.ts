@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { putSettingGroup } from '../../core/settings';
 import { notifications } from '../../db/schema';
+import { tickHealth } from '../subsystems/health';
 import { applyNotificationRetention, expireNotifications, MAX_STORED } from './jobs';
 import { at, notificationsApp as setup } from './test-support';
 
@@ -26,8 +27,8 @@ describe('expiry (expiresAt)', () => {
 
   it('main schedules the expiry and retention jobs, each runnable now', async () => {
     const t = await setup();
-    const { scheduleNotificationJobs } = await import('./jobs');
-    scheduleNotificationJobs(t.deps);
+    const { notificationJobs } = await import('./jobs');
+    t.deps.scheduler.install(notificationJobs(t.deps));
     expect(t.deps.scheduler.names()).toEqual(
       expect.arrayContaining(['notifications.expiry', 'notifications.retention']),
     );
@@ -35,7 +36,7 @@ describe('expiry (expiresAt)', () => {
     t.clock.advance(1000);
     await t.deps.scheduler.runNow('notifications.expiry');
     expect((await t.read(n._id)).state).toBe('cleared');
-    t.deps.scheduler.stopAll();
+    await t.deps.scheduler.stopAll();
   });
 });
 
@@ -116,7 +117,7 @@ describe('subsystem-offline:<_id> (rule 4, raised by the alerts system rule)', (
     const beat = () => t.call('PUT', '/subsystems/media-1/heartbeat', { from: '127.0.0.1' });
     await beat();
     t.clock.advance(30_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     const key = `subsystem-offline:${t.media._id}`;
     const listed = await t.call('GET', '/notifications', { as: 'viewer', query: { key } });
     expect(listed.body).toEqual([
@@ -138,7 +139,7 @@ describe('subsystem-offline:<_id> (rule 4, raised by the alerts system rule)', (
     await beat();
     expect(await t.read(id)).toMatchObject({ state: 'cleared', clearedAt: at(30_000), clearedBy: 'system' });
     t.clock.advance(30_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(await t.read(id)).toMatchObject({ state: 'shown', count: 2, lastShownAt: at(60_000) });
     expect(
       t

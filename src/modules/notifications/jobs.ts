@@ -7,6 +7,7 @@ import { and, asc, count, eq, inArray, isNotNull, lt, lte } from 'drizzle-orm';
 import { getSettingGroup } from '../../core/settings';
 import { notifications } from '../../db/schema';
 import type { Deps } from '../../deps';
+import type { ModuleJobs } from '../../jobs/scheduler';
 import { clearRow } from './clear';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -62,14 +63,26 @@ export function applyNotificationRetention(deps: Deps): NotificationRetention {
   });
 }
 
-/** Called from main only. */
-export function scheduleNotificationJobs(deps: Deps): void {
-  deps.scheduler.add('notifications.expiry', '0 * * * * *', () => {
-    const cleared = expireNotifications(deps);
-    if (cleared > 0) deps.log.info({ cleared }, 'expired notifications cleared');
-  });
-  deps.scheduler.add('notifications.retention', '0 40 3 * * *', () => {
-    const removed = applyNotificationRetention(deps);
-    if (removed.expired + removed.overLimit > 0) deps.log.info({ removed }, 'old notifications removed');
-  });
+/** Expiry every minute, retention daily at 03:40. */
+export function notificationJobs(deps: Deps): ModuleJobs {
+  return {
+    jobs: [
+      {
+        name: 'notifications.expiry',
+        pattern: '0 * * * * *',
+        run: () => {
+          const cleared = expireNotifications(deps);
+          if (cleared > 0) deps.log.info({ cleared }, 'expired notifications cleared');
+        },
+      },
+      {
+        name: 'notifications.retention',
+        pattern: '0 40 3 * * *',
+        run: () => {
+          const removed = applyNotificationRetention(deps);
+          if (removed.expired + removed.overLimit > 0) deps.log.info({ removed }, 'old notifications removed');
+        },
+      },
+    ],
+  };
 }

@@ -15,6 +15,7 @@ import { conflict, invalid } from '../../http/errors';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { findPlayable, toInstantPlayable } from '../playables/lookup';
+import { liveHealth } from './health';
 import { type MessageRow, toActionMessage, toDeliveredMessage, toQueuedAction } from './mapper';
 import type { ActionMessageDto, ActionRequest, DeliveredMessageDto, QueuedActionDto } from './model';
 
@@ -257,5 +258,5 @@ export function requestAction(deps: Deps, principal: Principal, id: string, body
     });
     return queued;
   });
-  return toQueuedAction(row, deps.health.live(subsystem).status);
+  return toQueuedAction(row, liveHealth(deps, subsystem).status);
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test';
+import { tickHealth } from './health';
 import { HealthCheckPoller, networkProbe } from './health-checks';
 import { subsystemApp as setup } from './test-support';
 
@@ -80,7 +81,7 @@ describe('health checks (rule 7)', () => {
     for (let i = 0; i < 3; i++) {
       t.clock.advance(5000);
       await poller.pollDue();
-      t.deps.health.tick();
+      tickHealth(t.deps);
     }
     expect(seen.requests).toBe(6);
     expect(t.emitted('subsystem.offline')).toHaveLength(1);

@@ -17,6 +17,7 @@ import { writePlatformLog } from '../../core/platform-log';
 import { type HealthCheck, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { hostAsUrl, pinnedTarget, resolveAll } from '../../http/net';
+import { recordContact } from './health';
 
 export interface HealthProbe {
   /** `host`: the Host header when `url` names the checked address instead of the name. */
@@ -145,7 +146,7 @@ export class HealthCheckPoller {
             this.inFlight.delete(id);
             if (outcome === true) {
               this.lastFailure.delete(id);
-              this.deps.health.contact(id);
+              recordContact(this.deps, id);
             } else this.failed(id, externalId, check, outcome);
           },
           () => {

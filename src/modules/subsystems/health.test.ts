@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { putSettingGroup } from '../../core/settings';
+import { tickHealth } from './health';
 import { restarted, subsystemApp as setup } from './test-support';
 
 const T0 = '2026-01-15T12:00:00.000Z';
@@ -17,7 +18,7 @@ describe('health state machine', () => {
     const t = setup();
     const { body } = await t.create({ externalId: 'media' });
     t.clock.advance(24 * 3600_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(await t.read(body._id)).toMatchObject({
       status: 'unknown',
       isAlive: false,
@@ -54,11 +55,11 @@ describe('health state machine', () => {
   it('turns offline exactly when the grace period has passed without contact, not 1 ms before', async () => {
     const t = await online();
     t.clock.advance(29_999);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(await t.read(t.id)).toMatchObject({ status: 'online', healthGracePeriodRemaining: 1 });
     expect(t.emitted('subsystem.offline')).toEqual([]);
     t.clock.advance(1);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(t.emitted('subsystem.offline')).toEqual([
       { _id: t.id, externalId: 'media', status: 'offline', lastContactedAt: T0 },
     ]);
@@ -72,7 +73,7 @@ describe('health state machine', () => {
     });
     expect(t.row(t.id)).toMatchObject({ status: 'offline', statusChangedAt: Date.parse(at(30_000)) });
     t.clock.advance(60_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(t.emitted('subsystem.offline')).toHaveLength(1);
     expect(t.systemLog()).toEqual([
       'subsystem.online: subsystem media is online',
@@ -86,11 +87,11 @@ describe('health state machine', () => {
     putSettingGroup(t.deps, 'health', { defaultGracePeriodSeconds: 8 });
     await t.beat('dflt');
     t.clock.advance(5000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(t.emitted('subsystem.offline').map((d) => d.externalId)).toEqual(['own']);
     expect((await t.read('dflt')).healthGracePeriodRemaining).toBe(3);
     t.clock.advance(3000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(t.emitted('subsystem.offline').map((d) => d.externalId)).toEqual(['own', 'dflt']);
   });
 
@@ -98,11 +99,11 @@ describe('health state machine', () => {
     const t = await online();
     for (let i = 0; i < 5; i++) {
       t.clock.advance(25_000);
-      t.deps.health.tick();
+      tickHealth(t.deps);
       await t.beat('media');
     }
     t.clock.advance(29_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect((await t.read(t.id)).status).toBe('online');
     expect(t.emitted('subsystem.online')).toHaveLength(1);
     expect(t.emitted('subsystem.offline')).toEqual([]);
@@ -111,7 +112,7 @@ describe('health state machine', () => {
   it('offline → online on contact carries recovered and the downtime', async () => {
     const t = await online();
     t.clock.advance(30_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     t.clock.advance(12_400);
     await t.beat('media');
     expect(t.emitted('subsystem.online')[1]).toEqual({
@@ -129,15 +130,15 @@ describe('health state machine', () => {
   it('wall-clock jumps never make anything offline; the grace period runs on the monotonic clock', async () => {
     const t = await online();
     t.clock.setWall(Date.parse(T0) + 7 * 24 * 3600_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     t.clock.setWall(Date.parse(T0) - 3600_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect((await t.read(t.id)).status).toBe('online');
     t.clock.advance(29_999);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(t.emitted('subsystem.offline')).toEqual([]);
     t.clock.advance(1);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(t.emitted('subsystem.offline')).toHaveLength(1);
   });
 
@@ -153,7 +154,7 @@ describe('health state machine', () => {
     expect(t.emitted('subsystem.updated').at(-1)).toMatchObject({ status: 'disabled', changed: ['healthEnabled'] });
     expect(t.row(t.id)?.status).toBe('disabled');
     t.clock.advance(3600_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     await t.beat('media');
     const disabled = await t.read(t.id);
     expect(disabled).toMatchObject({ status: 'disabled', lastContactedAt: at(3600_000) });
@@ -165,7 +166,7 @@ describe('health state machine', () => {
     expect(t.emitted('subsystem.offline')).toEqual([]);
     expect(t.emitted('subsystem.online')).toHaveLength(1);
     t.clock.advance(30_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(t.emitted('subsystem.offline')).toHaveLength(1);
   });
 
@@ -191,7 +192,7 @@ describe('health state machine', () => {
     await t.beat('media');
     expect(t.row(t.id)?.lastContactedAt).toBe(Date.parse(at(10_000)));
     t.clock.advance(30_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(t.row(t.id)).toMatchObject({ status: 'offline', lastContactedAt: Date.parse(at(19_000)) });
   });
 
@@ -205,7 +206,7 @@ describe('health state machine', () => {
     expect(await ids('online')).toEqual(['media']);
     expect(await ids('unknown')).toEqual(['other']);
     t.clock.advance(30_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(await ids('online')).toEqual([]);
     expect(await ids('offline')).toEqual(['media']);
   });
@@ -220,7 +221,7 @@ describe('daemon restart (rule 6)', () => {
     await first.beat('a');
     await first.beat('b');
     first.clock.advance(10_000);
-    first.deps.health.tick();
+    tickHealth(first.deps);
     first.clock.advance(15_000);
     await first.beat('a');
     expect(first.row(b)?.status).toBe('offline');
@@ -235,10 +236,10 @@ describe('daemon restart (rule 6)', () => {
     expect(await second.read(b)).toMatchObject({ status: 'offline', statusChangedAt: at(10_000) });
     expect((await second.read('c')).status).toBe('unknown');
     second.clock.advance(29_999);
-    second.deps.health.tick();
+    tickHealth(second.deps);
     expect(second.emitted('subsystem.offline')).toEqual([]);
     second.clock.advance(1);
-    second.deps.health.tick();
+    tickHealth(second.deps);
     expect(second.emitted('subsystem.offline')).toEqual([
       { _id: a, externalId: 'a', status: 'offline', lastContactedAt: at(25_000) },
     ]);

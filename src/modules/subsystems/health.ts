@@ -1,5 +1,5 @@
 /**
- * The health state machine of §3 (rules 1, 2, 4-6), one per daemon, shared through Deps. State lives
+ * The health state machine of §3 (rules 1, 2, 4-6) over `deps.health` (state.ts). State lives
  * in memory keyed on the monotonic clock, so a wall-clock jump never makes anything offline; the row
  * keeps `status`, `statusChangedAt` and `lastContactedAt` (the latter at most every 10 s, and at every
  * status change, so a status change is never lost).
@@ -17,30 +17,11 @@ import type { Deps } from '../../deps';
 import { unlessDiskFull } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
 import { setPlatformValue } from '../variables/platform';
-
-export type HealthStatus = 'unknown' | 'online' | 'offline' | 'disabled';
+import type { HealthEntry, HealthStatus } from './state';
 
 /** lastContactedAt is written at most this often per subsystem between status changes (rule 2). */
 export const PERSIST_CONTACT_EVERY_MS = 10_000;
 const INTERVALS_KEPT = 10;
-
-interface Entry {
-  status: HealthStatus;
-  /** Own grace period in seconds; null: the `health.defaultGracePeriodSeconds` setting applies. */
-  ownGrace: number | null;
-  /** Monotonic ms the grace period runs from: the last contact, or the start of a fresh grace period. */
-  graceFrom: number;
-  lastContactedAt: number | null;
-  statusChangedAt: number | null;
-  /** Monotonic ms it went offline in this run; null when it was already offline at daemon start. */
-  offlineSince: number | null;
-  persistedAt: number | null;
-  heartbeatAt: number | null;
-  heartbeatMono: number | null;
-  remoteAddress: string | null;
-  intervals: number[];
-  count: number;
-}
 
 export interface HeartbeatInfo {
   lastAt: number | null;
@@ -74,214 +55,204 @@ function median(values: number[]): number | null {
   return Math.round(sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? 0) + upper) / 2);
 }
 
-export class HealthMonitor {
-  private readonly entries = new Map<number, Entry>();
+/** Daemon start (rule 6): online ones get a fresh grace period from now; offline ones stay offline quietly. */
+export function loadHealth(deps: Deps): void {
+  deps.health.entries.clear();
+  for (const row of deps.db.select().from(subsystems).all()) deps.health.entries.set(row.id, fromRow(deps, row));
+}
 
-  /** `deps` is read lazily: the monitor is built inside the Deps it belongs to. */
-  constructor(private readonly deps: () => Deps) {}
-
-  /** Daemon start (rule 6): online ones get a fresh grace period from now; offline ones stay offline quietly. */
-  load(): void {
-    this.entries.clear();
-    for (const row of this.deps().db.select().from(subsystems).all()) this.entries.set(row.id, this.fromRow(row));
-  }
-
-  /** Contact by heartbeat or a passing health check. */
-  contact(subsystemId: number, options: ContactOptions = {}): void {
-    const e = this.entryOf(subsystemId);
-    if (!e) return;
-    const { clock } = this.deps();
-    const mono = clock.monotonic();
-    if (options.heartbeat) {
-      if (e.heartbeatMono !== null) {
-        e.intervals.push(mono - e.heartbeatMono);
-        if (e.intervals.length > INTERVALS_KEPT) e.intervals.shift();
-      }
-      e.heartbeatMono = mono;
-      e.heartbeatAt = clock.now();
-      e.count += 1;
-      if (options.remoteAddress) e.remoteAddress = options.remoteAddress;
+/** Contact by heartbeat or a passing health check. */
+export function recordContact(deps: Deps, subsystemId: number, options: ContactOptions = {}): void {
+  const e = entryOf(deps, subsystemId);
+  if (!e) return;
+  const { clock } = deps;
+  const mono = clock.monotonic();
+  if (options.heartbeat) {
+    if (e.heartbeatMono !== null) {
+      e.intervals.push(mono - e.heartbeatMono);
+      if (e.intervals.length > INTERVALS_KEPT) e.intervals.shift();
     }
-    e.lastContactedAt = clock.now();
-    e.graceFrom = mono;
-    // On a full disk the contact still counts (a refused heartbeat would cut the device off from its
-    // messages): the transition is rolled back in memory too and tried again at the next contact.
-    if (e.status === 'unknown' || e.status === 'offline') unlessDiskFull(() => this.goOnline(subsystemId, e));
-    else if (e.persistedAt === null || mono - e.persistedAt >= PERSIST_CONTACT_EVERY_MS) {
-      const deps = this.deps();
-      unlessDiskFull(() => {
+    e.heartbeatMono = mono;
+    e.heartbeatAt = clock.now();
+    e.count += 1;
+    if (options.remoteAddress) e.remoteAddress = options.remoteAddress;
+  }
+  e.lastContactedAt = clock.now();
+  e.graceFrom = mono;
+  // On a full disk the contact still counts (a refused heartbeat would cut the device off from its
+  // messages): the transition is rolled back in memory too and tried again at the next contact.
+  if (e.status === 'unknown' || e.status === 'offline') unlessDiskFull(() => goOnline(deps, subsystemId, e));
+  else if (e.persistedAt === null || mono - e.persistedAt >= PERSIST_CONTACT_EVERY_MS) {
+    // The row and its `last_contacted_at` variable in one unit: both or neither.
+    unlessDiskFull(() => {
+      transact(deps, () => {
         deps.db
           .update(subsystems)
           .set({ lastContactedAt: e.lastContactedAt })
           .where(eq(subsystems.id, subsystemId))
           .run();
         setPlatformValue(deps, subsystemId, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
-        e.persistedAt = mono;
       });
-    }
-  }
-
-  /** Turns online subsystems offline once their grace period has passed without contact (rule 4). */
-  tick(): void {
-    const deps = this.deps();
-    const mono = deps.clock.monotonic();
-    const fallback = getSettingGroup(deps, 'health').defaultGracePeriodSeconds;
-    for (const [id, e] of this.entries) {
-      if (e.status === 'online' && mono - e.graceFrom >= (e.ownGrace ?? fallback) * 1000) this.goOffline(id, e);
-    }
-  }
-
-  /**
-   * After a subsystem's row changed: picks up its grace period, and `healthEnabled` false → disabled;
-   * back to true → as at daemon start (seen before: online with a fresh grace period; else unknown).
-   * The caller's `subsystem.updated` announces it.
-   */
-  configure(row: SubsystemRow): void {
-    const e = this.entryOf(row.id);
-    if (!e) return;
-    e.ownGrace = row.healthGracePeriod;
-    if (!row.healthEnabled && e.status !== 'disabled') this.setStatus(row.id, e, 'disabled');
-    else if (row.healthEnabled && e.status === 'disabled') {
-      e.graceFrom = this.deps().clock.monotonic();
-      this.setStatus(row.id, e, e.lastContactedAt === null ? 'unknown' : 'online');
-    }
-  }
-
-  /** A deleted subsystem. */
-  forget(subsystemId: number): void {
-    this.entries.delete(subsystemId);
-  }
-
-  /** The live health of a subsystem for reads. */
-  live(row: SubsystemRow): LiveHealth {
-    const e = this.entryOf(row.id, row);
-    if (!e) throw new Error(`no health entry for subsystem ${row.id}`);
-    const deps = this.deps();
-    const grace = (e.ownGrace ?? getSettingGroup(deps, 'health').defaultGracePeriodSeconds) * 1000;
-    return {
-      status: e.status,
-      lastContactedAt: e.lastContactedAt,
-      statusChangedAt: e.statusChangedAt,
-      graceRemainingMs: e.status === 'online' ? Math.max(0, grace - (deps.clock.monotonic() - e.graceFrom)) : null,
-      heartbeat: {
-        lastAt: e.heartbeatAt,
-        remoteAddress: e.remoteAddress,
-        intervalMs: median(e.intervals),
-        count: e.count,
-      },
-    };
-  }
-
-  private entryOf(id: number, known?: SubsystemRow): Entry | undefined {
-    const existing = this.entries.get(id);
-    if (existing) return existing;
-    const row = known ?? this.deps().db.select().from(subsystems).where(eq(subsystems.id, id)).get();
-    if (!row) return undefined;
-    const e = this.fromRow(row);
-    this.entries.set(id, e);
-    return e;
-  }
-
-  /** The state of a stored subsystem as at daemon start (rule 6). */
-  private fromRow(row: SubsystemRow): Entry {
-    const seen = row.lastContactedAt !== null;
-    let status: HealthStatus = 'unknown';
-    if (!row.healthEnabled) status = 'disabled';
-    else if (row.status === 'online' || row.status === 'offline') status = row.status;
-    else if (row.status === 'disabled' && seen) status = 'online';
-    const e: Entry = {
-      status,
-      ownGrace: row.healthGracePeriod,
-      graceFrom: this.deps().clock.monotonic(),
-      lastContactedAt: row.lastContactedAt,
-      statusChangedAt: row.statusChangedAt,
-      offlineSince: null,
-      persistedAt: null,
-      heartbeatAt: null,
-      heartbeatMono: null,
-      remoteAddress: null,
-      intervals: [],
-      count: 0,
-    };
-    if (status !== row.status) this.setStatus(row.id, e, status);
-    return e;
-  }
-
-  /** Records a status change in memory and in the row; returns the updated row. */
-  private setStatus(id: number, e: Entry, status: HealthStatus): SubsystemRow | undefined {
-    const deps = this.deps();
-    const { db, clock } = deps;
-    e.status = status;
-    e.statusChangedAt = clock.now();
-    e.persistedAt = clock.monotonic();
-    e.offlineSince = status === 'offline' ? clock.monotonic() : null;
-    const row = db
-      .update(subsystems)
-      .set({ status, statusChangedAt: e.statusChangedAt, lastContactedAt: e.lastContactedAt })
-      .where(eq(subsystems.id, id))
-      .returning()
-      .get();
-    if (row) {
-      setPlatformValue(deps, id, 'is_alive', status === 'online' ? 'true' : 'false');
-      setPlatformValue(deps, id, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
-    }
-    return row;
-  }
-
-  /**
-   * A status change with its row write, event and log entry in one `transact` (§10 rule 3); when it
-   * throws, the entry gets its status fields back so memory matches the rolled-back row.
-   */
-  private transition(e: Entry, change: () => void): void {
-    const before = { ...e };
-    try {
-      transact(this.deps(), change);
-    } catch (err) {
-      Object.assign(e, before);
-      throw err;
-    }
-  }
-
-  private goOnline(id: number, e: Entry): void {
-    const deps = this.deps();
-    const recovered = e.status === 'offline';
-    const downMs =
-      e.offlineSince !== null
-        ? deps.clock.monotonic() - e.offlineSince
-        : deps.clock.now() - (e.statusChangedAt ?? deps.clock.now());
-    this.transition(e, () => {
-      const row = this.setStatus(id, e, 'online');
-      if (!row) return;
-      const downtimeSeconds = Math.max(0, Math.round(downMs / 1000));
-      emit(deps, 'subsystem.online', {
-        ...statusData(row),
-        recovered,
-        ...(recovered ? { downtimeSeconds } : {}),
-      });
-      writePlatformLog(deps, {
-        category: 'system',
-        key: 'subsystem.online',
-        value: recovered
-          ? `subsystem ${row.externalId} is online again after ${downtimeSeconds} s offline`
-          : `subsystem ${row.externalId} is online`,
-      });
+      e.persistedAt = mono;
     });
   }
+}
 
-  private goOffline(id: number, e: Entry): void {
-    const deps = this.deps();
-    this.transition(e, () => {
-      const row = this.setStatus(id, e, 'offline');
-      if (!row) return;
-      emit(deps, 'subsystem.offline', statusData(row));
-      writePlatformLog(deps, {
-        category: 'system',
-        key: 'subsystem.offline',
-        severity: 'warning',
-        value: `subsystem ${row.externalId} is offline: no contact for ${e.ownGrace ?? getSettingGroup(deps, 'health').defaultGracePeriodSeconds} s`,
-      });
-    });
+/** Turns online subsystems offline once their grace period has passed without contact (rule 4). */
+export function tickHealth(deps: Deps): void {
+  const mono = deps.clock.monotonic();
+  const fallback = getSettingGroup(deps, 'health').defaultGracePeriodSeconds;
+  for (const [id, e] of deps.health.entries) {
+    if (e.status === 'online' && mono - e.graceFrom >= (e.ownGrace ?? fallback) * 1000) goOffline(deps, id, e);
   }
+}
+
+/**
+ * After a subsystem's row changed: picks up its grace period, and `healthEnabled` false → disabled;
+ * back to true → as at daemon start (seen before: online with a fresh grace period; else unknown).
+ * The caller's `subsystem.updated` announces it.
+ */
+export function configureHealth(deps: Deps, row: SubsystemRow): void {
+  const e = entryOf(deps, row.id);
+  if (!e) return;
+  e.ownGrace = row.healthGracePeriod;
+  if (!row.healthEnabled && e.status !== 'disabled') setStatus(deps, row.id, e, 'disabled');
+  else if (row.healthEnabled && e.status === 'disabled') {
+    e.graceFrom = deps.clock.monotonic();
+    setStatus(deps, row.id, e, e.lastContactedAt === null ? 'unknown' : 'online');
+  }
+}
+
+/** A deleted subsystem. */
+export function forgetHealth(deps: Deps, subsystemId: number): void {
+  deps.health.entries.delete(subsystemId);
+}
+
+/** The live health of a subsystem for reads. */
+export function liveHealth(deps: Deps, row: SubsystemRow): LiveHealth {
+  const e = entryOf(deps, row.id, row);
+  if (!e) throw new Error(`no health entry for subsystem ${row.id}`);
+  const grace = (e.ownGrace ?? getSettingGroup(deps, 'health').defaultGracePeriodSeconds) * 1000;
+  return {
+    status: e.status,
+    lastContactedAt: e.lastContactedAt,
+    statusChangedAt: e.statusChangedAt,
+    graceRemainingMs: e.status === 'online' ? Math.max(0, grace - (deps.clock.monotonic() - e.graceFrom)) : null,
+    heartbeat: {
+      lastAt: e.heartbeatAt,
+      remoteAddress: e.remoteAddress,
+      intervalMs: median(e.intervals),
+      count: e.count,
+    },
+  };
+}
+
+function entryOf(deps: Deps, id: number, known?: SubsystemRow): HealthEntry | undefined {
+  const existing = deps.health.entries.get(id);
+  if (existing) return existing;
+  const row = known ?? deps.db.select().from(subsystems).where(eq(subsystems.id, id)).get();
+  if (!row) return undefined;
+  const e = fromRow(deps, row);
+  deps.health.entries.set(id, e);
+  return e;
+}
+
+/** The state of a stored subsystem as at daemon start (rule 6). */
+function fromRow(deps: Deps, row: SubsystemRow): HealthEntry {
+  const seen = row.lastContactedAt !== null;
+  let status: HealthStatus = 'unknown';
+  if (!row.healthEnabled) status = 'disabled';
+  else if (row.status === 'online' || row.status === 'offline') status = row.status;
+  else if (row.status === 'disabled' && seen) status = 'online';
+  const e: HealthEntry = {
+    status,
+    ownGrace: row.healthGracePeriod,
+    graceFrom: deps.clock.monotonic(),
+    lastContactedAt: row.lastContactedAt,
+    statusChangedAt: row.statusChangedAt,
+    offlineSince: null,
+    persistedAt: null,
+    heartbeatAt: null,
+    heartbeatMono: null,
+    remoteAddress: null,
+    intervals: [],
+    count: 0,
+  };
+  if (status !== row.status) setStatus(deps, row.id, e, status);
+  return e;
+}
+
+/** Records a status change in memory and in the row; returns the updated row. */
+function setStatus(deps: Deps, id: number, e: HealthEntry, status: HealthStatus): SubsystemRow | undefined {
+  const { db, clock } = deps;
+  e.status = status;
+  e.statusChangedAt = clock.now();
+  e.persistedAt = clock.monotonic();
+  e.offlineSince = status === 'offline' ? clock.monotonic() : null;
+  const row = db
+    .update(subsystems)
+    .set({ status, statusChangedAt: e.statusChangedAt, lastContactedAt: e.lastContactedAt })
+    .where(eq(subsystems.id, id))
+    .returning()
+    .get();
+  if (row) {
+    setPlatformValue(deps, id, 'is_alive', status === 'online' ? 'true' : 'false');
+    setPlatformValue(deps, id, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
+  }
+  return row;
+}
+
+/**
+ * A status change with its row write, event and log entry in one `transact` (§10 rule 3); when it
+ * throws, the entry gets its status fields back so memory matches the rolled-back row.
+ */
+function transition(deps: Deps, e: HealthEntry, change: () => void): void {
+  const before = { ...e };
+  try {
+    transact(deps, change);
+  } catch (err) {
+    Object.assign(e, before);
+    throw err;
+  }
+}
+
+function goOnline(deps: Deps, id: number, e: HealthEntry): void {
+  const recovered = e.status === 'offline';
+  const downMs =
+    e.offlineSince !== null
+      ? deps.clock.monotonic() - e.offlineSince
+      : deps.clock.now() - (e.statusChangedAt ?? deps.clock.now());
+  transition(deps, e, () => {
+    const row = setStatus(deps, id, e, 'online');
+    if (!row) return;
+    const downtimeSeconds = Math.max(0, Math.round(downMs / 1000));
+    emit(deps, 'subsystem.online', {
+      ...statusData(row),
+      recovered,
+      ...(recovered ? { downtimeSeconds } : {}),
+    });
+    writePlatformLog(deps, {
+      category: 'system',
+      key: 'subsystem.online',
+      value: recovered
+        ? `subsystem ${row.externalId} is online again after ${downtimeSeconds} s offline`
+        : `subsystem ${row.externalId} is online`,
+    });
+  });
+}
+
+function goOffline(deps: Deps, id: number, e: HealthEntry): void {
+  transition(deps, e, () => {
+    const row = setStatus(deps, id, e, 'offline');
+    if (!row) return;
+    emit(deps, 'subsystem.offline', statusData(row));
+    writePlatformLog(deps, {
+      category: 'system',
+      key: 'subsystem.offline',
+      severity: 'warning',
+      value: `subsystem ${row.externalId} is offline: no contact for ${e.ownGrace ?? getSettingGroup(deps, 'health').defaultGracePeriodSeconds} s`,
+    });
+  });
 }
 
 function statusData(row: SubsystemRow): Record<string, unknown> {

@@ -13,6 +13,7 @@ import type { Deps } from '../../deps';
 import { unlessDiskFull } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
 import { collectMessages } from './actions';
+import { liveHealth, recordContact } from './health';
 import type { HeartbeatAnswer } from './model';
 
 /** An IPv4 address written as IPv6 (`::ffff:10.0.0.5`, as dual-stack sockets report it) in its IPv4 form. */
@@ -42,7 +43,7 @@ function storeIpAddress(deps: Deps, row: SubsystemRow, address: string): void {
       .returning()
       .get();
     if (!updated) return;
-    const live = deps.health.live(updated);
+    const live = liveHealth(deps, updated);
     emit(deps, 'subsystem.updated', {
       _id: updated.id,
       externalId: updated.externalId,
@@ -59,7 +60,7 @@ export function heartbeat(deps: Deps, principal: Principal, id: string, remoteAd
   const row = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', row.id);
   const address = plainAddress(remoteAddress);
-  deps.health.contact(row.id, { heartbeat: true, remoteAddress: address });
+  recordContact(deps, row.id, { heartbeat: true, remoteAddress: address });
   fillIpAddress(deps, row, address);
   const messages = collectMessages(deps, row);
   return { message: messages, messages, queryTime: Math.round(performance.now() - started) };

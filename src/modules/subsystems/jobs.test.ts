@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { subsystemMessages } from '../../db/schema';
 import { queueMessage } from './actions';
-import { startSubsystemJobs } from './jobs';
+import { subsystemJobs } from './jobs';
 import { subsystemApp as setup } from './test-support';
 
 describe('subsystem jobs', () => {
@@ -9,9 +9,9 @@ describe('subsystem jobs', () => {
     const t = setup();
     const { body } = await t.create({ externalId: 'media' });
     const noProbe = { http: async () => false, tcp: async () => false, lookup: async () => [] };
-    const stop = startSubsystemJobs(t.deps, noProbe);
+    t.deps.scheduler.install(subsystemJobs(t.deps, noProbe));
     try {
-      expect(t.deps.scheduler.names()).toContain('subsystem-messages-prune');
+      expect(t.deps.scheduler.names()).toContain('subsystems.messages-prune');
       queueMessage(t.deps, body._id, { type: 'identify', payload: {} });
       await t.beat('media');
       queueMessage(t.deps, body._id, { type: 'identify', payload: {} });
@@ -21,10 +21,10 @@ describe('subsystem jobs', () => {
         .set({ expiresAt: Date.parse('2026-01-20T00:00:00.000Z') })
         .run();
       t.clock.advance(24 * 3600_000);
-      await t.deps.scheduler.runNow('subsystem-messages-prune');
+      await t.deps.scheduler.runNow('subsystems.messages-prune');
       expect(t.deps.db.select().from(subsystemMessages).all()).toHaveLength(3);
       t.clock.advance(1);
-      await t.deps.scheduler.runNow('subsystem-messages-prune');
+      await t.deps.scheduler.runNow('subsystems.messages-prune');
       expect(t.deps.db.select().from(subsystemMessages).all()).toHaveLength(2);
       expect(
         t.deps.db
@@ -35,8 +35,7 @@ describe('subsystem jobs', () => {
       ).toEqual(['queued', 'queued']);
       expect(t.deps.db.select().from(subsystemMessages).all()[1]?.uuid).toBe(waiting.uuid);
     } finally {
-      stop();
-      t.deps.scheduler.stopAll();
+      await t.deps.scheduler.stopAll();
     }
   });
 });

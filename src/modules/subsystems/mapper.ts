@@ -2,8 +2,9 @@ import { iso, isoOrNull } from '../../clock';
 import type { SubsystemRow } from '../../core/subsystems';
 import type { subsystemMessages } from '../../db/schema';
 import { entityMeta } from '../../http/entity';
-import type { HealthStatus, LiveHealth } from './health';
+import type { LiveHealth } from './health';
 import type { ActionMessageDto, DeliveredMessageDto, QueuedActionDto, SubsystemDto } from './model';
+import type { HealthStatus } from './state';
 
 export type MessageRow = typeof subsystemMessages.$inferSelect;
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test';
+import { tickHealth } from './health';
 import { subsystemApp as setup } from './test-support';
 
 async function pair(t: ReturnType<typeof setup>, externalId: string) {
@@ -35,7 +36,7 @@ describe('is_alive and last_contacted_at (§3 rule 3)', () => {
     expect((await pair(t, 'media')).contacted.lastValue).toBe(tenSecondsLater);
 
     t.clock.advance(30_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     now = await pair(t, 'media');
     expect(now.alive.lastValue).toBe('false');
     const history = await t.call('GET', `/variables/${now.alive._id}/history`, {

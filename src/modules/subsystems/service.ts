@@ -24,13 +24,14 @@ import { conflict, invalid, notFound } from '../../http/errors';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { ensurePlatformVariables } from '../variables/platform';
+import { configureHealth, forgetHealth, liveHealth } from './health';
 import { toSubsystemDto } from './mapper';
 import type { SubsystemDto, SubsystemListQuery, SubsystemWrite } from './model';
 import { valuesOf, WRITABLE } from './rules';
 
 /** The wire form of a row, with the monitor's live health. */
 export function subsystemDto(deps: Deps, row: SubsystemRow): SubsystemDto {
-  return toSubsystemDto(row, getSettingGroup(deps, 'health').defaultGracePeriodSeconds, deps.health.live(row));
+  return toSubsystemDto(row, getSettingGroup(deps, 'health').defaultGracePeriodSeconds, liveHealth(deps, row));
 }
 
 function byExternalId(deps: Deps, externalId: string): SubsystemRow | undefined {
@@ -48,7 +49,7 @@ function upsertTarget(deps: Deps, body: SubsystemWrite): SubsystemRow | undefine
 }
 
 function eventData(deps: Deps, row: SubsystemRow, changed: string[]): Record<string, unknown> {
-  const live = deps.health.live(row);
+  const live = liveHealth(deps, row);
   return {
     _id: row.id,
     externalId: row.externalId,
@@ -114,14 +115,14 @@ function updateSubsystem(deps: Deps, principal: Principal, row: SubsystemRow, bo
           .where(eq(subsystems.id, row.id))
           .returning()
           .get() ?? row;
-      deps.health.configure(updated);
+      configureHealth(deps, updated);
       emit(deps, 'subsystem.updated', eventData(deps, updated, changed));
       audit(deps, principal, 'updated', subsystemSubject(updated), changed);
       return updated;
     });
   } catch (err) {
     // The live health may have taken the rolled-back settings: rebuild it from the stored row.
-    deps.health.forget(row.id);
+    forgetHealth(deps, row.id);
     throw err;
   }
 }
@@ -181,7 +182,7 @@ export function listSubsystems(
     .filter(
       (r) =>
         (query.type === undefined || r.type === query.type) &&
-        (query.status === undefined || deps.health.live(r).status === query.status) &&
+        (query.status === undefined || liveHealth(deps, r).status === query.status) &&
         (query.externalId === undefined || r.externalId === query.externalId) &&
         (query.cms !== 'true' || r.type.endsWith('Container') || r.directMediaPlayback) &&
         metadataMatches(r.metadata, metadataFilter) &&
@@ -238,7 +239,7 @@ export function deleteSubsystem(deps: Deps, principal: Principal, id: string): D
     ) as DeletedCounts;
     deps.db.delete(subsystems).where(eq(subsystems.id, row.id)).run();
     // Forgotten live health is rebuilt from the row on its next read, so a rollback loses nothing stored.
-    deps.health.forget(row.id);
+    forgetHealth(deps, row.id);
     emit(deps, 'subsystem.deleted', { _id: row.id, externalId: row.externalId, changed: [], counts });
     audit(deps, principal, 'deleted', subsystemSubject(row), []);
     return counts;

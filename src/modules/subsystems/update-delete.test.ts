@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test';
 import { auditEntries } from '../../../tests/helpers/app';
 import { putSettingGroup } from '../../core/settings';
 import { controlPanels, subsystemMessages } from '../../db/schema';
+import { tickHealth } from './health';
 import { errorBody, subsystemApp as setup, validation } from './test-support';
 
 describe('PUT and PATCH /subsystems/:id', () => {
@@ -167,7 +168,7 @@ describe('DELETE /subsystems/:id', () => {
     ).toEqual([t.keep]);
     expect(t.events.filter((e) => e.type === 'controlpanel.deleted')).toEqual([]);
     t.clock.advance(3600_000);
-    t.deps.health.tick();
+    tickHealth(t.deps);
     expect(t.emitted('subsystem.offline')).toEqual([]);
     expect((await t.read('keep')).externalId).toBe('keep');
   });

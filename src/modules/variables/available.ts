@@ -8,7 +8,6 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { requireSubsystem } from '../../core/subsystems';
 import { variables } from '../../db/schema';
-import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { toVariableDto } from './mapper';
 import type { VariableDto } from './model';
@@ -21,7 +20,7 @@ export function setAvailableVariables(
   subsystemKey: string,
   externalRefs: readonly string[],
 ): Promise<VariableDto[]> {
-  return writerFor(deps).submit((scope) => {
+  return deps.work.submit((scope) => {
     const subsystem = requireSubsystem(deps, subsystemKey);
     requireOwnWrite(principal, 'variables:write', subsystem.id);
     const listed = new Set(externalRefs);

@@ -5,7 +5,6 @@
 import { eq, inArray } from 'drizzle-orm';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { variables } from '../../db/schema';
-import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { badRequest, conflict } from '../../http/errors';
 import { numericId } from '../../http/fields';
@@ -66,7 +65,7 @@ function deleteRows(ctx: WriteContext, principal: Principal, ids: number[]): num
 
 /** `DELETE /variables/{id}`: 404 when unknown, 409 when platform-managed. */
 export function deleteVariable(deps: Deps, principal: Principal, id: string): Promise<void> {
-  return writerFor(deps).submit((scope) => {
+  return deps.work.submit((scope) => {
     const row = requireVariable(deps, numericId(id), id);
     deleteRows({ deps, scope, now: deps.clock.now() }, principal, [row.id]);
   });
@@ -85,7 +84,7 @@ export function deleteVariables(
 ): Promise<number> {
   if (ids === undefined && filters.subsystemExternalId === undefined && filters.subsystemId === undefined)
     throw badRequest('name the variables to delete: a body {ids} or the subsystemExternalId or subsystemId filter');
-  return writerFor(deps).submit((scope) => {
+  return deps.work.submit((scope) => {
     const ctx = { deps, scope, now: deps.clock.now() };
     if (ids !== undefined) return deleteRows(ctx, principal, [...new Set(ids)]);
     const selected = selectForDelete(deps, filters).filter((r) => !r.platformManaged);

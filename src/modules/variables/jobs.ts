@@ -1,13 +1,26 @@
-/** What the variables module runs on timers (main starts it; tests call the same functions directly). */
+/** What the variables module runs on timers (the daemon installs it; tests call the same functions directly). */
 import type { Deps } from '../../deps';
+import type { ModuleJobs } from '../../jobs/scheduler';
 import { tickVariableHealth } from './health';
 import { purgeVariableHistory } from './history';
 
 /** Every second: pending health states whose grace passed. Hourly: history retention. */
-export function scheduleVariableJobs(deps: Deps): void {
-  deps.scheduler.add('variables.health-tick', '* * * * * *', () => tickVariableHealth(deps).then(() => undefined));
-  deps.scheduler.add('variables.history-purge', '0 23 * * * *', () => {
-    const removed = purgeVariableHistory(deps);
-    if (removed > 0) deps.log.info({ removed }, 'variable history purged');
-  });
+export function variableJobs(deps: Deps): ModuleJobs {
+  return {
+    jobs: [
+      {
+        name: 'variables.health-tick',
+        pattern: '* * * * * *',
+        run: () => tickVariableHealth(deps).then(() => undefined),
+      },
+      {
+        name: 'variables.history-purge',
+        pattern: '0 23 * * * *',
+        run: () => {
+          const removed = purgeVariableHistory(deps);
+          if (removed > 0) deps.log.info({ removed }, 'variable history purged');
+        },
+      },
+    ],
+  };
 }

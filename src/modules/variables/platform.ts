@@ -3,17 +3,14 @@
  * with history) and `last_contacted_at` (ISO time or "", without history). Only the platform sets
  * their values; clients may change displayName, tags, log and alert.
  *
- * Both functions are synchronous. Called inside a writer job, pass its scope so the events wait for
- * that batch's commit; otherwise they run in a `transact` (joining the caller's, e.g. a subsystem
- * create): the outbox rows commit with the change and the events are published after the outermost
- * commit (§10 rule 3).
+ * Both functions are synchronous and run as a unit of work, joining the one open (a writer job, or a
+ * subsystem create's `transact`): the change and its events commit together (§10 rule 3).
  */
 
 import { variables } from '../../db/schema';
-import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
-import { emit, transact } from '../../realtime/emit';
+import { transact } from '../../realtime/emit';
 import { WRITABLE_FIELDS } from './fields';
 import { findVariableByRef } from './repo';
 import { applyValue } from './values';
@@ -25,37 +22,9 @@ const PAIR: ReadonlyArray<{ ref: PlatformVariable; value: string; type: string; 
   { ref: 'last_contacted_at', value: '', type: 'string', storeHistory: false },
 ];
 
-/**
- * Runs `work` with a scope: the caller's, or a `transact` whose events wait for the (outermost)
- * commit. Undos (dropping cached rows) run when it throws, and also when it joined a caller's
- * transaction, which may still roll back after this returns: a cache never keeps an uncommitted row.
- */
-function withScope<T>(deps: Deps, scope: WriteScope | undefined, work: (scope: WriteScope) => T): T {
-  if (scope) return work(scope);
-  const effects: Array<() => void> = [];
-  const undos: Array<() => void> = [];
-  const joined = deps.sqlite.inTransaction;
-  let result: T;
-  try {
-    result = transact(deps, () =>
-      work({
-        afterCommit: (e) => effects.push(e),
-        onUndo: (u) => undos.push(u),
-        emit: (type, data) => emit(deps, type, data),
-      }),
-    );
-  } catch (err) {
-    for (const undo of undos.reverse()) undo();
-    throw err;
-  }
-  if (joined) for (const undo of undos.reverse()) undo();
-  for (const effect of effects) effect();
-  return result;
-}
-
 /** Creates the subsystem's `is_alive` and `last_contacted_at` when missing. Idempotent. */
-export function ensurePlatformVariables(deps: Deps, subsystemId: number, scope?: WriteScope): void {
-  withScope(deps, scope, (s) => {
+export function ensurePlatformVariables(deps: Deps, subsystemId: number): void {
+  transact(deps, (unit) => {
     const now = deps.clock.now();
     for (const v of PAIR) {
       const inserted = deps.db
@@ -87,26 +56,20 @@ export function ensurePlatformVariables(deps: Deps, subsystemId: number, scope?:
         subsystemExternalId: row.subsystemExternalId,
         changed: [...WRITABLE_FIELDS],
       };
-      s.emit('variable.created', data);
+      unit.emit('variable.created', data);
     }
   });
 }
 
 /** Sets a platform-managed value (source `system`), creating the pair first when missing. */
-export function setPlatformValue(
-  deps: Deps,
-  subsystemId: number,
-  ref: PlatformVariable,
-  value: string,
-  scope?: WriteScope,
-): void {
-  withScope(deps, scope, (s) => {
+export function setPlatformValue(deps: Deps, subsystemId: number, ref: PlatformVariable, value: string): void {
+  transact(deps, (unit) => {
     let row = findVariableByRef(deps, subsystemId, ref);
     if (!row) {
-      ensurePlatformVariables(deps, subsystemId, s);
+      ensurePlatformVariables(deps, subsystemId);
       row = findVariableByRef(deps, subsystemId, ref);
     }
     if (!row) throw notFound('subsystem', subsystemId);
-    applyValue({ deps, scope: s, now: deps.clock.now() }, row, value, { source: 'system', by: 'system' });
+    applyValue({ deps, scope: unit, now: deps.clock.now() }, row, value, { source: 'system', by: 'system' });
   });
 }

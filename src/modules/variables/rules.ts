@@ -4,6 +4,7 @@
  */
 import type { HealthRule } from '../../db/schema';
 import { invalid } from '../../http/errors';
+import type { VariableRow } from './state';
 
 export const HEALTH_STATES = { warning: 1, error: 2 } as const;
 const OPERATORS = ['==', '!=', '>', '>=', '<', '<=', 'contains', '!contains', 'matches'] as const;
@@ -122,6 +123,53 @@ export function targetState(rules: HealthRule[], value: string): number {
   let worst = 0;
   for (const rule of compiled(rules)) if (rule.state > worst && rule.test(value)) worst = rule.state;
   return worst;
+}
+
+export interface HealthFields {
+  healthState: number;
+  healthPendingState: number | null;
+  healthPendingSince: number | null;
+}
+
+type HealthInput = Pick<
+  VariableRow,
+  | 'healthEnabled'
+  | 'availableInSubsystem'
+  | 'healthRules'
+  | 'healthGracePeriod'
+  | 'lastValue'
+  | 'lastValueUpdatedAt'
+  | 'healthState'
+  | 'healthPendingState'
+  | 'healthPendingSince'
+>;
+
+const UNKNOWN: HealthFields = { healthState: -1, healthPendingState: null, healthPendingSince: null };
+
+/**
+ * The health a variable should have now, given its stored state and current value. A better target
+ * takes effect at once, a worse one only after it kept matching for `healthGracePeriod` seconds.
+ * From unknown (-1) a worse target waits with the state still unknown; a healthy target applies at once.
+ */
+export function evaluateHealth(row: HealthInput, now: number): HealthFields {
+  if (!row.healthEnabled || !row.availableInSubsystem || row.lastValueUpdatedAt === null) return UNKNOWN;
+  const target = targetState(row.healthRules, row.lastValue);
+  const current = row.healthState;
+  if (target <= Math.max(current, 0))
+    return { healthState: target, healthPendingState: null, healthPendingSince: null };
+  const since = row.healthPendingState === target && row.healthPendingSince !== null ? row.healthPendingSince : now;
+  if (now - since >= row.healthGracePeriod * 1000) {
+    return { healthState: target, healthPendingState: null, healthPendingSince: null };
+  }
+  return { healthState: current, healthPendingState: target, healthPendingSince: since };
+}
+
+export function sameHealth(a: HealthFields, b: HealthFields): boolean {
+  return (
+    a.healthState === b.healthState &&
+    a.healthPendingState === b.healthPendingState &&
+    a.healthPendingSince === b.healthPendingSince
+  );
 }
 
 /** "warning when value > 50; error when value matches ^ERR" */

@@ -8,7 +8,7 @@ import { auditEntry, writeAuditLog } from '../../core/platform-log';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { variables } from '../../db/schema';
-import { type WriteScope, writerFor } from '../../db/writer';
+import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
@@ -154,7 +154,7 @@ export function upsertVariable(
   body: VariableWrite,
   pathSubsystem?: string,
 ): Promise<Upserted> {
-  return writerFor(deps).submit((scope) => {
+  return deps.work.submit((scope) => {
     const ctx = context(deps, scope);
     let sub: SubsystemRow | undefined;
     const subsystem = () => {
@@ -174,7 +174,7 @@ export function updateVariable(
   id: string,
   body: VariableWrite,
 ): Promise<VariableDto> {
-  return writerFor(deps).submit((scope) => {
+  return deps.work.submit((scope) => {
     const ctx = context(deps, scope);
     const row = requireVariable(deps, numericId(id), id);
     return toVariableDto(update(ctx, principal, row, body), ctx.now);

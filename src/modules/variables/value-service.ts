@@ -6,7 +6,6 @@
 
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { requireSubsystem } from '../../core/subsystems';
-import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { isExternalRef, numericId } from '../../http/fields';
@@ -53,7 +52,7 @@ function writeValue<T>(
 ): Promise<T> {
   const value = bodyValue(body);
   const variableId = numericId(id);
-  return writerFor(deps).submit((scope) => {
+  return deps.work.submit((scope) => {
     const row = variableId === null ? undefined : loadForWrite(deps, variableId);
     if (!row) throw notFound('variable', id);
     const now = deps.clock.now();
@@ -80,7 +79,7 @@ function writeOrCreate(
   find: (subsystemId: number) => LoadedVariable | undefined,
   ref: string,
 ): Promise<Upserted> {
-  return writerFor(deps)
+  return deps.work
     .submit((scope) => {
       const subsystem = requireSubsystem(deps, subsystemKey);
       const row = find(subsystem.id);
@@ -150,7 +149,7 @@ export function setVariableValueAsUser(
   id: number,
   value: string,
 ): Promise<VariableDto> {
-  return writerFor(deps).submit((scope) => {
+  return deps.work.submit((scope) => {
     const row = loadForWrite(deps, id);
     if (!row) throw notFound('variable', id);
     requireOwnWrite(principal, 'variables:write', row.subsystemId);

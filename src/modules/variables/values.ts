@@ -11,9 +11,9 @@ import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
 import { compositeDependents, compositeValue } from './composite';
-import { evaluateHealth, type HealthFields, sameHealth } from './health';
 import { MAX_VALUE_LENGTH } from './model';
 import { findVariable, forgetVariable, type LoadedVariable, rememberVariable, statements } from './repo';
+import { evaluateHealth, type HealthFields, sameHealth } from './rules';
 
 export type ValueSource = 'subsystem' | 'user' | 'token' | 'composite' | 'preset' | 'system';
 

@@ -8,60 +8,26 @@
  * they keep their status and are due again the moment it is turned back on (unless the 14-day
  * retention dropped them meanwhile).
  *
- * `runDueDeliveries` is the plain work function tests drive on the fake clock; `startWebhookJobs`
+ * `runDueDeliveries` is the plain work function tests drive on the fake clock; `webhookJobs`
  * (jobs.ts) makes it run on a 1 s timer and right after an event queued deliveries.
  */
-import { writerFor } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { activeWebhookIds, TAKE_IN_DELIVERIES, takeInOutbox } from '../../realtime/outbox';
 import { performAttempt } from './attempt';
 import type { DeliveryRow } from './mapper';
 import { type AttemptKind, recordAttempt } from './record';
+import type { DispatcherState } from './state';
 import { webhookStore } from './store';
 
 export const MAX_IN_FLIGHT_PER_WEBHOOK = 4;
 export const MAX_IN_FLIGHT = 16;
 
-interface DispatcherState {
-  /** delivery id → webhook id, for attempts running now. */
-  inFlight: Map<number, number>;
-  perWebhook: Map<number, number>;
-  /** Attempts counted against the caps (a test send is not). */
-  total: number;
-  running: Set<Promise<void>>;
-  /** Started by startWebhookJobs: kicks itself after every finished attempt. */
-  automatic: boolean;
-  stopped: boolean;
-  kickScheduled: boolean;
-  /**
-   * delivery id → when (monotonic ms) it may be picked again, for attempts that could not be recorded (a full
-   * disk): such a delivery is still due in the database, and without this it would be sent again
-   * at once, in a loop, for as long as the disk stays full.
-   */
-  heldUntil: Map<number, number>;
-}
-
 /** How long a delivery whose attempt could not be recorded waits before it is sent again. */
 export const UNRECORDED_HOLD_MS = 5_000;
 
-const states = new WeakMap<Deps, DispatcherState>();
-
+/** The daemon's dispatcher state (`deps.webhooks`). */
 export function dispatcherState(deps: Deps): DispatcherState {
-  let state = states.get(deps);
-  if (!state) {
-    state = {
-      inFlight: new Map(),
-      perWebhook: new Map(),
-      total: 0,
-      running: new Set(),
-      automatic: false,
-      stopped: false,
-      kickScheduled: false,
-      heldUntil: new Map(),
-    };
-    states.set(deps, state);
-  }
-  return state;
+  return deps.webhooks.dispatcher;
 }
 
 /** Attempts running now (all, or of one webhook). */
@@ -184,7 +150,7 @@ export function takeIn(deps: Deps, deliveries = TAKE_IN_DELIVERIES): boolean {
 
 /** One look of a dispatcher running on its own (kicks, the 1 s tick): yielding while writes congest the writer. */
 export function look(deps: Deps): Promise<void> {
-  return runDueDeliveries(deps, writerFor(deps).congested).catch((err) =>
+  return runDueDeliveries(deps, deps.work.congested).catch((err) =>
     deps.log.error({ err }, 'webhook dispatcher failed'),
   );
 }
@@ -215,7 +181,7 @@ export function kickDispatcher(deps: Deps): void {
       state.kickScheduled = false;
       void look(deps);
     },
-    writerFor(deps).congested ? YIELD_TO_INGEST_MS : 0,
+    deps.work.congested ? YIELD_TO_INGEST_MS : 0,
   );
 }
 

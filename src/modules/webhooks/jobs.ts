@@ -5,10 +5,10 @@
  * retention (§10 rule 7).
  */
 import type { Deps } from '../../deps';
+import type { ModuleJobs } from '../../jobs/scheduler';
 import { onDeliveriesQueued } from '../../realtime/outbox';
 import { kickDispatcher, look, startDispatcher, stopDispatcher } from './dispatch';
 
-const TICK_MS = 1000;
 export const RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
 export const MAX_DELIVERIES_PER_WEBHOOK = 10_000;
 /** How long shutdown waits for running attempts before leaving them due for the next start. */
@@ -34,15 +34,25 @@ export function pruneDeliveries(deps: Deps): number {
 }
 
 /** Starts the dispatcher and the retention job; the returned function stops them (shutdown). */
-export function startWebhookJobs(deps: Deps): () => Promise<void> {
-  startDispatcher(deps);
-  onDeliveriesQueued(deps, () => kickDispatcher(deps));
-  const timer = setInterval(() => void look(deps), TICK_MS);
-  deps.scheduler.add('webhook-deliveries-prune', '0 23 * * * *', () => void pruneDeliveries(deps));
-  kickDispatcher(deps);
-  return async () => {
-    clearInterval(timer);
-    onDeliveriesQueued(deps, null);
-    await stopDispatcher(deps, SHUTDOWN_GRACE_MS);
+/**
+ * The dispatcher (started with the daemon, kicked whenever deliveries are queued, and every second
+ * for retries that came due), and the hourly prune. At stop no new attempt starts; running ones get
+ * a moment, else they stay due for the next start.
+ */
+export function webhookJobs(deps: Deps): ModuleJobs {
+  return {
+    start: () => {
+      startDispatcher(deps);
+      onDeliveriesQueued(deps, () => kickDispatcher(deps));
+      kickDispatcher(deps);
+    },
+    jobs: [
+      { name: 'webhooks.look', pattern: '* * * * * *', run: () => void look(deps) },
+      { name: 'webhooks.deliveries-prune', pattern: '0 23 * * * *', run: () => void pruneDeliveries(deps) },
+    ],
+    stop: async () => {
+      onDeliveriesQueued(deps, null);
+      await stopDispatcher(deps, SHUTDOWN_GRACE_MS);
+    },
   };
 }

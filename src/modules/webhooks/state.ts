@@ -16,7 +16,7 @@ export class DispatcherState {
   /** Attempts counted against the caps (a test send is not). */
   total = 0;
   readonly running = new Set<Promise<void>>();
-  /** Started by startWebhookJobs: kicks itself after every finished attempt. */
+  /** Started by webhookJobs (jobs.ts): kicks itself after every finished attempt. */
   automatic = false;
   stopped = false;
   kickScheduled = false;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { addSubsystem, rowCount, type TestApp } from '../../../tests/helpers/app';
-import { CONGESTED_QUEUE, writerFor } from '../../db/writer';
+import { CONGESTED_QUEUE } from '../../db/writer';
 import {
   inFlightCount,
   kickDispatcher,
@@ -19,7 +19,7 @@ function flood(t: TestApp): () => void {
   let running = true;
   const next = () => {
     if (!running) return;
-    for (let i = 0; i < CONGESTED_QUEUE; i++) void writerFor(t.deps).submit(() => null);
+    for (let i = 0; i < CONGESTED_QUEUE; i++) void t.deps.work.submit(() => null);
     setImmediate(next);
   };
   next();
@@ -33,7 +33,7 @@ describe('deliveries yield to ingest', () => {
     const t = webhookApp();
     const r = serve();
     const hook = await addWebhook(t, { url: r.url, allowPrivateNetwork: true, events: ['variable.*'] });
-    const writer = writerFor(t.deps);
+    const writer = t.deps.work;
     const queue = (n: number) =>
       Promise.all(
         Array.from({ length: n }, (_, i) => writer.submit((scope) => scope.emit('variable.updated', { _id: i }))),

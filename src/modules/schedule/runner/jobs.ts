@@ -1,10 +1,11 @@
 /**
- * What the schedule runs on timers (main starts it; tests call runScheduleTick on the fake clock):
+ * What the schedule runs on timers (the daemon installs it; tests call runScheduleTick on the fake clock):
  * the recovery of missed runs, then one timer re-armed to the next segment boundary (at most a
  * minute ahead, so the persisted progress and a stepped wall clock are caught up), and the daily
  * 90-day pruning of run records.
  */
 import type { Deps } from '../../../deps';
+import type { ModuleJobs } from '../../../jobs/scheduler';
 import { nextScheduleBoundary, recoverMissedRuns, runnerState, runScheduleTick } from './runner';
 import { pruneRuns } from './runs';
 
@@ -60,22 +61,29 @@ function tickSafely(deps: Deps): void {
   }
 }
 
-/** Starts the runner's timer after recovering missed runs; the returned function stops it. */
-export function startScheduleJobs(deps: Deps): () => void {
-  const state = runnerState(deps);
-  if (!state) return () => {};
-  const missed = recoverMissedRuns(deps);
-  if (missed > 0) deps.log.warn({ missed }, 'schedule runs missed while the daemon was down');
-  state.armed = true;
-  arm(deps);
-  deps.scheduler.add('schedule-runs-prune', '0 23 4 * * *', () => {
-    pruneRuns(deps);
-  });
-  return () => {
-    state.armed = false;
-    if (state.timer) clearTimeout(state.timer);
-    if (state.replanTimer) clearTimeout(state.replanTimer);
-    state.timer = null;
-    state.replanTimer = null;
+/**
+ * The runner's boundary timer (a plain timeout re-armed to the next segment boundary: no cron
+ * pattern says "at the next boundary"), started after recovering missed runs; and the daily prune.
+ */
+export function scheduleJobs(deps: Deps): ModuleJobs {
+  return {
+    start: () => {
+      const state = runnerState(deps);
+      if (!state) return;
+      const missed = recoverMissedRuns(deps);
+      if (missed > 0) deps.log.warn({ missed }, 'schedule runs missed while the daemon was down');
+      state.armed = true;
+      arm(deps);
+    },
+    jobs: [{ name: 'schedule.runs-prune', pattern: '0 23 4 * * *', run: () => void pruneRuns(deps) }],
+    stop: () => {
+      const state = runnerState(deps);
+      if (!state) return;
+      state.armed = false;
+      if (state.timer) clearTimeout(state.timer);
+      if (state.replanTimer) clearTimeout(state.replanTimer);
+      state.timer = null;
+      state.replanTimer = null;
+    },
   };
 }

@@ -22,7 +22,7 @@ export interface RunnerState {
   /** Segments started by the recovery after a restart: recorded `caught_up`. */
   catchingUp: Set<string>;
   timer: ReturnType<typeof setTimeout> | null;
-  /** Set while the daemon's timer runs (startScheduleJobs); tests tick by hand. */
+  /** Set while the daemon's timer runs (scheduleJobs, jobs.ts); tests tick by hand. */
   armed: boolean;
   /** Monotonic time of the last re-plan, and the deferred one a burst of writes coalesces into. */
   lastReplan: number;

@@ -1,0 +1,154 @@
+/**
+ * The one way to change stored data (ARCHITECTURE.md "Writing"). A unit of work is a change, its
+ * audit entry and its events: they commit together or not at all, and the events reach the bus only
+ * after the commit. Two ways to run one, the same `Unit` inside:
+ *
+ * - `transact(change)`: now, synchronously, in its own transaction. For configuration writes, jobs
+ *   and everything that answers from what it just wrote. A `transact` inside another unit (or inside
+ *   a writer job) joins it through a savepoint: its events and effects wait for the outer commit, and
+ *   when it throws, only its own part is undone.
+ * - `submit(change)`: batched by the writer (group commit, `db/writer.ts`): for hot writes (variable
+ *   values and what they trigger). The promise settles after the batch committed.
+ *
+ * `current` is the unit whose code runs now, so a service deep in a call chain emits into the unit
+ * its caller opened (`emit(deps, …)` in realtime/emit.ts) instead of threading a scope through.
+ *
+ * Events are staged by the webhook outbox (`EventStage`, realtime/outbox.ts): a synchronous unit
+ * inserts each event's deliveries in its transaction at once, a batch writes one outbox row for all
+ * its jobs just before COMMIT (see outbox.ts for why). Either way they commit with the change.
+ */
+import type { Database } from 'bun:sqlite';
+import { type BatchOutbox, Writer, type WriterOptions, type WriteScope } from './writer';
+
+/** What a change can do besides writing rows; all of it follows the change's commit or rollback. */
+export type Unit = WriteScope;
+
+/** How events reach the webhook outbox: the batched way of `BatchOutbox`, and at once for a `transact`. */
+export interface EventStage extends BatchOutbox {
+  /** Queues the event's deliveries in the open transaction; returns its after-commit publish. */
+  stageNow(type: string, data: Record<string, unknown>): () => void;
+}
+
+export type UnitOfWorkOptions = Omit<WriterOptions, 'outbox'>;
+
+/** A unit joined inside another: its steps are replayed into the outer unit when it succeeds. */
+class JoinedUnit implements Unit {
+  readonly steps: Array<(outer: Unit) => void> = [];
+  readonly undos: Array<() => void> = [];
+  emit(type: string, data: Record<string, unknown>): void {
+    this.steps.push((outer) => outer.emit(type, data));
+  }
+  afterCommit(effect: () => void): void {
+    this.steps.push((outer) => outer.afterCommit(effect));
+  }
+  onUndo(undo: () => void): void {
+    this.undos.push(undo);
+  }
+}
+
+export class UnitOfWork {
+  private readonly writer: Writer;
+  private open: Unit | null = null;
+  private readonly onEffectError: (err: unknown) => void;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly events: EventStage,
+    options: UnitOfWorkOptions = {},
+  ) {
+    this.writer = new Writer(sqlite, { ...options, outbox: events });
+    this.onEffectError = options.onEffectError ?? (() => {});
+  }
+
+  /** The unit whose code runs now, if any. */
+  get current(): Unit | null {
+    return this.open;
+  }
+
+  /**
+   * Runs `change` now as one unit (see the module comment). `change` must be synchronous; when it
+   * throws, nothing of it is stored, its undos run and its events are never published.
+   */
+  transact<T>(change: (unit: Unit) => T): T {
+    const outer = this.open;
+    return outer ? this.join(outer, change) : this.runAlone(change);
+  }
+
+  /** Queues `change` for the writer's next batch; resolves once that batch committed. */
+  submit<T>(change: (unit: Unit) => T): Promise<T> {
+    return this.writer.submit((scope) => this.within(scope, () => change(scope)));
+  }
+
+  /**
+   * Emits into the open unit. With none open, the event is a unit of its own: that is right for an
+   * event that reports no stored change (a scheduled item ended, the schedule's clock turned over).
+   */
+  emit(type: string, data: Record<string, unknown>): void {
+    if (this.open) this.open.emit(type, data);
+    else this.transact((unit) => unit.emit(type, data));
+  }
+
+  /** Writer jobs waiting for a batch. */
+  get pending(): number {
+    return this.writer.pending;
+  }
+
+  /** Whether hot writes are congesting the daemon (background work yields; see `Writer.congested`). */
+  get congested(): boolean {
+    return this.writer.congested;
+  }
+
+  /** Commits every queued writer job now (shutdown, tests). */
+  drain(): void {
+    this.writer.drain();
+  }
+
+  private within<T>(unit: Unit, run: () => T): T {
+    const previous = this.open;
+    this.open = unit;
+    try {
+      return run();
+    } finally {
+      this.open = previous;
+    }
+  }
+
+  private runAlone<T>(change: (unit: Unit) => T): T {
+    const effects: Array<() => void> = [];
+    const undos: Array<() => void> = [];
+    const unit: Unit = {
+      emit: (type, data) => effects.push(this.events.stageNow(type, data)),
+      afterCommit: (effect) => effects.push(effect),
+      onUndo: (undo) => undos.push(undo),
+    };
+    let result: T;
+    try {
+      result = this.within(unit, () => this.sqlite.transaction(() => change(unit))());
+    } catch (err) {
+      for (const undo of undos.reverse()) undo();
+      throw err;
+    }
+    for (const effect of effects) {
+      try {
+        effect();
+      } catch (err) {
+        this.onEffectError(err);
+      }
+    }
+    return result;
+  }
+
+  private join<T>(outer: Unit, change: (unit: Unit) => T): T {
+    const unit = new JoinedUnit();
+    let result: T;
+    try {
+      result = this.within(unit, () => this.sqlite.transaction(() => change(unit))());
+    } catch (err) {
+      for (const undo of unit.undos.reverse()) undo();
+      throw err;
+    }
+    for (const undo of unit.undos) outer.onUndo(undo);
+    for (const step of unit.steps) step(outer);
+    return result;
+  }
+}

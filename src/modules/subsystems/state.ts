@@ -1,0 +1,30 @@
+/**
+ * What the subsystems module keeps per daemon (`deps.health`): the live health of every subsystem
+ * (§3), in memory on the monotonic clock. Data only; health.ts is the state machine acting on it.
+ */
+
+export type HealthStatus = 'unknown' | 'online' | 'offline' | 'disabled';
+
+/** One subsystem's live health. */
+export interface HealthEntry {
+  status: HealthStatus;
+  /** Own grace period in seconds; null: the `health.defaultGracePeriodSeconds` setting applies. */
+  ownGrace: number | null;
+  /** Monotonic ms the grace period runs from: the last contact, or the start of a fresh grace period. */
+  graceFrom: number;
+  lastContactedAt: number | null;
+  statusChangedAt: number | null;
+  /** Monotonic ms it went offline in this run; null when it was already offline at daemon start. */
+  offlineSince: number | null;
+  persistedAt: number | null;
+  heartbeatAt: number | null;
+  heartbeatMono: number | null;
+  remoteAddress: string | null;
+  intervals: number[];
+  count: number;
+}
+
+/** Every subsystem's live health, by `_id`. */
+export class HealthState {
+  readonly entries = new Map<number, HealthEntry>();
+}
