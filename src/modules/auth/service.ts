@@ -10,7 +10,6 @@ import { trustedNetworks } from '../../core/settings';
 import type { Deps, Identity } from '../../deps';
 import { forbidden, rateLimited, unauthorized } from '../../http/errors';
 import { cidrContains } from '../../http/net';
-import { decodeOrNull } from '../../http/percent';
 import { builtInRoleId, grantsOf } from '../roles/service';
 import { TOKEN_PREFIX, useToken } from '../tokens/service';
 import {

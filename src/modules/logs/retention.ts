@@ -7,6 +7,7 @@ import { and, desc, inArray, lt, sql } from 'drizzle-orm';
 import { getSettingGroup } from '../../core/settings';
 import { logs } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { transact } from '../../realtime/emit';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ROUTINE = ['activity', 'system'];
@@ -21,19 +22,19 @@ export interface RetentionResult {
 export function applyLogRetention(deps: Deps): RetentionResult {
   const { retentionDays, maxEntries, auditRetentionDays } = getSettingGroup(deps, 'logs');
   const now = deps.clock.now();
-  return deps.db.transaction((tx) => {
-    const expired = tx
+  return transact(deps, () => {
+    const expired = deps.db
       .delete(logs)
       .where(and(inArray(logs.category, ROUTINE), lt(logs.time, now - retentionDays * DAY_MS)))
       .returning({ id: logs.id })
       .all().length;
-    const auditExpired = tx
+    const auditExpired = deps.db
       .delete(logs)
       .where(and(inArray(logs.category, KEPT_LONGER), lt(logs.time, now - auditRetentionDays * DAY_MS)))
       .returning({ id: logs.id })
       .all().length;
     // The newest `maxEntries` routine entries stay; everything older than the last of them goes.
-    const keep = tx
+    const keep = deps.db
       .select({ time: logs.time, id: logs.id })
       .from(logs)
       .where(inArray(logs.category, ROUTINE))
@@ -42,7 +43,7 @@ export function applyLogRetention(deps: Deps): RetentionResult {
       .offset(Math.max(0, maxEntries - 1))
       .get();
     const overLimit = keep
-      ? tx
+      ? deps.db
           .delete(logs)
           .where(
             and(

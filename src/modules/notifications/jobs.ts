@@ -8,6 +8,7 @@ import { getSettingGroup } from '../../core/settings';
 import { notifications } from '../../db/schema';
 import type { Deps } from '../../deps';
 import type { ModuleJobs } from '../../jobs/scheduler';
+import { transact } from '../../realtime/emit';
 import { clearRow } from './clear';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -34,16 +35,16 @@ export interface NotificationRetention {
 export function applyNotificationRetention(deps: Deps): NotificationRetention {
   const { retentionDays } = getSettingGroup(deps, 'notifications');
   const cutoff = deps.clock.now() - retentionDays * DAY_MS;
-  return deps.db.transaction((tx) => {
-    const expired = tx
+  return transact(deps, () => {
+    const expired = deps.db
       .delete(notifications)
       .where(and(eq(notifications.state, 'cleared'), lt(notifications.clearedAt, cutoff)))
       .returning({ id: notifications.id })
       .all().length;
-    const stored = tx.select({ n: count() }).from(notifications).get()?.n ?? 0;
+    const stored = deps.db.select({ n: count() }).from(notifications).get()?.n ?? 0;
     let overLimit = 0;
     if (stored > MAX_STORED) {
-      const oldest = tx
+      const oldest = deps.db
         .select({ id: notifications.id })
         .from(notifications)
         .where(eq(notifications.state, 'cleared'))
@@ -52,7 +53,7 @@ export function applyNotificationRetention(deps: Deps): NotificationRetention {
         .all()
         .map((r) => r.id);
       for (let i = 0; i < oldest.length; i += 500) {
-        overLimit += tx
+        overLimit += deps.db
           .delete(notifications)
           .where(inArray(notifications.id, oldest.slice(i, i + 500)))
           .returning({ id: notifications.id })

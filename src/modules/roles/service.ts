@@ -48,15 +48,17 @@ function dropCache(deps: Deps): void {
 /** Creates the built-in roles that are missing and keeps their permissions current. Idempotent. */
 export function ensureBuiltInRoles(deps: Deps): void {
   const now = deps.clock.now();
-  deps.db.transaction((tx) => {
+  transact(deps, () => {
     for (const role of BUILT_IN_ROLES) {
-      const existing = tx.select().from(roles).where(eq(roles.name, role.name)).get();
+      const existing = deps.db.select().from(roles).where(eq(roles.name, role.name)).get();
       if (!existing) {
-        tx.insert(roles)
+        deps.db
+          .insert(roles)
           .values({ ...role, builtIn: true, createdAt: now, updatedAt: now })
           .run();
       } else if (JSON.stringify(existing.permissions) !== JSON.stringify(role.permissions) || !existing.builtIn) {
-        tx.update(roles)
+        deps.db
+          .update(roles)
           .set({ permissions: role.permissions, builtIn: true, updatedAt: now })
           .where(eq(roles.id, existing.id))
           .run();

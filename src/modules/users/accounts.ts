@@ -7,6 +7,7 @@ import type { DbOrTx } from '../../db/client';
 import { sessions, userRoles, users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict } from '../../http/errors';
+import { transact } from '../../realtime/emit';
 import { builtInRoleId } from '../roles/service';
 import { checkPasswordRule, hashPassword } from './passwords';
 
@@ -73,9 +74,13 @@ export function storePasswordHash(
   keepSessionId: number | null,
 ): void {
   const now = deps.clock.now();
-  deps.db.transaction((tx) => {
-    tx.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now }).where(eq(users.id, userId)).run();
-    endUserSessions(tx, userId, keepSessionId);
+  transact(deps, () => {
+    deps.db
+      .update(users)
+      .set({ passwordHash, passwordChangedAt: now, updatedAt: now })
+      .where(eq(users.id, userId))
+      .run();
+    endUserSessions(deps.db, userId, keepSessionId);
   });
 }
 
@@ -89,8 +94,8 @@ export async function createAdminAccount(deps: Deps, username: string, password:
   const passwordHash = await hashPassword(deps, password);
   const now = deps.clock.now();
   const adminId = builtInRoleId(deps, 'admin');
-  return deps.db.transaction((tx) => {
-    const row = tx
+  return transact(deps, () => {
+    const row = deps.db
       .insert(users)
       .values({
         username,
@@ -104,7 +109,7 @@ export async function createAdminAccount(deps: Deps, username: string, password:
       })
       .returning()
       .get();
-    setRoleIds(tx, row.id, [adminId]);
+    setRoleIds(deps.db, row.id, [adminId]);
     return row;
   });
 }

@@ -57,7 +57,7 @@ export function setAvailableVariables(
       if (!flipped.has(row.id)) continue;
       const data = eventData(row, ['availableInSubsystem']);
       scope.emit('variable.updated', data);
-      auditVariable(deps, scope, principal, 'updated', row, ['availableInSubsystem']);
+      auditVariable(deps, principal, 'updated', row, ['availableInSubsystem']);
     }
     return current.map((row) => toVariableDto(row, now));
   });

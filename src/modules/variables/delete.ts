@@ -58,7 +58,7 @@ function deleteRows(ctx: WriteContext, principal: Principal, ids: number[]): num
       changed: [],
     };
     ctx.scope.emit('variable.deleted', data);
-    auditVariable(deps, ctx.scope, principal, 'deleted', row, []);
+    auditVariable(deps, principal, 'deleted', row, []);
   }
   return rows.length;
 }

@@ -7,6 +7,7 @@ import type { Deps } from '../../deps';
 import { badRequest } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
+import { transact } from '../../realtime/emit';
 import type { HistoryQuery } from './model';
 import { requireVariable } from './repo';
 
@@ -62,7 +63,7 @@ export function variableHistoryOf(deps: Deps, id: string, query: HistoryQuery, p
 export function purgeVariableHistory(deps: Deps): number {
   const { historyRetentionDays, maxHistoryPointsPerVariable } = getSettingGroup(deps, 'variables');
   const cutoff = deps.clock.now() - historyRetentionDays * DAY_MS;
-  return deps.sqlite.transaction(() => {
+  return transact(deps, () => {
     let removed = deps.sqlite.query('DELETE FROM variable_history WHERE at < ?1').run(cutoff).changes;
     const over = deps.sqlite
       .query('SELECT variable_id AS id FROM variable_history GROUP BY variable_id HAVING count(*) > ?1')
@@ -72,5 +73,5 @@ export function purgeVariableHistory(deps: Deps): number {
     );
     for (const { id } of over) removed += trim.run(id, maxHistoryPointsPerVariable).changes;
     return removed;
-  })();
+  });
 }

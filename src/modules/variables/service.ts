@@ -32,12 +32,12 @@ export function eventData(row: LoadedVariable, changed: string[]): Record<string
 }
 
 /**
- * The `variable.<change>` audit entry of a person or token (§0.4 rule 4), written after the job's
- * commit so a rolled-back job leaves none. Configuration changes only: value writes are not audited.
+ * The `variable.<change>` audit entry of a person or token (§0.4 rule 4), written in the job's unit
+ * of work: it commits with the change, and a rolled-back job leaves none. Configuration changes
+ * only: value writes are not audited.
  */
 export function auditVariable(
   deps: Deps,
-  scope: WriteScope,
   principal: Principal,
   change: 'created' | 'updated' | 'deleted',
   row: LoadedVariable,
@@ -53,7 +53,7 @@ export function auditVariable(
     },
     changed,
   );
-  scope.afterCommit(() => writeAuditLog(deps, principal, entry));
+  writeAuditLog(deps, principal, entry);
 }
 
 function context(deps: Deps, scope: WriteScope): WriteContext {
@@ -97,7 +97,7 @@ function create(ctx: WriteContext, principal: Principal, subsystem: SubsystemRow
   let row = requireVariable(deps, id);
   const data = eventData(row, [...WRITABLE_FIELDS]);
   ctx.scope.emit('variable.created', data);
-  auditVariable(deps, ctx.scope, principal, 'created', row, WRITABLE_FIELDS);
+  auditVariable(deps, principal, 'created', row, WRITABLE_FIELDS);
   if (lastValue !== undefined) row = applyValue(ctx, row, lastValue, originOf(principal));
   else if (row.composite) row = recomputeComposite(ctx, row.id, originOf(principal).by ?? 'system') ?? row;
   return row;
@@ -125,7 +125,7 @@ function update(ctx: WriteContext, principal: Principal, row: LoadedVariable, bo
     if (changed.length > 0) {
       const data = eventData(current, changed);
       ctx.scope.emit('variable.updated', data);
-      auditVariable(deps, ctx.scope, principal, 'updated', current, changed);
+      auditVariable(deps, principal, 'updated', current, changed);
     }
     if (changed.some((c) => HEALTH_FIELDS.includes(c)) && reevaluateHealth(ctx, row.id))
       current = requireVariable(deps, row.id);
