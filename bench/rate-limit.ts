@@ -13,7 +13,8 @@
  *   bun bench/rate-limit.ts        (N=1000000 KEYS=5000 PAIRS=5 ROUNDS=20000)
  */
 import { validCaller } from '../src/http/auth';
-import { limitValueWrite, RateTable } from '../src/http/rate-limit';
+import { limitValueWrite } from '../src/http/rate-limit';
+import { RateTable } from '../src/http/rate-table';
 import { addSubsystem, makeTestApp, type TestApp } from '../tests/helpers/app';
 
 const N = Number(process.env.N ?? 1_000_000);

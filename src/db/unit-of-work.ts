@@ -10,7 +10,7 @@
  * - `submit(change)`: batched by the writer (group commit, `db/writer.ts`): for hot writes (variable
  *   values and what they trigger). The promise settles after the batch committed.
  *
- * `current` is the unit whose code runs now, so a service deep in a call chain emits into the unit
+ * The unit whose code runs now is kept, so a service deep in a call chain emits into the unit
  * its caller opened (`emit(deps, …)` in realtime/emit.ts) instead of threading a scope through.
  *
  * Events are staged by the webhook outbox (`EventStage`, realtime/outbox.ts): a synchronous unit
@@ -58,11 +58,6 @@ export class UnitOfWork {
   ) {
     this.writer = new Writer(sqlite, { ...options, outbox: events });
     this.onEffectError = options.onEffectError ?? (() => {});
-  }
-
-  /** The unit whose code runs now, if any. */
-  get current(): Unit | null {
-    return this.open;
   }
 
   /**

@@ -4,7 +4,7 @@ import { addSubsystem, makeTestApp, type TestApp } from '../../tests/helpers/app
 import { errorBody } from '../../tests/helpers/errors';
 import type { RateLimitSettings } from '../config';
 import { putSettingGroup } from '../core/settings';
-import { MAX_KEYS, RateTable } from './rate-limit';
+import { MAX_KEYS, RateTable } from './rate-table';
 
 /** An app whose budgets come from the settings, except those given (as the environment would). */
 const limited = (limits: Partial<RateLimitSettings> = {}) => makeTestApp({ config: { rateLimits: limits } });

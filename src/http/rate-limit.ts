@@ -40,8 +40,6 @@ import { validCaller } from './auth';
 import { rateLimited } from './errors';
 import type { RateLimiter, RateTable } from './rate-table';
 
-export { MAX_KEYS, RateTable } from './rate-table';
-
 /** A flood is not a failed attempt (sign-in locks keep their own message). */
 export const FLOODED = 'too many requests, try again later';
 

@@ -11,8 +11,9 @@ import { variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { toVariableDto } from './mapper';
 import type { VariableDto } from './model';
-import { findVariable, forgetVariable, type LoadedVariable } from './repo';
+import { findVariable, forgetVariable } from './repo';
 import { auditVariable, eventData } from './service';
+import type { LoadedVariable } from './state';
 
 export function setAvailableVariables(
   deps: Deps,

@@ -6,8 +6,8 @@ import { invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
 import { compositeDefinitionOf } from './composite';
 import type { VariableWrite } from './model';
-import type { LoadedVariable, VariableRow } from './repo';
 import { healthRulesOf } from './rules';
+import type { LoadedVariable, VariableRow } from './state';
 import { valueText } from './values';
 
 export const PLATFORM_REFS = ['is_alive', 'last_contacted_at'] as const;

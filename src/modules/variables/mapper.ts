@@ -1,8 +1,8 @@
 import { iso, isoOrNull } from '../../clock';
 import { selfLink } from '../../http/links';
 import type { VariableDto } from './model';
-import type { LoadedVariable } from './repo';
 import { healthRulesText } from './rules';
+import type { LoadedVariable } from './state';
 
 /** `sum(#12, #13)` */
 export function compositeDefinitionText(definition: readonly string[]): string {

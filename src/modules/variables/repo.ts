@@ -9,8 +9,6 @@ import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import type { LoadedVariable, OwnerFields, VariableStatements } from './state';
 
-export type { LoadedVariable, VariableRow } from './state';
-
 /**
  * The subsystem fields come from correlated sub-selects: SQLite runs them as PK look-ups, several
  * times faster than the equivalent join for one row.

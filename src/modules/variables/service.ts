@@ -16,7 +16,8 @@ import { dropCompositeCache } from './composite';
 import { PLATFORM_REFS, valuesOf, WRITABLE_FIELDS } from './fields';
 import { toVariableDto } from './mapper';
 import type { VariableDto, VariableWrite } from './model';
-import { findVariable, findVariableByRef, forgetVariable, type LoadedVariable, requireVariable } from './repo';
+import { findVariable, findVariableByRef, forgetVariable, requireVariable } from './repo';
+import type { LoadedVariable } from './state';
 import { applyValue, originOf, recomputeComposite, reevaluateHealth, type WriteContext } from './values';
 
 export interface Upserted {

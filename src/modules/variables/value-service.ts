@@ -11,8 +11,9 @@ import { conflict, invalid, notFound } from '../../http/errors';
 import { isExternalRef, numericId } from '../../http/fields';
 import { toVariableDto, variableJson } from './mapper';
 import type { VariableDto } from './model';
-import { findVariableByRef, findVariablesByName, type LoadedVariable, loadForWrite } from './repo';
+import { findVariableByRef, findVariablesByName, loadForWrite } from './repo';
 import { type Upserted, upsertVariable } from './service';
+import type { LoadedVariable } from './state';
 import { applyValue, originOf, valueText, type WriteContext } from './values';
 
 interface ValueBody {

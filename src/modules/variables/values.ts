@@ -12,8 +12,9 @@ import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
 import { compositeDependents, compositeValue } from './composite';
 import { MAX_VALUE_LENGTH } from './model';
-import { findVariable, forgetVariable, type LoadedVariable, rememberVariable, statements } from './repo';
+import { findVariable, forgetVariable, rememberVariable, statements } from './repo';
 import { evaluateHealth, type HealthFields, sameHealth } from './rules';
+import type { LoadedVariable } from './state';
 
 export type ValueSource = 'subsystem' | 'user' | 'token' | 'composite' | 'preset' | 'system';
 
