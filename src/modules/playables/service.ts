@@ -3,7 +3,7 @@
  * Instances, orphans, copying to players and instant play come with cms-media and the schedule.
  */
 import { and, asc, eq, type SQL } from 'drizzle-orm';
-import { writeAuditLog } from '../../core/platform-log';
+import { audit } from '../../core/platform-log';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
 import { playables, subsystems } from '../../db/schema';
@@ -36,12 +36,13 @@ export function emitPlayable(
     subsystemExternalId: playable.subsystemExternalId,
     changed: [...changed],
   });
-  writeAuditLog(deps, principal, {
-    key: `playable.${event}`,
-    value: `playable ${playable._id} ${event}${event === 'updated' ? `: ${changed.join(', ')}` : ''}`,
+  const subject = {
+    kind: 'playable',
+    name: `playable ${playable._id}`,
     subsystemId: playable.subsystemId,
     subsystemExternalId: playable.subsystemExternalId,
-  });
+  };
+  audit(deps, principal, event, subject, event === 'updated' ? changed : []);
 }
 
 /** The playable an `{id}` (its `_id`) names, or 404. */
