@@ -1,8 +1,8 @@
 /**
- * The usual resource routes, declared once (C: Requests, Responses): list, upsert by POST and PUT,
- * read, update by PUT and PATCH, delete. A module states what differs (paths, rules, models, the
- * service calls, summaries) and chains its other routes onto the instance this returns, which
- * carries the auth macro, so `principal` stays typed in them.
+ * The usual resource routes, declared once (C: Requests, Responses): list, upsert by POST and PUT
+ * (or create by POST), read, update by PUT and PATCH, delete. A module states what differs (paths,
+ * rules, models, the service calls, summaries) and chains its other routes onto the instance this
+ * returns, which carries the auth macro, so `principal` stays typed in them.
  */
 import type { TObject } from '@sinclair/typebox';
 import { Elysia, type Static, type TSchema } from 'elysia';
@@ -11,15 +11,21 @@ import type { Deps } from '../deps';
 import { type AuthRule, authPlugin } from './auth';
 import { IdParam } from './fields';
 import { type ListResult, type Page, pageOf, sendList } from './lists';
-import { noContent, upserted } from './responses';
+import { created, noContent, upserted } from './responses';
 
 /** A service answer, now or later: services that await (variables) and those that do not share one route. */
 type Maybe<T> = T | Promise<T>;
 
-/** What an upsert service returns: the entity and whether it was created (201) or updated (200). */
-type Upserted<D> = { entity: D & { _links: { self: string } }; created: boolean };
+/** An entity as services answer it: with the self link a 201 names in `Location`. */
+type Linked<D> = D & { _links: { self: string } };
 
-/** The schemas every such resource has; `write` is the body of upsert and update unless a verb names its own. */
+/** What an upsert service returns: the entity and whether it was created (201) or updated (200). */
+type Upserted<D> = { entity: Linked<D>; created: boolean };
+
+/**
+ * The schemas every such resource has; `write` is the body of update, and of upsert or create
+ * unless that verb names its own.
+ */
 interface CrudModel<D extends TSchema, Q extends TObject, W extends TSchema> {
   dto: D;
   list: TSchema;
@@ -40,6 +46,7 @@ export interface CrudSpec<
   W extends TSchema,
   UB extends TSchema,
   DQ extends TObject,
+  GQ extends TObject,
 > {
   /** The instance's prefix (`/events`); none when the routes are mounted under another prefix. */
   prefix?: string;
@@ -53,7 +60,8 @@ export interface CrudSpec<
   list: Verb & {
     run: (query: Static<Q>, page: Page, caller: { principal: Principal; request: Request }) => ListResult<Static<D>>;
   };
-  get: Verb & { run: (id: string, principal: Principal) => Static<D> };
+  /** GET on one entity; `query`, when given, is the query it accepts (the service gets it parsed). */
+  get: Verb & { query?: GQ; run: (id: string, principal: Principal, query: Static<GQ>) => Static<D> };
   /** POST and PUT on the collection (or `path` under it, e.g. `/show`): 201 with Location when created, else 200. */
   upsert?: Verb & {
     path?: string;
@@ -61,6 +69,11 @@ export interface CrudSpec<
     body?: UB;
     run: (principal: Principal, body: Static<UB>) => Maybe<Upserted<Static<D>>>;
   };
+  /**
+   * POST on the collection that only creates, for a resource without upsert: always 201 with
+   * Location, the only status its response schema names. `body` as upsert's; not beside an upsert by POST.
+   */
+  create?: Verb & { body?: UB; run: (principal: Principal, body: Static<UB>) => Maybe<Linked<Static<D>>> };
   /** PUT and PATCH on one entity: absent fields keep their value. */
   update?: Verb & { run: (principal: Principal, id: string, body: Static<W>) => Maybe<Static<D>> };
   /** DELETE on one entity: 204, whatever the service returns. */
@@ -87,7 +100,8 @@ export function crudRoutes<
   W extends TSchema = TSchema,
   UB extends TSchema = W,
   DQ extends TObject = TObject,
->(deps: Deps, spec: CrudSpec<D, Q, W, UB, DQ>) {
+  GQ extends TObject = TObject,
+>(deps: Deps, spec: CrudSpec<D, Q, W, UB, DQ, GQ>) {
   const app = new Elysia(spec.prefix ? { prefix: spec.prefix } : {}).use(authPlugin(deps));
   const base = spec.path ?? '/';
   const one = `${base === '/' ? '' : base}/:id`;
@@ -100,7 +114,7 @@ export function crudRoutes<
     },
     { auth: spec.list.auth ?? spec.read, query: model.listQuery, response: model.list, ...detailOf(spec.list) },
   );
-  const { upsert, update, remove } = spec;
+  const { upsert, create, update, remove } = spec;
   if (upsert) {
     const path = upsert.path ? `${base === '/' ? '' : base}${upsert.path}` : base;
     const route = {
@@ -114,9 +128,18 @@ export function crudRoutes<
       add(path, ({ principal, body, set }) => whenDone(upsert.run(principal, body), (r) => upserted(set, r)), route);
     }
   }
-  app.get(one, ({ params, principal }) => spec.get.run(params.id, principal), {
+  if (create) {
+    app.post(base, ({ principal, body, set }) => whenDone(create.run(principal, body), (e) => created(set, e)), {
+      auth: create.auth ?? spec.write,
+      body: create.body ?? model.write,
+      response: { 201: model.dto },
+      ...detailOf(create),
+    });
+  }
+  app.get(one, ({ params, principal, query }) => spec.get.run(params.id, principal, query), {
     auth: spec.get.auth ?? spec.read,
     params: IdParam,
+    ...(spec.get.query ? { query: spec.get.query } : {}),
     response: model.dto,
     ...detailOf(spec.get),
   });
