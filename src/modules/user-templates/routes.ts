@@ -1,9 +1,7 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
-import { IdParam } from '../../http/fields';
-import { PageQuery, pageOf, sendList } from '../../http/lists';
-import { created, noContent } from '../../http/responses';
+import { crudRoutes } from '../../http/crud';
+import { PageQuery } from '../../http/lists';
 import { UserTemplateModel } from './model';
 import {
   createUserTemplate,
@@ -15,44 +13,20 @@ import {
 
 /** User templates sit in the users area (§0.3): reads need `users:read`, writes `users:write`. */
 export function userTemplatesRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/usertemplates' })
-    .use(authPlugin(deps))
-    .get(
-      '/',
-      (ctx) => {
-        const page = pageOf(ctx.query);
-        return sendList(ctx, listUserTemplates(deps, page), page);
-      },
-      { auth: 'users:read', query: t.Object(PageQuery), response: t.Array(UserTemplateModel.dto) },
-    )
-    .post('/', ({ principal, body, set }) => created(set, createUserTemplate(deps, principal, body)), {
-      auth: 'users:write',
-      body: UserTemplateModel.create,
-      response: { 201: UserTemplateModel.dto },
-    })
-    .get('/:id', ({ params }) => getUserTemplate(deps, params.id), {
-      auth: 'users:read',
-      params: IdParam,
-      response: UserTemplateModel.dto,
-    })
-    .put('/:id', ({ principal, params, body }) => updateUserTemplate(deps, principal, params.id, body), {
-      auth: 'users:write',
-      params: IdParam,
-      body: UserTemplateModel.update,
-      response: UserTemplateModel.dto,
-    })
-    .patch('/:id', ({ principal, params, body }) => updateUserTemplate(deps, principal, params.id, body), {
-      auth: 'users:write',
-      params: IdParam,
-      body: UserTemplateModel.update,
-      response: UserTemplateModel.dto,
-    })
-    .delete(
-      '/:id',
-      ({ principal, params, set }) => {
-        deleteUserTemplate(deps, principal, params.id);
-        return noContent(set);
-      },
-      { auth: 'users:write', params: IdParam },
-    );
+  return crudRoutes(deps, {
+    prefix: '/usertemplates',
+    model: {
+      dto: UserTemplateModel.dto,
+      list: t.Array(UserTemplateModel.dto),
+      listQuery: t.Object(PageQuery),
+      write: UserTemplateModel.update,
+    },
+    read: 'users:read',
+    write: 'users:write',
+    list: { run: (_query, page) => listUserTemplates(deps, page) },
+    get: { run: (id) => getUserTemplate(deps, id) },
+    create: { body: UserTemplateModel.create, run: (principal, body) => createUserTemplate(deps, principal, body) },
+    update: { run: (principal, id, body) => updateUserTemplate(deps, principal, id, body) },
+    remove: { run: (principal, id) => deleteUserTemplate(deps, principal, id) },
+  });
 }
