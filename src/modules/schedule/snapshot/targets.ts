@@ -1,11 +1,13 @@
 /**
- * The targets the schedule plays, read straight from their tables: the snapshot needs a few columns
- * of every event, playable and subsystem, and reading them through those modules' services made the
- * services (which show schedule usage) and the schedule import each other.
+ * The targets the schedule plays: a few columns of every event, playable and subsystem. Events and
+ * playables come from those modules' read.ts, below their services (which show schedule usage and so
+ * import the schedule).
  */
-import { asc, eq } from 'drizzle-orm';
+import { asc } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import { events, playables, subsystems } from '../../../db/schema';
+import { subsystems } from '../../../db/schema';
+import { allEventsWithOwner } from '../../events/read';
+import { allPlayablesWithOwner } from '../../playables/read';
 import type { EngineSubsystem, EngineTarget } from '../engine/types';
 
 /** A playable as the schedule sees it, with what only the definitions need. */
@@ -28,18 +30,9 @@ export function readTargets(db: Db): Targets {
   const seen = (updatedAt: number) => {
     newestChange = Math.max(newestChange, Math.trunc(updatedAt));
   };
-  const eventRows = db
-    .select({ event: events, subsystemExternalId: subsystems.externalId })
-    .from(events)
-    .innerJoin(subsystems, eq(events.subsystemId, subsystems.id))
-    .orderBy(asc(events.id))
-    .all();
-  const playableRows = db
-    .select({ playable: playables, subsystemExternalId: subsystems.externalId })
-    .from(playables)
-    .innerJoin(subsystems, eq(subsystems.id, playables.subsystemId))
-    .orderBy(asc(playables.id))
-    .all();
+  const eventRows = allEventsWithOwner(db);
+  const playableRows = allPlayablesWithOwner(db);
+  // core/subsystems.ts looks one subsystem up (and takes Deps, which this file cannot import): no list yet.
   const subsystemRows = db
     .select({ id: subsystems.id, externalId: subsystems.externalId, type: subsystems.type })
     .from(subsystems)
