@@ -10,7 +10,8 @@
  *   bun bench/fanout.ts            (PAIRS=7 ROUNDS=500)
  */
 
-import { authenticateSecret, trustedPrincipal } from '../src/modules/auth/service';
+import { authenticateSecret } from '../src/modules/auth/credentials';
+import { trustedPrincipal } from '../src/modules/auth/service';
 import { setVariableValueJson } from '../src/modules/variables/value-service';
 import { makeTestApp } from '../tests/helpers/app';
 

@@ -22,7 +22,7 @@ import { AlertState } from './modules/alerts/state';
 import { ensureSystemRules } from './modules/alerts/system';
 import { authJobs } from './modules/auth/jobs';
 import { identity } from './modules/auth/service';
-import { SignInThrottle } from './modules/auth/state';
+import { CredentialCache, SignInThrottle } from './modules/auth/state';
 import { logJobs } from './modules/logs/jobs';
 import { notificationJobs } from './modules/notifications/jobs';
 import { ensureBuiltInRoles } from './modules/roles/service';
@@ -95,6 +95,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     webhookIo: systemWebhookIo,
     rateLimiter: new RateLimiter(),
     signInThrottle: new SignInThrottle(),
+    credentials: new CredentialCache(),
     wsHub: new WsHub({
       bus,
       clock: options.clock,

@@ -10,7 +10,7 @@ import type { RateLimiter } from './http/rate-table';
 import type { Scheduler } from './jobs/scheduler';
 import type { Logger } from './log';
 import type { AlertState } from './modules/alerts/state';
-import type { SignInThrottle } from './modules/auth/state';
+import type { CredentialCache, SignInThrottle } from './modules/auth/state';
 import type { RoleCaches } from './modules/roles/state';
 import type { ScheduleState } from './modules/schedule/state';
 import type { HealthState } from './modules/subsystems/state';
@@ -57,6 +57,8 @@ export interface Deps {
   rateLimiter: RateLimiter;
   /** Recent sign-in failures by username and address (modules/auth/throttle.ts). */
   signInThrottle: SignInThrottle;
+  /** What recently used tokens and sessions stand for, cleared by every write that changes one (modules/auth/credentials.ts). */
+  credentials: CredentialCache;
   /** The open WebSocket connections and their topics; delivers bus events (realtime/ws-hub.ts). */
   wsHub: WsHub;
   /** Who a secret or trusted address stands for (modules/auth), for the front doors. */

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../tests/helpers/app';
 import { makeUser, signIn } from '../../tests/helpers/factories';
-import { authenticateSecret } from '../modules/auth/service';
+import { authenticateSecret } from '../modules/auth/credentials';
 import { upsertSubsystem } from '../modules/subsystems/service';
 import { topicOfEvent } from './topics';
 import { CLOSE, eventFrame, PING_EVERY_MS, REAUTH_MS, SILENT_CLOSE_MS, type WsSocket } from './ws-hub';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../tests/helpers/app';
 import { PERMISSIONS, type Permission } from '../core/permissions';
 import type { AuthMeta } from '../http/auth';
-import { authenticateSecret } from '../modules/auth/service';
+import { authenticateSecret } from '../modules/auth/credentials';
 import { builtInRoleId } from '../modules/roles/service';
 import { EVENT_TYPES, TOPIC_NAMES, TOPIC_READS, topicOfEvent, topicPermission } from './topics';
 import type { WsSocket } from './ws-hub';

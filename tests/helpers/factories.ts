@@ -18,7 +18,7 @@ export async function makeUser(
 ): Promise<MadeUser> {
   const user = await createAdminAccount(t.deps, username, password);
   setRoleIds(
-    t.deps.db,
+    t.deps,
     user.id,
     roles.map((r) => builtInRoleId(t.deps, r)),
   );

@@ -11,79 +11,20 @@ import type { Deps, Identity } from '../../deps';
 import { forbidden, rateLimited, unauthorized } from '../../http/errors';
 import { cidrContains } from '../../http/net';
 import { builtInRoleId, grantsOf } from '../roles/service';
-import { TOKEN_PREFIX, useToken } from '../tokens/service';
 import {
   findUserById,
   findUserByUsername,
   recordLogin,
-  roleIdsOf,
   setUserPassword,
   type UserRow,
 } from '../users/accounts';
 import { decoyHash, verifyPassword } from '../users/passwords';
-import { createSession, endSession, sessionExpiresAt, useSession } from './sessions';
+import { authenticateSecret } from './credentials';
+import { createSession, endSession, sessionExpiresAt } from './sessions';
 import { clearFailures, lockedForSeconds, recordFailure } from './throttle';
-
-function userPrincipal(
-  deps: Deps,
-  user: UserRow,
-  sessionId: number,
-  expiresAt: number,
-  address: string | null,
-): Principal {
-  const roleIds = roleIdsOf(deps, user.id);
-  const { permissions, integration } = grantsOf(deps, roleIds);
-  return {
-    via: 'session',
-    userId: user.id,
-    username: user.username,
-    sessionId,
-    tokenId: null,
-    roleIds,
-    permissions,
-    integration,
-    subsystemIds: [],
-    expiresAt,
-    address,
-    label: `user:${user.username}`,
-  };
-}
-
-function fromSession(deps: Deps, secret: string, address: string | null): Principal | null {
-  const session = useSession(deps, secret);
-  if (!session) return null;
-  const user = findUserById(deps, session.userId);
-  if (!user?.enabled) return null;
-  return userPrincipal(deps, user, session.id, sessionExpiresAt(deps, session), address);
-}
-
-function fromToken(deps: Deps, secret: string, address: string | null): Principal | null {
-  const token = useToken(deps, secret, address);
-  if (!token) return null;
-  const { permissions, integration } = grantsOf(deps, [token.roleId]);
-  return {
-    via: 'token',
-    userId: null,
-    username: null,
-    sessionId: null,
-    tokenId: token.id,
-    roleIds: [token.roleId],
-    permissions,
-    integration,
-    subsystemIds: token.subsystemIds,
-    expiresAt: token.expiresAt,
-    address,
-    label: `token:${token.id}`,
-  };
-}
 
 export function isTrustedAddress(deps: Deps, address: string | null): boolean {
   return address !== null && trustedNetworks(deps).some((cidr) => cidrContains(cidr, address));
-}
-
-/** The principal a secret (`pms_…` API token or session) stands for, checked as HTTP does; null when invalid. */
-export function authenticateSecret(deps: Deps, secret: string, address: string | null): Principal | null {
-  return secret.startsWith(TOKEN_PREFIX) ? fromToken(deps, secret, address) : fromSession(deps, secret, address);
 }
 
 /** The principal of a request with no credential from a trusted network: the `integration` role. */

@@ -35,36 +35,35 @@ export function createSession(deps: Deps, userId: number, address: string | null
   return { secret, row };
 }
 
-/** The live session for a secret, refreshing its last use; expired ones are deleted and not returned. */
-export function useSession(deps: Deps, secret: string): SessionRow | null {
-  const row = deps.db
-    .select()
-    .from(sessions)
-    .where(eq(sessions.tokenHash, sha256Hex(secret)))
-    .get();
-  if (!row) return null;
-  const now = deps.clock.now();
-  if (sessionExpiresAt(deps, row) <= now) {
-    deps.db.delete(sessions).where(eq(sessions.id, row.id)).run();
-    return null;
-  }
-  if (now - row.lastUsedAt >= TOUCH_EVERY_MS) {
-    deps.db.update(sessions).set({ lastUsedAt: now }).where(eq(sessions.id, row.id)).run();
-    return { ...row, lastUsedAt: now };
-  }
-  return row;
+/** The stored session whose secret has this SHA-256, live or not. */
+export function findSessionByHash(deps: Deps, hash: string): SessionRow | undefined {
+  return deps.db.select().from(sessions).where(eq(sessions.tokenHash, hash)).get();
 }
 
+/**
+ * A use of a live session at `now`: its last use is written at most once a minute. Returns the row
+ * as it now stands.
+ */
+export function touchSession(deps: Deps, row: SessionRow, now: number): SessionRow {
+  if (now - row.lastUsedAt < TOUCH_EVERY_MS) return row;
+  deps.db.update(sessions).set({ lastUsedAt: now }).where(eq(sessions.id, row.id)).run();
+  return { ...row, lastUsedAt: now };
+}
+
+/** Ends one session (sign-out, or found expired on use). */
 export function endSession(deps: Deps, sessionId: number): void {
   deps.db.delete(sessions).where(eq(sessions.id, sessionId)).run();
+  deps.credentials.clear();
 }
 
 /** Housekeeping: removes sessions past either limit. */
 export function purgeExpiredSessions(deps: Deps): number {
   const now = deps.clock.now();
-  return deps.db
+  const n = deps.db
     .delete(sessions)
     .where(or(lt(sessions.expiresAt, now), lt(sessions.lastUsedAt, now - idleMs(deps))))
     .returning({ id: sessions.id })
     .all().length;
+  if (n > 0) deps.credentials.clear();
+  return n;
 }

@@ -41,8 +41,10 @@ function cache(deps: Deps): Map<number, RoleRow> {
   return map;
 }
 
+/** After any role write: the roles, their grants and the credentials that name roles are read again. */
 function dropCache(deps: Deps): void {
   deps.roles.drop();
+  deps.credentials.clear();
 }
 
 /** Creates the built-in roles that are missing and keeps their permissions current. Idempotent. */

@@ -30,21 +30,19 @@ import type { TokenCreate, TokenDto, TokenUpdate } from './model';
 export const TOKEN_PREFIX = 'pms_';
 const TOUCH_EVERY_MS = 60_000;
 
-/** The live token for a secret, recording its use at most once a minute; null when unknown or expired. */
-export function useToken(deps: Deps, secret: string, address: string | null): TokenRow | null {
-  const row = deps.db
-    .select()
-    .from(tokens)
-    .where(eq(tokens.tokenHash, sha256Hex(secret)))
-    .get();
-  if (!row) return null;
-  const now = deps.clock.now();
-  if (row.expiresAt !== null && row.expiresAt <= now) return null;
-  if (row.lastUsedAt === null || now - row.lastUsedAt >= TOUCH_EVERY_MS || row.lastUsedFrom !== address) {
-    deps.db.update(tokens).set({ lastUsedAt: now, lastUsedFrom: address }).where(eq(tokens.id, row.id)).run();
-    return { ...row, lastUsedAt: now, lastUsedFrom: address };
-  }
-  return row;
+/** The stored token whose secret has this SHA-256, expired or not. */
+export function findTokenByHash(deps: Deps, hash: string): TokenRow | undefined {
+  return deps.db.select().from(tokens).where(eq(tokens.tokenHash, hash)).get();
+}
+
+/**
+ * A use of a live token at `now` from `address`: its last use is written at most once a minute, and
+ * whenever it comes from another address. Returns the row as it now stands.
+ */
+export function touchToken(deps: Deps, row: TokenRow, now: number, address: string | null): TokenRow {
+  if (row.lastUsedAt !== null && now - row.lastUsedAt < TOUCH_EVERY_MS && row.lastUsedFrom === address) return row;
+  deps.db.update(tokens).set({ lastUsedAt: now, lastUsedFrom: address }).where(eq(tokens.id, row.id)).run();
+  return { ...row, lastUsedAt: now, lastUsedFrom: address };
 }
 
 function rowOf(deps: Deps, id: string): TokenRow {
@@ -156,6 +154,7 @@ export function updateToken(deps: Deps, principal: Principal, id: string, body: 
       .where(eq(tokens.id, row.id))
       .returning()
       .get();
+    deps.credentials.clear();
     emit(deps, 'token.updated', { _id: row.id, changed: Object.keys(changes) });
     audit(deps, principal, 'updated', tokenSubject(row), Object.keys(changes));
     return stored;
@@ -169,6 +168,7 @@ export function revokeToken(deps: Deps, principal: Principal, id: string): void 
   requireCovers(principal, holdingsOf(deps, row.roleId, row.subsystemIds), nameOf(row));
   transact(deps, () => {
     deps.db.delete(tokens).where(eq(tokens.id, row.id)).run();
+    deps.credentials.clear();
     emit(deps, 'token.revoked', { _id: row.id });
     emit(deps, 'token.deleted', { _id: row.id, changed: [] });
     audit(deps, principal, 'deleted', tokenSubject(row), []);

@@ -3,7 +3,6 @@
  * The HTTP resource (§1.2) builds on these in service.ts.
  */
 import { asc, eq, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
 import { sessions, userRoles, users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict } from '../../http/errors';
@@ -32,7 +31,9 @@ export function roleIdsOf(deps: Deps, userId: number): number[] {
 }
 
 /** Replaces a user's roles, keeping their order. Call inside the caller's transaction when there is one. */
-export function setRoleIds(db: DbOrTx, userId: number, roleIds: readonly number[]): void {
+export function setRoleIds(deps: Deps, userId: number, roleIds: readonly number[]): void {
+  const { db } = deps;
+  deps.credentials.clear();
   db.delete(userRoles).where(eq(userRoles.userId, userId)).run();
   roleIds.forEach((roleId, position) => {
     db.insert(userRoles).values({ userId, roleId, position }).run();
@@ -40,8 +41,10 @@ export function setRoleIds(db: DbOrTx, userId: number, roleIds: readonly number[
 }
 
 /** Ends sessions of a user: all of them, or all but one (a password change keeps the caller's). */
-export function endUserSessions(db: DbOrTx, userId: number, exceptSessionId: number | null = null): void {
-  db.delete(sessions)
+export function endUserSessions(deps: Deps, userId: number, exceptSessionId: number | null = null): void {
+  deps.credentials.clear();
+  deps.db
+    .delete(sessions)
     .where(
       exceptSessionId === null
         ? eq(sessions.userId, userId)
@@ -80,7 +83,7 @@ export function storePasswordHash(
       .set({ passwordHash, passwordChangedAt: now, updatedAt: now })
       .where(eq(users.id, userId))
       .run();
-    endUserSessions(deps.db, userId, keepSessionId);
+    endUserSessions(deps, userId, keepSessionId);
   });
 }
 
@@ -109,7 +112,7 @@ export async function createAdminAccount(deps: Deps, username: string, password:
       })
       .returning()
       .get();
-    setRoleIds(deps.db, row.id, [adminId]);
+    setRoleIds(deps, row.id, [adminId]);
     return row;
   });
 }

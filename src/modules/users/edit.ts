@@ -98,7 +98,7 @@ export async function createUser(deps: Deps, principal: Principal, body: UserCre
       })
       .returning()
       .get();
-    setRoleIds(deps.db, inserted.id, roleIds);
+    setRoleIds(deps, inserted.id, roleIds);
     emit(deps, 'user.created', { _id: inserted.id, changed });
     audit(deps, principal, 'created', userSubject(inserted), changed);
     return inserted;
@@ -159,10 +159,11 @@ export async function updateUser(deps: Deps, principal: Principal, id: string, b
       .where(eq(users.id, row.id))
       .returning()
       .get();
-    if (roleIds !== heldRoles) setRoleIds(deps.db, row.id, roleIds);
-    if (changes.enabled === false) endUserSessions(deps.db, row.id);
+    deps.credentials.clear();
+    if (roleIds !== heldRoles) setRoleIds(deps, row.id, roleIds);
+    if (changes.enabled === false) endUserSessions(deps, row.id);
     else if (changes.passwordHash !== undefined) {
-      endUserSessions(deps.db, row.id, row.id === principal.userId ? principal.sessionId : null);
+      endUserSessions(deps, row.id, row.id === principal.userId ? principal.sessionId : null);
     }
     emit(deps, 'user.updated', { _id: row.id, changed });
     audit(deps, principal, 'updated', userSubject(row), changed);

@@ -154,8 +154,9 @@ export function deleteUser(deps: Deps, principal: Principal, id: string): void {
   if (row.id === principal.userId) throw conflict('you cannot delete your own account');
   assertAdminRemains(deps, row, null);
   transact(deps, () => {
-    endUserSessions(deps.db, row.id);
+    endUserSessions(deps, row.id);
     deps.db.delete(users).where(eq(users.id, row.id)).run();
+    deps.credentials.clear();
     emit(deps, 'user.deleted', { _id: row.id, changed: [] });
     audit(deps, principal, 'deleted', userSubject(row), []);
   });

@@ -23,7 +23,7 @@ async function userManager(t: TestApp, via: 'token' | 'session'): Promise<string
   if (via === 'token') return t.tokenWith(['users:read', 'users:write']);
   const role = createRole(t.deps, systemPrincipal(), { name: 'helpdesk', permissions: ['users:read', 'users:write'] });
   const { user, password } = await makeUser(t, 'helpdesk');
-  setRoleIds(t.deps.db, user.id, [role._id]);
+  setRoleIds(t.deps, user.id, [role._id]);
   return signIn(t, 'helpdesk', password);
 }
 
@@ -71,7 +71,7 @@ describe('a user manager cannot take over an administrator', () => {
     const token = await userManager(t, 'session');
     const readerRole = createRole(t.deps, systemPrincipal(), { name: 'reader', permissions: ['users:read'] });
     const { user: reader } = await makeUser(t, 'reader');
-    setRoleIds(t.deps.db, reader.id, [readerRole._id]);
+    setRoleIds(t.deps, reader.id, [readerRole._id]);
     const own = await t.call('PUT', '/users/me/password', { token, body: { password: 'helpdesk-new-1' } });
     expect(own.status).toBe(204);
     const renamed = await t.call('PATCH', '/users/me', { token, body: { displayName: 'Help desk' } });
