@@ -3,6 +3,7 @@
  * form, ends, duration, recurrence, exclusions, target, zone and calendar. A write is checked as the
  * whole item it would leave behind, so PUT, PATCH and create share one path.
  */
+import { changedFields, sameValue } from '../../../core/changes';
 import type { StoredRecurrence } from '../../../db/schema';
 import { invalid } from '../../../http/errors';
 import { cleanName, unique } from '../../../http/fields';
@@ -154,16 +155,11 @@ export function draftItem(
     throw invalid('/recurrence', 'makes occurrences of this item overlap each other');
   const patternChanged =
     current !== null &&
-    (JSON.stringify(recurrence) !== JSON.stringify(current.recurrence) ||
-      startLocal.slice(0, 10) !== current.startLocal.slice(0, 10));
+    (!sameValue(recurrence, current.recurrence) || startLocal.slice(0, 10) !== current.startLocal.slice(0, 10));
   if (patternChanged) {
     exclusions = pruneExclusions(asEngine, tz);
     values.exclusions = exclusions;
   }
-  const changed = current
-    ? (Object.keys(values) as Array<keyof ItemValues>).filter(
-        (k) => JSON.stringify(values[k]) !== JSON.stringify(current[k]),
-      )
-    : Object.keys(values);
+  const changed = changedFields(current ?? undefined, values);
   return { values, changed: changed.map(wireName).filter((n, i, all) => all.indexOf(n) === i) };
 }

@@ -4,6 +4,7 @@
  * re-links when an event or playable with the same pair appears again.
  */
 import { and, eq, ne, or } from 'drizzle-orm';
+import { changedFields } from '../../../core/changes';
 import { scheduledItems } from '../../../db/schema';
 import type { Deps } from '../../../deps';
 import { invalid } from '../../../http/errors';
@@ -96,7 +97,7 @@ export function syncItemTargets(deps: Deps): void {
             targetSubsystemExternalId: row.targetSubsystemExternalId,
             targetExternalRef: row.targetExternalRef,
           };
-      const changed = (Object.keys(next) as Array<keyof typeof next>).filter((k) => next[k] !== row[k]);
+      const changed = changedFields(row, next);
       if (changed.length === 0) continue;
       deps.db
         .update(scheduledItems)
