@@ -1,9 +1,9 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
+import { crudRoutes } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { PageQuery, pageOf, sendList } from '../../http/lists';
-import { created, noContent } from '../../http/responses';
+import { noContent } from '../../http/responses';
 import { availablePanelsOf, getDashboard, replaceDashboard } from './dashboard';
 import { createUser, updateUser } from './edit';
 import { UserModel } from './model';
@@ -16,51 +16,29 @@ const PanelPageQuery = t.Object(PageQuery);
  * limits a caller without the permission to their own record (§0.3). `{id}` accepts `me`.
  */
 export function usersRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/users' })
-    .use(authPlugin(deps))
-    .get(
-      '/',
-      (ctx) => {
-        const page = pageOf(ctx.query);
-        return sendList(ctx, listUsers(deps, ctx.query, page), page);
-      },
-      { auth: 'users:read', query: UserModel.listQuery, response: t.Array(UserModel.dto) },
-    )
-    .post('/', async ({ principal, body, set }) => created(set, await createUser(deps, principal, body)), {
-      auth: 'users:write',
-      body: UserModel.create,
-      response: { 201: UserModel.dto },
-    })
-    .get(
-      '/:id',
-      ({ principal, params, query }) => getUser(deps, principal, params.id, query.availablePanels === 'true'),
-      {
-        auth: { permission: 'users:read', self: true },
-        params: IdParam,
-        query: UserModel.getQuery,
-        response: UserModel.dto,
-      },
-    )
-    .put('/:id', ({ principal, params, body }) => updateUser(deps, principal, params.id, body), {
+  return crudRoutes(deps, {
+    prefix: '/users',
+    model: {
+      dto: UserModel.dto,
+      list: t.Array(UserModel.dto),
+      listQuery: UserModel.listQuery,
+      write: UserModel.update,
+    },
+    read: 'users:read',
+    write: 'users:write',
+    list: { run: (query, page) => listUsers(deps, query, page) },
+    get: {
+      auth: { permission: 'users:read', self: true },
+      query: UserModel.getQuery,
+      run: (id, principal, query) => getUser(deps, principal, id, query.availablePanels === 'true'),
+    },
+    create: { body: UserModel.create, run: (principal, body) => createUser(deps, principal, body) },
+    update: {
       auth: { permission: 'users:write', self: true },
-      params: IdParam,
-      body: UserModel.update,
-      response: UserModel.dto,
-    })
-    .patch('/:id', ({ principal, params, body }) => updateUser(deps, principal, params.id, body), {
-      auth: { permission: 'users:write', self: true },
-      params: IdParam,
-      body: UserModel.update,
-      response: UserModel.dto,
-    })
-    .delete(
-      '/:id',
-      ({ principal, params, set }) => {
-        deleteUser(deps, principal, params.id);
-        return noContent(set);
-      },
-      { auth: 'users:write', params: IdParam },
-    )
+      run: (principal, id, body) => updateUser(deps, principal, id, body),
+    },
+    remove: { run: (principal, id) => deleteUser(deps, principal, id) },
+  })
     .put(
       '/:id/password',
       async ({ principal, params, body, set }) => {
