@@ -28,10 +28,21 @@
  * product runs from source with its defaults (info logging included) but the flood budgets (below); wrk sends no credential, so
  * it acts through the trusted-network rule (loopback) as the integration role.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort, startReceiver, waitFor, webhookBacklog } from './support';
+import {
+  ADMIN_PASSWORD,
+  api,
+  cpuMs,
+  freePort,
+  limitsEnv,
+  median,
+  wrk as runWrk,
+  startReceiver,
+  waitFor,
+  webhookBacklog,
+} from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
@@ -46,33 +57,18 @@ const PAIRED = process.env.PAIRED === '1';
 const LIMITS = process.env.LIMITS ?? 'on';
 if (!['on', 'off', 'paired'].includes(LIMITS)) throw new Error('LIMITS must be on, off or paired');
 if (PAIRED && LIMITS === 'paired') throw new Error('one pairing at a time: PAIRED=1 or LIMITS=paired');
-/** Budgets far above the bench's load (on), or every limit off. */
-const limitsEnv = (on: boolean): Record<string, string> => {
-  const rate = on ? '1000000' : '0';
-  const burst = on ? '1000000' : '1';
-  return {
-    PMS_RATE_LIMIT_REQUESTS: rate,
-    PMS_RATE_LIMIT_REQUEST_BURST: burst,
-    PMS_RATE_LIMIT_INGEST: rate,
-    PMS_RATE_LIMIT_INGEST_BURST: burst,
-    PMS_RATE_LIMIT_HEARTBEATS: rate,
-    PMS_RATE_LIMIT_HEARTBEAT_BURST: burst,
-    PMS_RATE_LIMIT_LOGIN_FAILURES: on ? '1000000' : '0',
-  };
-};
+/** wrk with the floor's script on a port: THREADS, CONNECTIONS and DURATION from the environment. */
+const wrk = (port: number, offset: number) =>
+  runWrk({
+    port,
+    script: join(SHARED, 'post-value.lua'),
+    env: { ID_OFFSET: String(offset) },
+    threads: THREADS,
+    connections: CONNECTIONS,
+    duration: DURATION,
+  });
 /** How long the webhook backlog's drain is watched after the runs. */
 const DRAIN_SECONDS = 10;
-const ADMIN_PASSWORD = 'bench-admin-password-1';
-
-async function api(base: string, method: string, path: string, body: unknown, session?: string) {
-  const res = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(session ? { authorization: `Bearer ${session}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
 
 /** One subsystem and 1000 variables; returns the ID_OFFSET wrk needs (first variable _id - 1) and the admin session. */
 async function seed(base: string): Promise<{ offset: number; session: string }> {
@@ -137,50 +133,6 @@ async function webhooks(base: string, session: string, count: number) {
   };
   return { received: receiver.received, attach, stop: receiver.stop };
 }
-
-/** Runs wrk without blocking this process's event loop (the WebSocket subscribers must keep reading). */
-async function wrk(port: number, offset: number): Promise<{ rps: number; requests: number; non2xx: number }> {
-  const proc = Bun.spawn(
-    [
-      'wrk',
-      `-t${THREADS}`,
-      `-c${CONNECTIONS}`,
-      `-d${DURATION}`,
-      '-s',
-      join(SHARED, 'post-value.lua'),
-      `http://127.0.0.1:${port}`,
-    ],
-    { env: { ...process.env, ID_OFFSET: String(offset) }, stdout: 'pipe', stderr: 'pipe' },
-  );
-  const [text, errors] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  const rps = Number(/Requests\/sec:\s+([0-9.]+)/.exec(text)?.[1] ?? Number.NaN);
-  const requests = Number(/([0-9]+) requests in/.exec(text)?.[1] ?? Number.NaN);
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+([0-9]+)/.exec(text)?.[1] ?? 0);
-  if (!Number.isFinite(rps)) throw new Error(`wrk failed: ${text}${errors}`);
-  return { rps, requests, non2xx };
-}
-
-/** CPU time (user + system) a process has used, in ms, from /proc (Linux, 100 ticks/s; NaN elsewhere). */
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name: state is field 3, utime 14 and stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-};
 
 const floorDir = mkdtempSync(join(tmpdir(), 'bench-floor-'));
 const productDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-'));

@@ -14,20 +14,13 @@ import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort, waitFor } from './support';
+import { ADMIN_PASSWORD, freePort, median, waitFor } from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const ITEMS = Number(process.env.ITEMS ?? 10_000);
 const READS = Number(process.env.READS ?? 50);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const API_ITEMS = Number(process.env.API_ITEMS ?? 200);
-const ADMIN_PASSWORD = 'bench-admin-password-1';
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-};
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pms-bench-schedule-'));
 const port = freePort();

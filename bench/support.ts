@@ -3,6 +3,7 @@
  * the webhook backlog read from a stopped or running daemon's database.
  */
 import { Database } from 'bun:sqlite';
+import { readFileSync } from 'node:fs';
 
 export function freePort(): number {
   const probe = Bun.serve({ port: 0, fetch: () => new Response() });
@@ -61,4 +62,88 @@ export function webhookBacklog(path: string): string {
   } finally {
     db.close();
   }
+}
+
+/** The initial administrator's password every bench daemon starts with. */
+export const ADMIN_PASSWORD = 'bench-admin-password-1';
+
+/** Flood budgets far above a bench's load (on), or every limit off. */
+export function limitsEnv(on: boolean): Record<string, string> {
+  const rate = on ? '1000000' : '0';
+  const burst = on ? '1000000' : '1';
+  return {
+    PMS_RATE_LIMIT_REQUESTS: rate,
+    PMS_RATE_LIMIT_REQUEST_BURST: burst,
+    PMS_RATE_LIMIT_INGEST: rate,
+    PMS_RATE_LIMIT_INGEST_BURST: burst,
+    PMS_RATE_LIMIT_HEARTBEATS: rate,
+    PMS_RATE_LIMIT_HEARTBEAT_BURST: burst,
+    PMS_RATE_LIMIT_LOGIN_FAILURES: on ? '1000000' : '0',
+  };
+}
+
+/** One API call as the seeding does it; throws on anything but 2xx. */
+export async function api(base: string, method: string, path: string, body: unknown, session?: string) {
+  const res = await fetch(`${base}/api/v1${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(session ? { authorization: `Bearer ${session}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+export interface WrkRun {
+  port: number;
+  /** The Lua script's path. */
+  script: string;
+  /** What the script reads from its environment (ID_OFFSET, AUTH_HEADER …). */
+  env?: Record<string, string>;
+  threads: string;
+  connections: string;
+  duration: string;
+}
+
+/** Runs wrk without blocking this process's event loop (WebSocket subscribers in it must keep reading). */
+export async function wrk(run: WrkRun): Promise<{ rps: number; requests: number; non2xx: number }> {
+  const proc = Bun.spawn(
+    [
+      'wrk',
+      `-t${run.threads}`,
+      `-c${run.connections}`,
+      `-d${run.duration}`,
+      '-s',
+      run.script,
+      `http://127.0.0.1:${run.port}`,
+    ],
+    { env: { ...process.env, ...run.env }, stdout: 'pipe', stderr: 'pipe' },
+  );
+  const [text, errors] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  const rps = Number(/Requests\/sec:\s+([0-9.]+)/.exec(text)?.[1] ?? Number.NaN);
+  const requests = Number(/([0-9]+) requests in/.exec(text)?.[1] ?? Number.NaN);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+([0-9]+)/.exec(text)?.[1] ?? 0);
+  if (!Number.isFinite(rps)) throw new Error(`wrk failed: ${text}${errors}`);
+  return { rps, requests, non2xx };
+}
+
+/** CPU time (user + system) a process has used, in ms, from /proc (Linux, 100 ticks/s; NaN elsewhere). */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name: state is field 3, utime 14 and stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 }

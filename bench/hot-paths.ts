@@ -1,0 +1,145 @@
+/**
+ * The hot paths of real clients (the hot-paths issue's table), on one daemon against the floor
+ * server (shared/bench/baseline.ts), same run, alternating: each run measures the floor, then every
+ * path in a rotating order, with `wrk -t2 -c64`.
+ *
+ *   bun bench/hot-paths.ts        (RUNS=3 DURATION=10s SUBSYSTEMS=5000)
+ *   PATHS=value:none,value:token bun bench/hot-paths.ts
+ *
+ * Paths (PATHS, comma-separated; all by default):
+ *   value:none       POST /variables/{id}/value without a credential (loopback is trusted: integration role)
+ *   value:token      the same with an integration token in `isaac-token` (how field drivers send it)
+ *   value:session    the same with the administrator's session cookie (how a browser sends it)
+ *   heartbeat:none   PUT /subsystems/hb{n}/heartbeat over SUBSYSTEMS subsystems, no credential
+ *   heartbeat:token  the same with the integration token in `isaac-token`
+ *
+ * Prints each run's requests/s, × the floor and the daemon's CPU per request, then the medians.
+ * pmsd runs from source with its defaults (info logging) and every flood budget raised far above
+ * the load; it must answer nothing but 2xx.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ADMIN_PASSWORD, api, cpuMs, freePort, limitsEnv, median, waitFor, wrk } from './support';
+
+const ROOT = resolve(import.meta.dir, '..');
+const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
+const RUNS = Number(process.env.RUNS ?? 3);
+const DURATION = process.env.DURATION ?? '10s';
+const SUBSYSTEMS = Number(process.env.SUBSYSTEMS ?? 5000);
+const VARIABLES = 1000;
+const ALL = ['value:none', 'value:token', 'value:session', 'heartbeat:none', 'heartbeat:token'];
+const PATHS = (process.env.PATHS ?? ALL.join(',')).split(',');
+for (const p of PATHS) if (!ALL.includes(p)) throw new Error(`unknown path ${p}; one of ${ALL.join(', ')}`);
+
+/** Registers the bench's subsystems and variables; returns the first variable's _id - 1, a session and a token. */
+async function seed(base: string) {
+  const login = await api(base, 'POST', '/auth/login', { username: 'admin', password: ADMIN_PASSWORD });
+  const session = String(login.session);
+  await api(base, 'POST', '/subsystems', { externalId: 'bench' }, session);
+  let first = 0;
+  for (let i = 1; i <= VARIABLES; i++) {
+    const v = await api(base, 'PUT', '/variables', { subsystemExternalId: 'bench', externalRef: `var${i}` }, session);
+    if (i === 1) first = Number(v._id);
+    else if (Number(v._id) !== first + i - 1) throw new Error('variable ids are not consecutive');
+  }
+  if (PATHS.some((p) => p.startsWith('heartbeat'))) {
+    for (let i = 1; i <= SUBSYSTEMS; i += 50) {
+      const batch = [];
+      for (let j = i; j < i + 50 && j <= SUBSYSTEMS; j++) {
+        batch.push(api(base, 'POST', '/subsystems', { externalId: `hb${j}` }, session));
+      }
+      await Promise.all(batch);
+    }
+  }
+  const roles = (await (
+    await fetch(`${base}/api/v1/roles?limit=1000`, { headers: { authorization: `Bearer ${session}` } })
+  ).json()) as Array<{ _id: number; name: string }>;
+  const integration = roles.find((r) => r.name === 'integration');
+  if (!integration) throw new Error('no integration role');
+  const token = await api(base, 'POST', '/tokens', { displayName: 'bench driver', roleId: integration._id }, session);
+  return { offset: first - 1, session, token: String(token.token) };
+}
+
+const floorDir = mkdtempSync(join(tmpdir(), 'bench-floor-'));
+const productDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-'));
+const floorPort = freePort();
+const productPort = freePort();
+const floor = Bun.spawn([process.execPath, join(SHARED, 'baseline.ts')], {
+  env: { ...process.env, PORT: String(floorPort), DB: join(floorDir, 'b.db') },
+  stdout: 'ignore',
+  stderr: 'inherit',
+});
+const product = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
+  env: {
+    ...process.env,
+    ...limitsEnv(true),
+    PMS_HTTP_PORT: String(productPort),
+    PMS_HTTP_HOST: '127.0.0.1',
+    PMS_RPC_PORT: String(freePort()),
+    PMS_DATA_DIR: productDir,
+    PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+  },
+  stdout: 'ignore',
+  stderr: 'inherit',
+});
+
+const run = (port: number, script: string, env: Record<string, string>) =>
+  wrk({ port, script, env, threads: '2', connections: '64', duration: DURATION });
+
+try {
+  await waitFor(`http://127.0.0.1:${floorPort}/`);
+  await waitFor(`http://127.0.0.1:${productPort}/api/v1/health`);
+  const seeded = await seed(`http://127.0.0.1:${productPort}`);
+  const credential: Record<string, Record<string, string>> = {
+    none: {},
+    token: { AUTH_HEADER: 'isaac-token', AUTH_VALUE: seeded.token },
+    session: { AUTH_HEADER: 'Cookie', AUTH_VALUE: `session=${seeded.session}` },
+  };
+  const measure = (path: string) => {
+    const [what = '', who = ''] = path.split(':');
+    return what === 'value'
+      ? run(productPort, join(import.meta.dir, 'post-value-auth.lua'), {
+          BASE_SCRIPT: join(SHARED, 'post-value.lua'),
+          ID_OFFSET: String(seeded.offset),
+          ...credential[who],
+        })
+      : run(productPort, join(import.meta.dir, 'heartbeat.lua'), {
+          SUBSYSTEMS: String(SUBSYSTEMS),
+          ...credential[who],
+        });
+  };
+  console.log(`floor on ${floorPort}, pmsd on ${productPort}; wrk -t2 -c64 -d${DURATION}; ${SUBSYSTEMS} subsystems`);
+  const floorRuns: number[] = [];
+  const results = new Map<string, { rps: number[]; cpu: number[] }>(PATHS.map((p) => [p, { rps: [], cpu: [] }]));
+  for (let i = 0; i < RUNS; i++) {
+    const f = await run(floorPort, join(SHARED, 'post-value.lua'), {});
+    floorRuns.push(f.rps);
+    console.log(`run ${i + 1} floor            ${f.rps.toFixed(0).padStart(7)} req/s`);
+    const order = PATHS.map((_, k) => PATHS[(k + i) % PATHS.length] ?? '');
+    for (const path of order) {
+      const before = cpuMs(product.pid);
+      const p = await measure(path);
+      if (p.non2xx > 0) throw new Error(`pmsd answered ${p.non2xx} non-2xx responses on ${path}`);
+      const cpu = ((cpuMs(product.pid) - before) * 1000) / p.requests;
+      results.get(path)?.rps.push(p.rps);
+      results.get(path)?.cpu.push(cpu);
+      console.log(
+        `run ${i + 1} ${path.padEnd(16)} ${p.rps.toFixed(0).padStart(7)} req/s  ${(p.rps / f.rps).toFixed(2)}x  ${cpu.toFixed(1)} µs CPU/req`,
+      );
+    }
+  }
+  const floorMedian = median(floorRuns);
+  console.log(`\nmedians (floor ${floorMedian.toFixed(0)} req/s):`);
+  for (const [path, r] of results) {
+    console.log(
+      `${path.padEnd(16)} ${median(r.rps).toFixed(0).padStart(7)} req/s  ${(median(r.rps) / floorMedian).toFixed(2)}x the floor  ${median(r.cpu).toFixed(1)} µs CPU/req`,
+    );
+  }
+} finally {
+  floor.kill('SIGTERM');
+  product.kill('SIGTERM');
+  await Promise.all([floor.exited, product.exited]);
+  rmSync(floorDir, { recursive: true, force: true });
+  rmSync(productDir, { recursive: true, force: true });
+}
