@@ -1,53 +1,30 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../../deps';
-import { authPlugin } from '../../../http/auth';
-import { IdParam } from '../../../http/fields';
-import { PageQuery, pageOf, sendList } from '../../../http/lists';
-import { created, noContent } from '../../../http/responses';
+import { crudRoutes } from '../../../http/crud';
+import { PageQuery } from '../../../http/lists';
 import { ForceQuery } from '../routes-common';
 import { BlockModel } from './model';
 import { createBlock, deleteBlock, getBlock, listBlocks, updateBlock } from './service';
 
 /** Blocks (§11.4) under `/schedule/blocks`. */
 export function blocksRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/schedule/blocks' })
-    .use(authPlugin(deps))
-    .get(
-      '/',
-      (ctx) => {
-        const page = pageOf(ctx.query);
-        return sendList(ctx, listBlocks(deps, page), page);
-      },
-      { auth: 'schedule:read', query: t.Object(PageQuery), response: t.Array(BlockModel.dto) },
-    )
-    .post('/', ({ principal, body, set }) => created(set, createBlock(deps, principal, body)), {
-      auth: 'schedule:write',
-      body: BlockModel.create,
-      response: { 201: BlockModel.dto },
-    })
-    .get('/:id', ({ params }) => getBlock(deps, params.id), {
-      auth: 'schedule:read',
-      params: IdParam,
-      response: BlockModel.dto,
-    })
-    .put('/:id', ({ principal, params, body }) => updateBlock(deps, principal, params.id, body), {
-      auth: 'schedule:write',
-      params: IdParam,
-      body: BlockModel.update,
-      response: BlockModel.dto,
-    })
-    .patch('/:id', ({ principal, params, body }) => updateBlock(deps, principal, params.id, body), {
-      auth: 'schedule:write',
-      params: IdParam,
-      body: BlockModel.update,
-      response: BlockModel.dto,
-    })
-    .delete(
-      '/:id',
-      ({ principal, params, query, set }) => {
-        deleteBlock(deps, principal, params.id, query.force === 'true');
-        return noContent(set);
-      },
-      { auth: 'schedule:write', params: IdParam, query: ForceQuery },
-    );
+  return crudRoutes(deps, {
+    prefix: '/schedule/blocks',
+    model: {
+      dto: BlockModel.dto,
+      list: t.Array(BlockModel.dto),
+      listQuery: t.Object(PageQuery),
+      write: BlockModel.update,
+    },
+    read: 'schedule:read',
+    write: 'schedule:write',
+    list: { run: (_query, page) => listBlocks(deps, page) },
+    get: { run: (id) => getBlock(deps, id) },
+    create: { body: BlockModel.create, run: (principal, body) => createBlock(deps, principal, body) },
+    update: { run: (principal, id, body) => updateBlock(deps, principal, id, body) },
+    remove: {
+      query: ForceQuery,
+      run: (principal, id, query) => deleteBlock(deps, principal, id, query.force === 'true'),
+    },
+  });
 }

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../../deps';
-import { authPlugin } from '../../../http/auth';
+import { crudRoutes } from '../../../http/crud';
 import { IdParam } from '../../../http/fields';
 import { PageQuery, pageOf, sendList } from '../../../http/lists';
 import { created, noContent } from '../../../http/responses';
@@ -11,48 +11,30 @@ import { CalendarItemParams, ForceQuery } from '../routes-common';
 import { CalendarModel } from './model';
 import { createCalendar, deleteCalendar, getCalendar, listCalendars, updateCalendar } from './service';
 
-/** Calendars and their scheduled items (§11.2) under `/schedule/calendars`. */
+/**
+ * Calendars and their scheduled items (§11.2) under `/schedule/calendars`. The item routes name two
+ * ids (`{id}/scheduledItems/{itemId}`), which crudRoutes does not declare, so they are written out.
+ */
 export function calendarsRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/schedule/calendars' })
-    .use(authPlugin(deps))
-    .get(
-      '/',
-      (ctx) => {
-        const page = pageOf(ctx.query);
-        return sendList(ctx, listCalendars(deps, page), page);
-      },
-      { auth: 'schedule:read', query: t.Object(PageQuery), response: t.Array(CalendarModel.dto) },
-    )
-    .post('/', ({ principal, body, set }) => created(set, createCalendar(deps, principal, body)), {
-      auth: 'schedule:write',
-      body: CalendarModel.create,
-      response: { 201: CalendarModel.dto },
-    })
-    .get('/:id', ({ params }) => getCalendar(deps, params.id), {
-      auth: 'schedule:read',
-      params: IdParam,
-      response: CalendarModel.dto,
-    })
-    .put('/:id', ({ principal, params, body }) => updateCalendar(deps, principal, params.id, body), {
-      auth: 'schedule:write',
-      params: IdParam,
-      body: CalendarModel.update,
-      response: CalendarModel.dto,
-    })
-    .patch('/:id', ({ principal, params, body }) => updateCalendar(deps, principal, params.id, body), {
-      auth: 'schedule:write',
-      params: IdParam,
-      body: CalendarModel.update,
-      response: CalendarModel.dto,
-    })
-    .delete(
-      '/:id',
-      ({ principal, params, query, set }) => {
-        deleteCalendar(deps, principal, params.id, query.force === 'true');
-        return noContent(set);
-      },
-      { auth: 'schedule:write', params: IdParam, query: ForceQuery },
-    )
+  return crudRoutes(deps, {
+    prefix: '/schedule/calendars',
+    model: {
+      dto: CalendarModel.dto,
+      list: t.Array(CalendarModel.dto),
+      listQuery: t.Object(PageQuery),
+      write: CalendarModel.update,
+    },
+    read: 'schedule:read',
+    write: 'schedule:write',
+    list: { run: (_query, page) => listCalendars(deps, page) },
+    get: { run: (id) => getCalendar(deps, id) },
+    create: { body: CalendarModel.create, run: (principal, body) => createCalendar(deps, principal, body) },
+    update: { run: (principal, id, body) => updateCalendar(deps, principal, id, body) },
+    remove: {
+      query: ForceQuery,
+      run: (principal, id, query) => deleteCalendar(deps, principal, id, query.force === 'true'),
+    },
+  })
     .get(
       '/:id/scheduledItems',
       (ctx) => {

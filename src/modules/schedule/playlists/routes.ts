@@ -1,66 +1,35 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../../deps';
-import { authPlugin } from '../../../http/auth';
-import { IdParam } from '../../../http/fields';
-import { PageQuery, pageOf, sendList } from '../../../http/lists';
-import { created, noContent } from '../../../http/responses';
+import { crudRoutes } from '../../../http/crud';
+import { type Page, PageQuery } from '../../../http/lists';
 import { ForceQuery } from '../routes-common';
 import { PlaylistModel } from './model';
 import { createPlaylist, deletePlaylist, getPlaylist, listPlaylists, updatePlaylist } from './service';
 
 /** Playlists (§11.3): read and written at `/playlists`, read also at `/schedule/playlists`. */
 export function playlistsRoutes(deps: Deps) {
-  return new Elysia()
-    .use(authPlugin(deps))
-    .get(
-      '/schedule/playlists',
-      (ctx) => {
-        const page = pageOf(ctx.query);
-        return sendList(ctx, listPlaylists(deps, page), page);
+  const reads = {
+    model: {
+      dto: PlaylistModel.dto,
+      list: t.Array(PlaylistModel.dto),
+      listQuery: t.Object(PageQuery),
+      write: PlaylistModel.update,
+    },
+    read: 'schedule:read',
+    write: 'schedule:write',
+    list: { run: (_query: unknown, page: Page) => listPlaylists(deps, page) },
+    get: { run: (id: string) => getPlaylist(deps, id) },
+  } as const;
+  return crudRoutes(deps, { path: '/schedule/playlists', ...reads }).use(
+    crudRoutes(deps, {
+      path: '/playlists',
+      ...reads,
+      create: { body: PlaylistModel.create, run: (principal, body) => createPlaylist(deps, principal, body) },
+      update: { run: (principal, id, body) => updatePlaylist(deps, principal, id, body) },
+      remove: {
+        query: ForceQuery,
+        run: (principal, id, query) => deletePlaylist(deps, principal, id, query.force === 'true'),
       },
-      { auth: 'schedule:read', query: t.Object(PageQuery), response: t.Array(PlaylistModel.dto) },
-    )
-    .get('/schedule/playlists/:id', ({ params }) => getPlaylist(deps, params.id), {
-      auth: 'schedule:read',
-      params: IdParam,
-      response: PlaylistModel.dto,
-    })
-    .get(
-      '/playlists',
-      (ctx) => {
-        const page = pageOf(ctx.query);
-        return sendList(ctx, listPlaylists(deps, page), page);
-      },
-      { auth: 'schedule:read', query: t.Object(PageQuery), response: t.Array(PlaylistModel.dto) },
-    )
-    .post('/playlists', ({ principal, body, set }) => created(set, createPlaylist(deps, principal, body)), {
-      auth: 'schedule:write',
-      body: PlaylistModel.create,
-      response: { 201: PlaylistModel.dto },
-    })
-    .get('/playlists/:id', ({ params }) => getPlaylist(deps, params.id), {
-      auth: 'schedule:read',
-      params: IdParam,
-      response: PlaylistModel.dto,
-    })
-    .put('/playlists/:id', ({ principal, params, body }) => updatePlaylist(deps, principal, params.id, body), {
-      auth: 'schedule:write',
-      params: IdParam,
-      body: PlaylistModel.update,
-      response: PlaylistModel.dto,
-    })
-    .patch('/playlists/:id', ({ principal, params, body }) => updatePlaylist(deps, principal, params.id, body), {
-      auth: 'schedule:write',
-      params: IdParam,
-      body: PlaylistModel.update,
-      response: PlaylistModel.dto,
-    })
-    .delete(
-      '/playlists/:id',
-      ({ principal, params, query, set }) => {
-        deletePlaylist(deps, principal, params.id, query.force === 'true');
-        return noContent(set);
-      },
-      { auth: 'schedule:write', params: IdParam, query: ForceQuery },
-    );
+    }),
+  );
 }

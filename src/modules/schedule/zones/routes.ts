@@ -1,52 +1,29 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../../deps';
-import { authPlugin } from '../../../http/auth';
-import { IdParam } from '../../../http/fields';
-import { PageQuery, pageOf, sendList } from '../../../http/lists';
-import { created, noContent } from '../../../http/responses';
+import { crudRoutes } from '../../../http/crud';
+import { PageQuery } from '../../../http/lists';
 import { ZoneModel } from './model';
 import { createZone, deleteZone, getZone, listZones, updateZone } from './service';
 
 /** Zones (§11.1), under `/zones` and, for every route, `/schedule/zones`. */
 export function zonesRoutes(deps: Deps, prefix: '/zones' | '/schedule/zones') {
-  return new Elysia({ prefix })
-    .use(authPlugin(deps))
-    .get(
-      '/',
-      (ctx) => {
-        const page = pageOf(ctx.query);
-        return sendList(ctx, listZones(deps, page), page);
-      },
-      { auth: 'schedule:read', query: t.Object(PageQuery), response: t.Array(ZoneModel.dto) },
-    )
-    .post('/', ({ principal, body, set }) => created(set, createZone(deps, principal, body)), {
-      auth: 'schedule:write',
-      body: ZoneModel.create,
-      response: { 201: ZoneModel.dto },
-    })
-    .get('/:id', ({ params }) => getZone(deps, params.id), {
-      auth: 'schedule:read',
-      params: IdParam,
-      response: ZoneModel.dto,
-    })
-    .put('/:id', ({ principal, params, body }) => updateZone(deps, principal, params.id, body), {
-      auth: 'schedule:write',
-      params: IdParam,
-      body: ZoneModel.update,
-      response: ZoneModel.dto,
-    })
-    .patch('/:id', ({ principal, params, body }) => updateZone(deps, principal, params.id, body), {
-      auth: 'schedule:write',
-      params: IdParam,
-      body: ZoneModel.update,
-      response: ZoneModel.dto,
-    })
-    .delete(
-      '/:id',
-      ({ principal, params, query, set }) => {
-        deleteZone(deps, principal, params.id, query.moveTo);
-        return noContent(set);
-      },
-      { auth: 'schedule:write', params: IdParam, query: ZoneModel.deleteQuery },
-    );
+  return crudRoutes(deps, {
+    prefix,
+    model: {
+      dto: ZoneModel.dto,
+      list: t.Array(ZoneModel.dto),
+      listQuery: t.Object(PageQuery),
+      write: ZoneModel.update,
+    },
+    read: 'schedule:read',
+    write: 'schedule:write',
+    list: { run: (_query, page) => listZones(deps, page) },
+    get: { run: (id) => getZone(deps, id) },
+    create: { body: ZoneModel.create, run: (principal, body) => createZone(deps, principal, body) },
+    update: { run: (principal, id, body) => updateZone(deps, principal, id, body) },
+    remove: {
+      query: ZoneModel.deleteQuery,
+      run: (principal, id, query) => deleteZone(deps, principal, id, query.moveTo),
+    },
+  });
 }
