@@ -1,5 +1,6 @@
 /** Builders for engine tests: plain snapshots with sensible defaults. */
-import type { EngineItem, EngineTarget, ScheduleSnapshot } from './types';
+import { resolveWindow } from './resolve';
+import type { EngineItem, EngineTarget, Entry, ScheduleSnapshot } from './types';
 
 export function item(over: Partial<EngineItem> & { id: number; startLocal: string }): EngineItem {
   return {
@@ -58,3 +59,12 @@ export function snapshot(over: Partial<ScheduleSnapshot> = {}): ScheduleSnapshot
 
 export const isoList = (xs: { start: number }[]) => xs.map((x) => new Date(x.start).toISOString());
 export const ms = (text: string) => Date.parse(text);
+
+/** An entry as one comparable line: id, target, zone and its UTC times of day. */
+export const row = (e: Entry) =>
+  `${e.id} ${e.itemType}#${e.itemId} z${e.zoneId} ${new Date(e.start).toISOString().slice(11, 19)}-${new Date(e.end).toISOString().slice(11, 19)}`;
+/** The entries of a window, as rows. */
+export const resolve = (s: ScheduleSnapshot, from: string, to: string) =>
+  resolveWindow(s, ms(from), ms(to)).entries.map(row);
+/** Seconds since the epoch, as entry ids carry them. */
+export const unix = (text: string) => Math.floor(ms(text) / 1000);
