@@ -10,6 +10,7 @@ import { writePlatformLog } from './core/platform-log';
 import { SettingsCache } from './core/settings-cache';
 import { openSqlite, wrapDrizzle } from './db/client';
 import { type MigrationResult, migrate } from './db/migrate';
+import { PreparedStatements } from './db/prepared';
 import { UnitOfWork } from './db/unit-of-work';
 import type { Deps, VersionInfo } from './deps';
 import { RateLimiter } from './http/rate-table';
@@ -34,7 +35,7 @@ import { ScheduleState } from './modules/schedule/state';
 import { ensureScheduleBuiltIns } from './modules/schedule/zones/service';
 import { loadHealth } from './modules/subsystems/health';
 import { subsystemJobs } from './modules/subsystems/jobs';
-import { HealthState } from './modules/subsystems/state';
+import { ActionQueueState, HealthState } from './modules/subsystems/state';
 import { createAdminAccount, userCount } from './modules/users/accounts';
 import { variableJobs } from './modules/variables/jobs';
 import { VariableCaches } from './modules/variables/state';
@@ -86,6 +87,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     push: new PushHub(),
     scheduler: createScheduler(options.log),
     health: new HealthState(),
+    actionQueue: new ActionQueueState(),
     settings: new SettingsCache(),
     roles: new RoleCaches(),
     variables: new VariableCaches(),
@@ -96,6 +98,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     rateLimiter: new RateLimiter(),
     signInThrottle: new SignInThrottle(),
     credentials: new CredentialCache(),
+    statements: new PreparedStatements(),
     wsHub: new WsHub({
       bus,
       clock: options.clock,

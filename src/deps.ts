@@ -5,6 +5,7 @@ import type { Config } from './config';
 import type { Principal } from './core/principal';
 import type { SettingsCache } from './core/settings-cache';
 import type { Db } from './db/client';
+import type { PreparedStatements } from './db/prepared';
 import type { UnitOfWork } from './db/unit-of-work';
 import type { RateLimiter } from './http/rate-table';
 import type { Scheduler } from './jobs/scheduler';
@@ -13,7 +14,7 @@ import type { AlertState } from './modules/alerts/state';
 import type { CredentialCache, SignInThrottle } from './modules/auth/state';
 import type { RoleCaches } from './modules/roles/state';
 import type { ScheduleState } from './modules/schedule/state';
-import type { HealthState } from './modules/subsystems/state';
+import type { ActionQueueState, HealthState } from './modules/subsystems/state';
 import type { VariableCaches } from './modules/variables/state';
 import type { WebhookState } from './modules/webhooks/state';
 import type { EventBus } from './realtime/bus';
@@ -39,6 +40,8 @@ export interface Deps {
   scheduler: Scheduler;
   /** Subsystem health (§3): every subsystem's live state, which modules/subsystems/health.ts moves. */
   health: HealthState;
+  /** Which subsystems may have messages waiting for their heartbeat (modules/subsystems/actions.ts). */
+  actionQueue: ActionQueueState;
   /** The stored settings groups and what is worked out from them (core/settings.ts). */
   settings: SettingsCache;
   /** The roles table and the grants worked out from it, read on every request (modules/roles). */
@@ -49,7 +52,7 @@ export interface Deps {
   alerts: AlertState;
   /** The schedule's change clock, loaded snapshot, cached reads and runner memory (modules/schedule). */
   schedule: ScheduleState;
-  /** The webhook dispatcher's attempts in flight and its prepared statements (modules/webhooks). */
+  /** The webhook dispatcher's attempts in flight (modules/webhooks). */
   webhooks: WebhookState;
   /** The network and randomness webhook delivery uses; tests replace it (realtime/dispatch-io.ts). */
   webhookIo: WebhookIo;
@@ -57,6 +60,8 @@ export interface Deps {
   rateLimiter: RateLimiter;
   /** Recent sign-in failures by username and address (modules/auth/throttle.ts). */
   signInThrottle: SignInThrottle;
+  /** Statements prepared once for the hot paths, by owner (db/prepared.ts). */
+  statements: PreparedStatements;
   /** What recently used tokens and sessions stand for, cleared by every write that changes one (modules/auth/credentials.ts). */
   credentials: CredentialCache;
   /** The open WebSocket connections and their topics; delivers bus events (realtime/ws-hub.ts). */

@@ -2,7 +2,8 @@
  * Subsystem look-ups other modules need (C: Identity): a `{id}` or `subsystemId` that is all digits
  * is the `_id` first, otherwise the `externalId`.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { prepared } from '../db/prepared';
 import { subsystems } from '../db/schema';
 import type { Deps } from '../deps';
 import { invalid, notFound } from '../http/errors';
@@ -10,17 +11,30 @@ import { numericId } from '../http/fields';
 
 export type SubsystemRow = typeof subsystems.$inferSelect;
 
+/** The look-ups, prepared once: every heartbeat and most writes find a subsystem first. */
+function lookups(deps: Deps) {
+  return prepared(deps, 'core.subsystems', () => ({
+    byId: deps.db
+      .select()
+      .from(subsystems)
+      .where(eq(subsystems.id, sql.placeholder('id')))
+      .prepare(),
+    byExternalId: deps.db
+      .select()
+      .from(subsystems)
+      .where(eq(subsystems.externalId, sql.placeholder('externalId')))
+      .prepare(),
+  }));
+}
+
 export function findSubsystem(deps: Deps, key: string | number): SubsystemRow | undefined {
   const id = typeof key === 'number' ? key : numericId(key);
+  const { byId, byExternalId } = lookups(deps);
   if (id !== null) {
-    const byId = deps.db.select().from(subsystems).where(eq(subsystems.id, id)).get();
-    if (byId || typeof key === 'number') return byId;
+    const row = byId.get({ id });
+    if (row || typeof key === 'number') return row;
   }
-  return deps.db
-    .select()
-    .from(subsystems)
-    .where(eq(subsystems.externalId, String(key)))
-    .get();
+  return byExternalId.get({ externalId: String(key) });
 }
 
 /** The subsystem or 404 `not_found`. */

@@ -94,3 +94,18 @@ export function unlessDiskFull(write: () => void): boolean {
     throw err;
   }
 }
+
+/**
+ * The same for a write already submitted (the writer's group commit, which answers a full disk with
+ * the 507): resolves when it committed or was skipped on a full disk; when it failed, `undo` runs
+ * first and any error but a full disk rejects.
+ */
+export function settledUnlessDiskFull(write: Promise<unknown>, undo: () => void = () => {}): Promise<void> {
+  return write.then(
+    () => undefined,
+    (err) => {
+      undo();
+      if (!isDiskFull(err) && !(err instanceof AppError && err.errorCode === 'insufficient_storage')) throw err;
+    },
+  );
+}

@@ -11,13 +11,7 @@ import type { Deps, Identity } from '../../deps';
 import { forbidden, rateLimited, unauthorized } from '../../http/errors';
 import { cidrContains } from '../../http/net';
 import { builtInRoleId, grantsOf } from '../roles/service';
-import {
-  findUserById,
-  findUserByUsername,
-  recordLogin,
-  setUserPassword,
-  type UserRow,
-} from '../users/accounts';
+import { findUserById, findUserByUsername, recordLogin, setUserPassword, type UserRow } from '../users/accounts';
 import { decoyHash, verifyPassword } from '../users/passwords';
 import { authenticateSecret } from './credentials';
 import { createSession, endSession, sessionExpiresAt } from './sessions';

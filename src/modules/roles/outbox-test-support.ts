@@ -12,6 +12,8 @@ export interface OutboxTestApp extends TestApp {
   events: ReturnType<typeof recordEvents>;
   /** From now on, queueing a `log.created` delivery fails (the audit entry of every write). */
   breakAudit(): void;
+  /** From now on, the writer's outbox row fails (the events of every write it batches). */
+  breakBatchOutbox(): void;
   /** Deliveries queued so far, all event types. */
   deliveries(): number;
 }
@@ -33,21 +35,28 @@ export async function outboxApp(): Promise<OutboxTestApp> {
          BEGIN SELECT RAISE(ABORT, 'outbox down'); END`,
       );
     },
+    breakBatchOutbox: () => {
+      t.deps.sqlite.run(
+        `CREATE TRIGGER IF NOT EXISTS batch_outbox_down BEFORE INSERT ON webhook_outbox
+         BEGIN SELECT RAISE(ABORT, 'outbox down'); END`,
+      );
+    },
     deliveries: () => rowCount(t, 'webhook_deliveries'),
   };
 }
 
 /**
- * Runs a write with the audit's delivery broken and checks it left nothing behind: the answer is the
- * constraint failure (409), no delivery was queued and no event (of those `published` selects) was
- * published. Returns the answer.
+ * Runs a write with the audit's delivery broken (or what `breakOutbox` breaks) and checks it left
+ * nothing behind: the answer is the constraint failure (409), no delivery was queued and no event (of
+ * those `published` selects) was published. Returns the answer.
  */
 export async function expectRolledBack(
   t: OutboxTestApp,
   write: () => ReturnType<TestApp['call']>,
   published: (type: string) => boolean = () => true,
+  breakOutbox: () => void = t.breakAudit,
 ) {
-  t.breakAudit();
+  breakOutbox();
   const deliveries = t.deliveries();
   const seen = t.events.length;
   const res = await write();

@@ -2,13 +2,15 @@
  * The action queue of §3 (rule 8, "Heartbeat answer", "Action request"): messages wait as rows until
  * the subsystem's next heartbeat collects them, at most once, or they expire after the setting
  * `subsystems.actionMessageTtlSeconds`. Other modules queue through `queueMessage` (parameters:
- * `setParameters`; playables: `forcePlay`, `previewPlay`).
+ * `setParameters`; playables: `forcePlay`, `previewPlay`). A heartbeat of a subsystem with nothing
+ * queued answers from memory (`deps.actionQueue`, a superset of the subsystems with queued messages).
  */
-import { and, asc, desc, eq, gte, inArray, lt, lte, ne } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, lte, ne, sql } from 'drizzle-orm';
 import { writeAuditLog } from '../../core/platform-log';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { getSettingGroup } from '../../core/settings';
 import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
+import { prepared } from '../../db/prepared';
 import { subsystemMessages, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
@@ -44,12 +46,30 @@ function announce(deps: Deps, event: string, externalId: string, messages: reado
 }
 
 function waitingOf(deps: Deps, subsystemId: number): MessageRow[] {
-  return deps.db
-    .select()
-    .from(subsystemMessages)
-    .where(and(eq(subsystemMessages.subsystemId, subsystemId), eq(subsystemMessages.state, 'queued')))
-    .orderBy(asc(subsystemMessages.id))
-    .all();
+  const queued = prepared(deps, 'subsystems.actions', () =>
+    deps.db
+      .select()
+      .from(subsystemMessages)
+      .where(
+        and(eq(subsystemMessages.subsystemId, sql.placeholder('subsystemId')), eq(subsystemMessages.state, 'queued')),
+      )
+      .orderBy(asc(subsystemMessages.id))
+      .prepare(),
+  );
+  return queued.all({ subsystemId });
+}
+
+/** The subsystems that may have messages waiting (state.ts `ActionQueueState`), read from the table on first use. */
+function mayWait(deps: Deps): Set<number> {
+  if (deps.actionQueue.waiting === null) {
+    const rows = deps.db
+      .selectDistinct({ id: subsystemMessages.subsystemId })
+      .from(subsystemMessages)
+      .where(eq(subsystemMessages.state, 'queued'))
+      .all();
+    deps.actionQueue.waiting = new Set(rows.map((r) => r.id));
+  }
+  return deps.actionQueue.waiting;
 }
 
 /** Queues a message for the subsystem's next heartbeat answer; emits `subsystem.action.queued`. */
@@ -92,6 +112,8 @@ export function queueMessage(deps: Deps, subsystemId: number, input: QueueInput)
       })
       .returning()
       .get();
+    // Added before the commit: a rollback leaves a superset, which only costs one query.
+    mayWait(deps).add(subsystem.id);
     announce(deps, 'expired', subsystem.externalId, expired);
     announce(deps, 'queued', subsystem.externalId, [row]);
     return row;
@@ -103,12 +125,17 @@ export function queueMessage(deps: Deps, subsystemId: number, input: QueueInput)
  * it is sent once; overdue ones are marked expired and skipped. Writes only when something waits.
  */
 export function collectMessages(deps: Deps, subsystem: SubsystemRow): DeliveredMessageDto[] {
+  const candidates = mayWait(deps);
+  if (!candidates.has(subsystem.id)) return [];
   const waiting = waitingOf(deps, subsystem.id);
-  if (waiting.length === 0) return [];
+  if (waiting.length === 0) {
+    candidates.delete(subsystem.id);
+    return [];
+  }
   const now = deps.clock.now();
   const due = waiting.filter((m) => m.expiresAt > now);
   const overdue = waiting.filter((m) => m.expiresAt <= now);
-  transact(deps, () => {
+  transact(deps, (unit) => {
     if (due.length > 0) {
       deps.db
         .update(subsystemMessages)
@@ -135,6 +162,8 @@ export function collectMessages(deps: Deps, subsystem: SubsystemRow): DeliveredM
     }
     announce(deps, 'expired', subsystem.externalId, overdue);
     announce(deps, 'delivered', subsystem.externalId, due);
+    // Everything that waited is now delivered or expired; a rollback keeps the id.
+    unit.afterCommit(() => candidates.delete(subsystem.id));
   });
   return due.map(toDeliveredMessage);
 }

@@ -146,7 +146,7 @@ export class HealthCheckPoller {
             this.inFlight.delete(id);
             if (outcome === true) {
               this.lastFailure.delete(id);
-              recordContact(this.deps, id);
+              return recordContact(this.deps, id) ?? undefined;
             } else this.failed(id, externalId, check, outcome);
           },
           () => {

@@ -14,7 +14,7 @@ import { getSettingGroup } from '../../core/settings';
 import type { SubsystemRow } from '../../core/subsystems';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { unlessDiskFull } from '../../http/errors';
+import { settledUnlessDiskFull } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
 import { setPlatformValue } from '../variables/platform';
 import type { HealthEntry, HealthStatus } from './state';
@@ -61,10 +61,17 @@ export function loadHealth(deps: Deps): void {
   for (const row of deps.db.select().from(subsystems).all()) deps.health.entries.set(row.id, fromRow(deps, row));
 }
 
-/** Contact by heartbeat or a passing health check. */
-export function recordContact(deps: Deps, subsystemId: number, options: ContactOptions = {}): void {
+/**
+ * Contact by heartbeat or a passing health check. What it must store (a status change; the throttled
+ * `lastContactedAt`) goes through the writer, so the contacts of many subsystems commit together;
+ * the returned promise settles once that is committed (null when nothing was written). Memory moves
+ * at once, so a second contact before the commit does not write twice. On a full disk the contact
+ * still counts (a refused heartbeat would cut the device off from its messages): the memory of the
+ * write is undone and the next contact tries again.
+ */
+export function recordContact(deps: Deps, subsystemId: number, options: ContactOptions = {}): Promise<void> | null {
   const e = entryOf(deps, subsystemId);
-  if (!e) return;
+  if (!e) return null;
   const { clock } = deps;
   const mono = clock.monotonic();
   if (options.heartbeat) {
@@ -79,32 +86,31 @@ export function recordContact(deps: Deps, subsystemId: number, options: ContactO
   }
   e.lastContactedAt = clock.now();
   e.graceFrom = mono;
-  // On a full disk the contact still counts (a refused heartbeat would cut the device off from its
-  // messages): the transition is rolled back in memory too and tried again at the next contact.
-  if (e.status === 'unknown' || e.status === 'offline') unlessDiskFull(() => goOnline(deps, subsystemId, e));
-  else if (e.persistedAt === null || mono - e.persistedAt >= PERSIST_CONTACT_EVERY_MS) {
-    // The row and its `last_contacted_at` variable in one unit: both or neither.
-    unlessDiskFull(() => {
-      transact(deps, () => {
-        deps.db
-          .update(subsystems)
-          .set({ lastContactedAt: e.lastContactedAt })
-          .where(eq(subsystems.id, subsystemId))
-          .run();
-        setPlatformValue(deps, subsystemId, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
-      });
-      e.persistedAt = mono;
-    });
-  }
+  if (e.status === 'unknown' || e.status === 'offline') return goOnline(deps, subsystemId, e);
+  if (e.persistedAt !== null && mono - e.persistedAt < PERSIST_CONTACT_EVERY_MS) return null;
+  e.persistedAt = mono;
+  // The row and its `last_contacted_at` variable in one unit: both or neither.
+  const stored = deps.work.submit(() => {
+    deps.db.update(subsystems).set({ lastContactedAt: e.lastContactedAt }).where(eq(subsystems.id, subsystemId)).run();
+    setPlatformValue(deps, subsystemId, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
+  });
+  return settledUnlessDiskFull(stored, () => {
+    e.persistedAt = null;
+  });
 }
 
-/** Turns online subsystems offline once their grace period has passed without contact (rule 4). */
+/**
+ * Turns online subsystems offline once their grace period has passed without contact (rule 4): all
+ * that are due in one transaction, their events in order.
+ */
 export function tickHealth(deps: Deps): void {
   const mono = deps.clock.monotonic();
   const fallback = getSettingGroup(deps, 'health').defaultGracePeriodSeconds;
+  const due: Array<[number, HealthEntry]> = [];
   for (const [id, e] of deps.health.entries) {
-    if (e.status === 'online' && mono - e.graceFrom >= (e.ownGrace ?? fallback) * 1000) goOffline(deps, id, e);
+    if (e.status === 'online' && mono - e.graceFrom >= (e.ownGrace ?? fallback) * 1000) due.push([id, e]);
   }
+  if (due.length > 0) goOffline(deps, due);
 }
 
 /**
@@ -182,48 +188,62 @@ function fromRow(deps: Deps, row: SubsystemRow): HealthEntry {
   return e;
 }
 
-/** Records a status change in memory and in the row; returns the updated row. */
-function setStatus(deps: Deps, id: number, e: HealthEntry, status: HealthStatus): SubsystemRow | undefined {
-  const { db, clock } = deps;
+/** The status fields of an entry, as a status change moves them (and its undo puts them back). */
+type StatusFields = Pick<HealthEntry, 'status' | 'statusChangedAt' | 'persistedAt' | 'offlineSince'>;
+
+function statusFields(e: HealthEntry): StatusFields {
+  return {
+    status: e.status,
+    statusChangedAt: e.statusChangedAt,
+    persistedAt: e.persistedAt,
+    offlineSince: e.offlineSince,
+  };
+}
+
+/** A status change in memory. */
+function markStatus(deps: Deps, e: HealthEntry, status: HealthStatus): void {
+  const { clock } = deps;
   e.status = status;
   e.statusChangedAt = clock.now();
   e.persistedAt = clock.monotonic();
   e.offlineSince = status === 'offline' ? clock.monotonic() : null;
-  const row = db
-    .update(subsystems)
-    .set({ status, statusChangedAt: e.statusChangedAt, lastContactedAt: e.lastContactedAt })
-    .where(eq(subsystems.id, id))
-    .returning()
-    .get();
+}
+
+/** Writes a status (as in memory when it changed) to the row and the platform variables; returns the updated row. */
+function storeStatus(
+  deps: Deps,
+  id: number,
+  fields: { status: HealthStatus; statusChangedAt: number | null; lastContactedAt: number | null },
+): SubsystemRow | undefined {
+  const row = deps.db.update(subsystems).set(fields).where(eq(subsystems.id, id)).returning().get();
   if (row) {
-    setPlatformValue(deps, id, 'is_alive', status === 'online' ? 'true' : 'false');
-    setPlatformValue(deps, id, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
+    setPlatformValue(deps, id, 'is_alive', fields.status === 'online' ? 'true' : 'false');
+    setPlatformValue(deps, id, 'last_contacted_at', isoOrNull(fields.lastContactedAt) ?? '');
   }
   return row;
 }
 
-/**
- * A status change with its row write, event and log entry in one `transact` (§10 rule 3); when it
- * throws, the entry gets its status fields back so memory matches the rolled-back row.
- */
-function transition(deps: Deps, e: HealthEntry, change: () => void): void {
-  const before = { ...e };
-  try {
-    transact(deps, change);
-  } catch (err) {
-    Object.assign(e, before);
-    throw err;
-  }
+/** Records a status change in memory and in the row (in the caller's unit); returns the updated row. */
+function setStatus(deps: Deps, id: number, e: HealthEntry, status: HealthStatus): SubsystemRow | undefined {
+  markStatus(deps, e, status);
+  return storeStatus(deps, id, e);
 }
 
-function goOnline(deps: Deps, id: number, e: HealthEntry): void {
+/**
+ * Back online: memory now, and the row, event and log entry as one writer job (§10 rule 3), so a
+ * venue powering up commits its transitions in batches, in order. Settles after the commit.
+ */
+function goOnline(deps: Deps, id: number, e: HealthEntry): Promise<void> {
+  const before = statusFields(e);
   const recovered = e.status === 'offline';
   const downMs =
     e.offlineSince !== null
       ? deps.clock.monotonic() - e.offlineSince
       : deps.clock.now() - (e.statusChangedAt ?? deps.clock.now());
-  transition(deps, e, () => {
-    const row = setStatus(deps, id, e, 'online');
+  markStatus(deps, e, 'online');
+  const fields = { status: e.status, statusChangedAt: e.statusChangedAt, lastContactedAt: e.lastContactedAt };
+  const stored = deps.work.submit(() => {
+    const row = storeStatus(deps, id, fields);
     if (!row) return;
     const downtimeSeconds = Math.max(0, Math.round(downMs / 1000));
     emit(deps, 'subsystem.online', {
@@ -239,20 +259,36 @@ function goOnline(deps: Deps, id: number, e: HealthEntry): void {
         : `subsystem ${row.externalId} is online`,
     });
   });
+  return settledUnlessDiskFull(stored, () => Object.assign(e, before));
 }
 
-function goOffline(deps: Deps, id: number, e: HealthEntry): void {
-  transition(deps, e, () => {
-    const row = setStatus(deps, id, e, 'offline');
-    if (!row) return;
-    emit(deps, 'subsystem.offline', statusData(row));
-    writePlatformLog(deps, {
-      category: 'system',
-      key: 'subsystem.offline',
-      severity: 'warning',
-      value: `subsystem ${row.externalId} is offline: no contact for ${e.ownGrace ?? getSettingGroup(deps, 'health').defaultGracePeriodSeconds} s`,
+/**
+ * Offline, for every entry given, in one `transact`: rows, events and log entries (§10 rule 3). When
+ * it throws, the entries get their status fields back so memory matches the rolled-back rows.
+ */
+function goOffline(deps: Deps, due: ReadonlyArray<[number, HealthEntry]>): void {
+  const before = due.map(([, e]) => statusFields(e));
+  const fallback = getSettingGroup(deps, 'health').defaultGracePeriodSeconds;
+  try {
+    transact(deps, () => {
+      for (const [id, e] of due) {
+        const row = setStatus(deps, id, e, 'offline');
+        if (!row) continue;
+        emit(deps, 'subsystem.offline', statusData(row));
+        writePlatformLog(deps, {
+          category: 'system',
+          key: 'subsystem.offline',
+          severity: 'warning',
+          value: `subsystem ${row.externalId} is offline: no contact for ${e.ownGrace ?? fallback} s`,
+        });
+      }
     });
-  });
+  } catch (err) {
+    due.forEach(([, e], i) => {
+      Object.assign(e, before[i]);
+    });
+    throw err;
+  }
 }
 
 function statusData(row: SubsystemRow): Record<string, unknown> {

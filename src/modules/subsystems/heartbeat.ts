@@ -1,17 +1,18 @@
 /**
  * `PUT /subsystems/{externalId}/heartbeat` (§3 rule 1): contact for the health monitor, the first
  * address into `metadata.ip_address`, and the queued messages in the answer. Nothing here waits on a
- * disk write beyond the monitor's throttled `lastContactedAt` and the delivery update when messages wait.
+ * disk write beyond the monitor's status changes and throttled `lastContactedAt` (both batched by
+ * the writer) and the delivery update when messages wait.
  */
 import { isIP } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
 import { type Principal, requireOwnWrite } from '../../core/principal';
-import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
+import { findSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { unlessDiskFull } from '../../http/errors';
-import { emit, transact } from '../../realtime/emit';
+import { settledUnlessDiskFull } from '../../http/errors';
+import { emit } from '../../realtime/emit';
 import { collectMessages } from './actions';
 import { liveHealth, recordContact } from './health';
 import type { HeartbeatAnswer } from './model';
@@ -24,44 +25,63 @@ export function plainAddress(address: string | null): string | null {
 }
 
 /**
- * `metadata.ip_address` is filled from a heartbeat's address while it is empty, never overwritten.
- * Best effort: on a full disk the heartbeat still answers (and hands over its messages) and the
- * address is filled by a later one, since a refused heartbeat would cut the device off.
+ * `metadata.ip_address` is filled from a heartbeat's address while it is empty, never overwritten,
+ * through the writer (a venue powering up fills thousands at once); the job reads the row again, so
+ * two first heartbeats in one batch fill it once. Best effort: on a full disk the heartbeat still
+ * answers (and hands over its messages) and the address is filled by a later one, since a refused
+ * heartbeat would cut the device off. Null when there is nothing to fill.
  */
-function fillIpAddress(deps: Deps, row: SubsystemRow, address: string | null): void {
-  const current = row.metadata.ip_address;
-  if (address === null || isIP(address) === 0 || (current !== undefined && current !== '')) return;
-  unlessDiskFull(() => storeIpAddress(deps, row, address));
+function fillIpAddress(deps: Deps, row: SubsystemRow, address: string | null): Promise<void> | null {
+  if (address === null || isIP(address) === 0 || !lacksIpAddress(row)) return null;
+  return settledUnlessDiskFull(deps.work.submit(() => storeIpAddress(deps, row.id, address)));
 }
 
-function storeIpAddress(deps: Deps, row: SubsystemRow, address: string): void {
-  transact(deps, () => {
-    const updated = deps.db
-      .update(subsystems)
-      .set({ metadata: { ...row.metadata, ip_address: address }, updatedAt: deps.clock.now() })
-      .where(eq(subsystems.id, row.id))
-      .returning()
-      .get();
-    if (!updated) return;
-    const live = liveHealth(deps, updated);
-    emit(deps, 'subsystem.updated', {
-      _id: updated.id,
-      externalId: updated.externalId,
-      status: live.status,
-      lastContactedAt: isoOrNull(live.lastContactedAt),
-      changed: ['metadata'],
-    });
+function lacksIpAddress(row: SubsystemRow): boolean {
+  const current = row.metadata.ip_address;
+  return current === undefined || current === '';
+}
+
+function storeIpAddress(deps: Deps, id: number, address: string): void {
+  const row = findSubsystem(deps, id);
+  if (!row || !lacksIpAddress(row)) return;
+  const updated = deps.db
+    .update(subsystems)
+    .set({ metadata: { ...row.metadata, ip_address: address }, updatedAt: deps.clock.now() })
+    .where(eq(subsystems.id, row.id))
+    .returning()
+    .get();
+  if (!updated) return;
+  const live = liveHealth(deps, updated);
+  emit(deps, 'subsystem.updated', {
+    _id: updated.id,
+    externalId: updated.externalId,
+    status: live.status,
+    lastContactedAt: isoOrNull(live.lastContactedAt),
+    changed: ['metadata'],
   });
 }
 
-/** A heartbeat: contact, then every queued message, oldest first, each sent once. */
-export function heartbeat(deps: Deps, principal: Principal, id: string, remoteAddress: string | null): HeartbeatAnswer {
+/**
+ * A heartbeat: contact, then every queued message, oldest first, each sent once. It answers from
+ * memory unless something must be stored (a status change, the throttled last contact, the first
+ * address, delivered messages); then it answers after that is committed.
+ */
+export function heartbeat(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  remoteAddress: string | null,
+): HeartbeatAnswer | Promise<HeartbeatAnswer> {
   const started = performance.now();
   const row = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', row.id);
   const address = plainAddress(remoteAddress);
-  recordContact(deps, row.id, { heartbeat: true, remoteAddress: address });
-  fillIpAddress(deps, row, address);
-  const messages = collectMessages(deps, row);
-  return { message: messages, messages, queryTime: Math.round(performance.now() - started) };
+  const contact = recordContact(deps, row.id, { heartbeat: true, remoteAddress: address });
+  const filled = fillIpAddress(deps, row, address);
+  const answer = (): HeartbeatAnswer => {
+    const messages = collectMessages(deps, row);
+    return { message: messages, messages, queryTime: Math.round(performance.now() - started) };
+  };
+  if (contact === null && filled === null) return answer();
+  return Promise.all([contact, filled]).then(answer);
 }

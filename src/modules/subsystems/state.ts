@@ -1,6 +1,7 @@
 /**
- * What the subsystems module keeps per daemon (`deps.health`): the live health of every subsystem
- * (§3), in memory on the monotonic clock. Data only; health.ts is the state machine acting on it.
+ * What the subsystems module keeps per daemon: the live health of every subsystem (§3, `deps.health`),
+ * in memory on the monotonic clock, and which subsystems may have messages waiting (`deps.actionQueue`).
+ * Data only; health.ts is the state machine acting on the first, actions.ts keeps the second.
  */
 
 export type HealthStatus = 'unknown' | 'online' | 'offline' | 'disabled';
@@ -27,4 +28,14 @@ export interface HealthEntry {
 /** Every subsystem's live health, by `_id`. */
 export class HealthState {
   readonly entries = new Map<number, HealthEntry>();
+}
+
+/**
+ * The subsystems that may have queued messages: a superset of those that do, so a heartbeat of any
+ * other answers without a query (actions.ts). Filled from the table on first use, added to by every
+ * queued message, and an id leaves once a heartbeat has collected everything that waited.
+ */
+export class ActionQueueState {
+  /** Null until read from the table. */
+  waiting: Set<number> | null = null;
 }

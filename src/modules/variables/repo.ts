@@ -4,6 +4,7 @@
  */
 import type { Statement } from 'bun:sqlite';
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared';
 import { variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
@@ -53,10 +54,9 @@ function prepare(deps: Deps): VariableStatements {
   };
 }
 
-/** The value path's statements, prepared on first use and kept in `deps.variables`. */
+/** The value path's statements, prepared on first use. */
 export function statements(deps: Deps): VariableStatements {
-  deps.variables.statements ??= prepare(deps);
-  return deps.variables.statements;
+  return prepared(deps, 'variables', () => prepare(deps));
 }
 
 export function findVariable(deps: Deps, id: number): LoadedVariable | undefined {

@@ -1,5 +1,5 @@
 /**
- * What the variables module keeps per daemon (`deps.variables`): its prepared statements, the rows
+ * What the variables module keeps per daemon (`deps.variables`): the rows
  * the value path has loaded, their owners' fields and which composites read which input. Data only:
  * repo.ts and composite.ts fill and drop it. Imports no Deps, so deps.ts can name it.
  */
@@ -22,7 +22,7 @@ export interface OwnerFields {
   type: string;
 }
 
-/** The statements of the value path, prepared once per database (repo.ts `statements`). */
+/** The statements of the value path, prepared once per database (repo.ts `statements`, in `deps.statements`). */
 export interface VariableStatements {
   byId: { get(params: { id: number }): LoadedVariable | undefined };
   byRef: { get(params: { subsystemId: number; ref: string }): LoadedVariable | undefined };
@@ -35,8 +35,6 @@ export interface VariableStatements {
 }
 
 export class VariableCaches {
-  /** Prepared on first use. */
-  statements: VariableStatements | null = null;
   /** Rows the value path has loaded, by variable id (repo.ts says when they are dropped). */
   readonly rows = new Map<number, LoadedVariable>();
   /** Owner fields by subsystem id; dropped by a bus listener subscribed on first use. */

@@ -1,6 +1,6 @@
 /**
  * What the webhooks module keeps per daemon (`deps.webhooks`): the dispatcher's attempts in flight
- * and its hot statements. Data only: dispatch.ts and store.ts drive it. Imports no Deps, so deps.ts
+ * and the shape of its hot statements. Data only: dispatch.ts and store.ts drive it. Imports no Deps, so deps.ts
  * can name it.
  */
 import type { webhookDeliveries, webhooks } from '../../db/schema';
@@ -38,6 +38,4 @@ export interface WebhookStore {
 
 export class WebhookState {
   readonly dispatcher = new DispatcherState();
-  /** Prepared on first use. */
-  store: WebhookStore | null = null;
 }

@@ -4,6 +4,7 @@
  * through the query builder on every call costs more than the statements themselves.
  */
 import { eq, sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared';
 import { webhookDeliveries, webhooks } from '../../db/schema';
 import type { Deps } from '../../deps';
 import type { DeliveryRow, WebhookRow } from './mapper';
@@ -62,8 +63,7 @@ function prepare(deps: Deps): WebhookStore {
   };
 }
 
-/** The daemon's statements, prepared on first use and kept in `deps.webhooks`. */
+/** The dispatcher's statements, prepared on first use (in `deps.statements`). */
 export function webhookStore(deps: Deps): WebhookStore {
-  deps.webhooks.store ??= prepare(deps);
-  return deps.webhooks.store;
+  return prepared(deps, 'webhooks', () => prepare(deps));
 }
