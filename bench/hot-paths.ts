@@ -13,6 +13,8 @@
  *   heartbeat:none   PUT /subsystems/hb{n}/heartbeat over SUBSYSTEMS subsystems, no credential
  *   heartbeat:token  the same with the integration token in `isaac-token`
  *
+ * PROFILE_DIR=<dir> writes pmsd's CPU profile there (`bun --cpu-prof`).
+ *
  * Prints each run's requests/s, × the floor and the daemon's CPU per request, then the medians.
  * pmsd runs from source with its defaults (info logging) and every flood budget raised far above
  * the load; it must answer nothing but 2xx.
@@ -70,7 +72,8 @@ const floor = Bun.spawn([process.execPath, join(SHARED, 'baseline.ts')], {
   stdout: 'ignore',
   stderr: 'inherit',
 });
-const product = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
+const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+const product = Bun.spawn([process.execPath, ...profile, join(ROOT, 'src/main.ts'), 'serve'], {
   env: {
     ...process.env,
     ...limitsEnv(true),

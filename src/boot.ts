@@ -8,6 +8,7 @@ import type { Clock } from './clock';
 import type { Config } from './config';
 import { writePlatformLog } from './core/platform-log';
 import { SettingsCache } from './core/settings-cache';
+import { SubsystemRows } from './core/subsystem-rows';
 import { openSqlite, wrapDrizzle } from './db/client';
 import { type MigrationResult, migrate } from './db/migrate';
 import { PreparedStatements } from './db/prepared';
@@ -87,6 +88,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     push: new PushHub(),
     scheduler: createScheduler(options.log),
     health: new HealthState(),
+    subsystemRows: new SubsystemRows(),
     actionQueue: new ActionQueueState(),
     settings: new SettingsCache(),
     roles: new RoleCaches(),

@@ -4,6 +4,7 @@ import type { Clock } from './clock';
 import type { Config } from './config';
 import type { Principal } from './core/principal';
 import type { SettingsCache } from './core/settings-cache';
+import type { SubsystemRows } from './core/subsystem-rows';
 import type { Db } from './db/client';
 import type { PreparedStatements } from './db/prepared';
 import type { UnitOfWork } from './db/unit-of-work';
@@ -40,6 +41,8 @@ export interface Deps {
   scheduler: Scheduler;
   /** Subsystem health (§3): every subsystem's live state, which modules/subsystems/health.ts moves. */
   health: HealthState;
+  /** Subsystem rows as last read, forgotten by every write to one (core/subsystems.ts). */
+  subsystemRows: SubsystemRows;
   /** Which subsystems may have messages waiting for their heartbeat (modules/subsystems/actions.ts). */
   actionQueue: ActionQueueState;
   /** The stored settings groups and what is worked out from them (core/settings.ts). */

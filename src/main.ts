@@ -14,6 +14,7 @@ import { systemClock } from './clock';
 import { type Config, ConfigError, loadConfig } from './config';
 import { writePlatformLog } from './core/platform-log';
 import type { Deps } from './deps';
+import { requestMeta } from './http/context';
 import { openApiDocument } from './http/openapi';
 import { createLogger, type Logger } from './log';
 import { createAdminAccount } from './modules/users/accounts';
@@ -62,7 +63,11 @@ function boot(config: Config, log: Logger, remoteAddress: (request: Request) => 
 async function serve(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
   const listening: { server: Server | null } = { server: null };
-  const deps = boot(config, log, (request) => listening.server?.requestIP(request)?.address ?? null);
+  const deps = boot(config, log, (request) => {
+    const meta = requestMeta(request);
+    meta.address ??= listening.server?.requestIP(request)?.address ?? null;
+    return meta.address;
+  });
   const admin = await ensureInitialAdmin(deps);
   const app = createApp(deps);
   let server: Server;

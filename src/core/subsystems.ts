@@ -1,6 +1,7 @@
 /**
  * Subsystem look-ups other modules need (C: Identity): a `{id}` or `subsystemId` that is all digits
- * is the `_id` first, otherwise the `externalId`.
+ * is the `_id` first, otherwise the `externalId`. Rows found are kept in memory (`deps.subsystemRows`,
+ * subsystem-rows.ts) until a write to the row forgets them.
  */
 import { eq, sql } from 'drizzle-orm';
 import { prepared } from '../db/prepared';
@@ -8,8 +9,9 @@ import { subsystems } from '../db/schema';
 import type { Deps } from '../deps';
 import { invalid, notFound } from '../http/errors';
 import { numericId } from '../http/fields';
+import type { SubsystemRow } from './subsystem-rows';
 
-export type SubsystemRow = typeof subsystems.$inferSelect;
+export type { SubsystemRow } from './subsystem-rows';
 
 /** The look-ups, prepared once: every heartbeat and most writes find a subsystem first. */
 function lookups(deps: Deps) {
@@ -27,14 +29,43 @@ function lookups(deps: Deps) {
   }));
 }
 
+/** The subsystem an `_id` (a number, or a string of digits) or `externalId` names. */
 export function findSubsystem(deps: Deps, key: string | number): SubsystemRow | undefined {
   const id = typeof key === 'number' ? key : numericId(key);
-  const { byId, byExternalId } = lookups(deps);
   if (id !== null) {
-    const row = byId.get({ id });
+    const row = byId(deps, id);
     if (row || typeof key === 'number') return row;
   }
-  return byExternalId.get({ externalId: String(key) });
+  return byExternalId(deps, String(key));
+}
+
+function byId(deps: Deps, id: number): SubsystemRow | undefined {
+  return deps.subsystemRows.byId.get(id) ?? remember(deps, lookups(deps).byId.get({ id }));
+}
+
+function byExternalId(deps: Deps, externalId: string): SubsystemRow | undefined {
+  const { byId: rows, idOf } = deps.subsystemRows;
+  const id = idOf.get(externalId);
+  const known = id === undefined ? undefined : rows.get(id);
+  if (known?.externalId === externalId) return known;
+  return remember(deps, lookups(deps).byExternalId.get({ externalId }));
+}
+
+/** Keeps a row read outside a transaction (one read inside may be rolled back). */
+function remember(deps: Deps, row: SubsystemRow | undefined): SubsystemRow | undefined {
+  if (row && !deps.sqlite.inTransaction) {
+    deps.subsystemRows.byId.set(row.id, row);
+    deps.subsystemRows.idOf.set(row.externalId, row.id);
+  }
+  return row;
+}
+
+/** Every write to a subsystem's row calls this, before or after the write, in or out of its transaction. */
+export function forgetSubsystem(deps: Deps, id: number): void {
+  const { byId: rows, idOf } = deps.subsystemRows;
+  const row = rows.get(id);
+  if (row) idOf.delete(row.externalId);
+  rows.delete(id);
 }
 
 /** The subsystem or 404 `not_found`. */

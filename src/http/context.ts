@@ -18,6 +18,8 @@ export interface RequestMeta {
   principal?: Principal | null;
   /** Why the request's credential was refused, once decided (thrown again on every later check). */
   authError?: unknown;
+  /** The peer's address, once asked (the server's look-up builds a new object each time). */
+  address?: string | null;
 }
 
 const metas = new WeakMap<Request, RequestMeta>();

@@ -11,7 +11,7 @@ import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
 import { writePlatformLog } from '../../core/platform-log';
 import { getSettingGroup } from '../../core/settings';
-import type { SubsystemRow } from '../../core/subsystems';
+import { forgetSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { settledUnlessDiskFull } from '../../http/errors';
@@ -92,6 +92,7 @@ export function recordContact(deps: Deps, subsystemId: number, options: ContactO
   // The row and its `last_contacted_at` variable in one unit: both or neither.
   const stored = deps.work.submit(() => {
     deps.db.update(subsystems).set({ lastContactedAt: e.lastContactedAt }).where(eq(subsystems.id, subsystemId)).run();
+    forgetSubsystem(deps, subsystemId);
     setPlatformValue(deps, subsystemId, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
   });
   return settledUnlessDiskFull(stored, () => {
@@ -216,6 +217,7 @@ function storeStatus(
   fields: { status: HealthStatus; statusChangedAt: number | null; lastContactedAt: number | null },
 ): SubsystemRow | undefined {
   const row = deps.db.update(subsystems).set(fields).where(eq(subsystems.id, id)).returning().get();
+  forgetSubsystem(deps, id);
   if (row) {
     setPlatformValue(deps, id, 'is_alive', fields.status === 'online' ? 'true' : 'false');
     setPlatformValue(deps, id, 'last_contacted_at', isoOrNull(fields.lastContactedAt) ?? '');

@@ -47,6 +47,20 @@ describe('PUT /subsystems/:id/heartbeat', () => {
     expect(t.events).toEqual([]);
   });
 
+  it('follows a renamed or deleted subsystem on the next heartbeat (its row is kept in memory between them)', async () => {
+    const t = setup();
+    const { body } = await t.create({ externalId: 'media' });
+    expect((await t.beat('media')).status).toBe(200);
+    expect((await t.beat('media')).status).toBe(200);
+    const renamed = await t.call('PATCH', `/subsystems/${body._id}`, { as: 'admin', body: { externalId: 'screens' } });
+    expect(renamed.status).toBe(200);
+    expect((await t.beat('media')).status).toBe(404);
+    expect((await t.beat('screens')).status).toBe(200);
+    expect((await t.call('DELETE', `/subsystems/${body._id}`, { as: 'admin' })).status).toBe(204);
+    expect((await t.beat('screens')).status).toBe(404);
+    expect((await t.beat(body._id)).status).toBe(404);
+  });
+
   it('keeps the heartbeat record: lastAt, remoteAddress, median of the last 10 intervals, count', async () => {
     const t = setup();
     const { body } = await t.create({ externalId: 'media' });

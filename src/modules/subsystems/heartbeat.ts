@@ -8,7 +8,7 @@ import { isIP } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
 import { type Principal, requireOwnWrite } from '../../core/principal';
-import { findSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
+import { findSubsystem, forgetSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { settledUnlessDiskFull } from '../../http/errors';
@@ -50,6 +50,7 @@ function storeIpAddress(deps: Deps, id: number, address: string): void {
     .where(eq(subsystems.id, row.id))
     .returning()
     .get();
+  forgetSubsystem(deps, id);
   if (!updated) return;
   const live = liveHealth(deps, updated);
   emit(deps, 'subsystem.updated', {

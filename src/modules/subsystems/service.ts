@@ -8,7 +8,7 @@ import { changedFields } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import { type Principal, requireOwnWrite, systemPrincipal } from '../../core/principal';
 import { getSettingGroup } from '../../core/settings';
-import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
+import { forgetSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import {
   controlPanels,
   events,
@@ -115,6 +115,7 @@ function updateSubsystem(deps: Deps, principal: Principal, row: SubsystemRow, bo
           .where(eq(subsystems.id, row.id))
           .returning()
           .get() ?? row;
+      forgetSubsystem(deps, row.id);
       configureHealth(deps, updated);
       emit(deps, 'subsystem.updated', eventData(deps, updated, changed));
       audit(deps, principal, 'updated', subsystemSubject(updated), changed);
@@ -238,6 +239,7 @@ export function deleteSubsystem(deps: Deps, principal: Principal, id: string): D
       ]),
     ) as DeletedCounts;
     deps.db.delete(subsystems).where(eq(subsystems.id, row.id)).run();
+    forgetSubsystem(deps, row.id);
     // Forgotten live health is rebuilt from the row on its next read, so a rollback loses nothing stored.
     forgetHealth(deps, row.id);
     emit(deps, 'subsystem.deleted', { _id: row.id, externalId: row.externalId, changed: [], counts });
