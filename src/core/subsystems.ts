@@ -3,7 +3,7 @@
  * is the `_id` first, otherwise the `externalId`. Rows found are kept in memory (`deps.subsystemRows`,
  * subsystem-rows.ts) until a write to the row forgets them.
  */
-import { eq, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { prepared } from '../db/prepared';
 import { subsystems } from '../db/schema';
 import type { Deps } from '../deps';
@@ -66,6 +66,15 @@ export function forgetSubsystem(deps: Deps, id: number): void {
   const row = rows.get(id);
   if (row) idOf.delete(row.externalId);
   rows.delete(id);
+}
+
+/** Every subsystem's `_id`, `externalId` and `type`, in `_id` order (the schedule's targets). */
+export function allSubsystemKeys(deps: Deps): Array<Pick<SubsystemRow, 'id' | 'externalId' | 'type'>> {
+  return deps.db
+    .select({ id: subsystems.id, externalId: subsystems.externalId, type: subsystems.type })
+    .from(subsystems)
+    .orderBy(asc(subsystems.id))
+    .all();
 }
 
 /** The subsystem or 404 `not_found`. */

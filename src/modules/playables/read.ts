@@ -1,12 +1,11 @@
 /**
  * Playables as other modules read them, below the service: the schedule's snapshot needs every
  * playable with its subsystem's externalId, and the service and look-ups (which show schedule usage)
- * import the schedule, so this file imports neither. It takes the `Db`, not `Deps`: deps.ts names
- * the schedule's state, whose snapshot types reach this file.
+ * import the schedule, so this file imports neither.
  */
 import { asc, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client';
 import { playables, subsystems } from '../../db/schema';
+import type { Deps } from '../../deps';
 import type { PlayableRow } from './mapper';
 
 /** A playable and the externalId of its subsystem. */
@@ -16,8 +15,8 @@ export interface OwnedPlayable {
 }
 
 /** Every playable of an existing subsystem with that subsystem's externalId, in `_id` order (one query). */
-export function allPlayablesWithOwner(db: Db): OwnedPlayable[] {
-  return db
+export function allPlayablesWithOwner(deps: Deps): OwnedPlayable[] {
+  return deps.db
     .select({ playable: playables, subsystemExternalId: subsystems.externalId })
     .from(playables)
     .innerJoin(subsystems, eq(subsystems.id, playables.subsystemId))

@@ -49,7 +49,7 @@ function build(deps: Deps, version: number): LoadedSchedule {
   const zones = deps.db.select().from(scheduleZones).all();
   const playlists = deps.db.select().from(schedulePlaylists).all();
   const blocks = deps.db.select().from(scheduleBlocks).all();
-  const targets = readTargets(deps.db);
+  const targets = readTargets(deps);
   noteChangeTime(deps, targets.newestChange);
   const blockMap = new Map(blocks.map((b) => [b.id, b]));
   const state = changeClock(deps);

@@ -7,10 +7,15 @@ import type { CalendarRow } from '../calendars/mapper';
 import type { EngineTarget, ScheduleSnapshot } from '../engine/types';
 import type { ItemRow } from '../items/mapper';
 import type { ZoneRow } from '../zones/mapper';
-import type { PlayableTarget } from './targets';
 
 export type BlockRow = typeof scheduleBlocks.$inferSelect;
 export type PlaylistRow = typeof schedulePlaylists.$inferSelect;
+
+/** A playable as the schedule sees it, with what only the definitions need. */
+export interface PlayableTarget extends EngineTarget {
+  type: string;
+  durationType: string;
+}
 
 export interface LoadedSchedule {
   snapshot: ScheduleSnapshot;

@@ -1,20 +1,14 @@
 /**
  * The targets the schedule plays: a few columns of every event, playable and subsystem. Events and
  * playables come from those modules' read.ts, below their services (which show schedule usage and so
- * import the schedule).
+ * import the schedule); subsystems from core/subsystems.ts.
  */
-import { asc } from 'drizzle-orm';
-import type { Db } from '../../../db/client';
-import { subsystems } from '../../../db/schema';
+import { allSubsystemKeys } from '../../../core/subsystems';
+import type { Deps } from '../../../deps';
 import { allEventsWithOwner } from '../../events/read';
 import { allPlayablesWithOwner } from '../../playables/read';
 import type { EngineSubsystem, EngineTarget } from '../engine/types';
-
-/** A playable as the schedule sees it, with what only the definitions need. */
-export interface PlayableTarget extends EngineTarget {
-  type: string;
-  durationType: string;
-}
+import type { PlayableTarget } from './loaded';
 
 export interface Targets {
   events: EngineTarget[];
@@ -25,19 +19,14 @@ export interface Targets {
 }
 
 /** Every event and playable of an existing subsystem, and every subsystem, in `_id` order. */
-export function readTargets(db: Db): Targets {
+export function readTargets(deps: Deps): Targets {
   let newestChange = 0;
   const seen = (updatedAt: number) => {
     newestChange = Math.max(newestChange, Math.trunc(updatedAt));
   };
-  const eventRows = allEventsWithOwner(db);
-  const playableRows = allPlayablesWithOwner(db);
-  // core/subsystems.ts looks one subsystem up (and takes Deps, which this file cannot import): no list yet.
-  const subsystemRows = db
-    .select({ id: subsystems.id, externalId: subsystems.externalId, type: subsystems.type })
-    .from(subsystems)
-    .orderBy(asc(subsystems.id))
-    .all();
+  const eventRows = allEventsWithOwner(deps);
+  const playableRows = allPlayablesWithOwner(deps);
+  const subsystemRows = allSubsystemKeys(deps);
   const eventTargets = eventRows.map(({ event: e, subsystemExternalId }): EngineTarget => {
     seen(e.updatedAt);
     return {
