@@ -22,29 +22,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ADMIN_PASSWORD, api, cpuMs, freePort, limitsEnv, median, waitFor, wrk } from './support';
+import { ADMIN_PASSWORD, api, cpuMs, freePort, limitsEnv, median, seedValues, waitFor, wrk } from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
 const RUNS = Number(process.env.RUNS ?? 3);
 const DURATION = process.env.DURATION ?? '10s';
 const SUBSYSTEMS = Number(process.env.SUBSYSTEMS ?? 5000);
-const VARIABLES = 1000;
 const ALL = ['value:none', 'value:token', 'value:session', 'heartbeat:none', 'heartbeat:token'];
 const PATHS = (process.env.PATHS ?? ALL.join(',')).split(',');
 for (const p of PATHS) if (!ALL.includes(p)) throw new Error(`unknown path ${p}; one of ${ALL.join(', ')}`);
 
 /** Registers the bench's subsystems and variables; returns the first variable's _id - 1, a session and a token. */
 async function seed(base: string) {
-  const login = await api(base, 'POST', '/auth/login', { username: 'admin', password: ADMIN_PASSWORD });
-  const session = String(login.session);
-  await api(base, 'POST', '/subsystems', { externalId: 'bench' }, session);
-  let first = 0;
-  for (let i = 1; i <= VARIABLES; i++) {
-    const v = await api(base, 'PUT', '/variables', { subsystemExternalId: 'bench', externalRef: `var${i}` }, session);
-    if (i === 1) first = Number(v._id);
-    else if (Number(v._id) !== first + i - 1) throw new Error('variable ids are not consecutive');
-  }
+  const { offset, session } = await seedValues(base);
   if (PATHS.some((p) => p.startsWith('heartbeat'))) {
     for (let i = 1; i <= SUBSYSTEMS; i += 50) {
       const batch = [];
@@ -60,7 +51,7 @@ async function seed(base: string) {
   const integration = roles.find((r) => r.name === 'integration');
   if (!integration) throw new Error('no integration role');
   const token = await api(base, 'POST', '/tokens', { displayName: 'bench driver', roleId: integration._id }, session);
-  return { offset: first - 1, session, token: String(token.token) };
+  return { offset, session, token: String(token.token) };
 }
 
 const floorDir = mkdtempSync(join(tmpdir(), 'bench-floor-'));

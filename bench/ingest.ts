@@ -39,6 +39,7 @@ import {
   limitsEnv,
   median,
   wrk as runWrk,
+  seedValues as seed,
   startReceiver,
   waitFor,
   webhookBacklog,
@@ -50,7 +51,6 @@ const RUNS = Number(process.env.RUNS ?? 3);
 const DURATION = process.env.DURATION ?? '10s';
 const CONNECTIONS = process.env.CONNECTIONS ?? '64';
 const THREADS = process.env.THREADS ?? '2';
-const VARIABLES = 1000;
 const WS_SUBSCRIBERS = Number(process.env.WS_SUBSCRIBERS ?? 0);
 const WEBHOOKS = Number(process.env.WEBHOOKS ?? 0);
 const PAIRED = process.env.PAIRED === '1';
@@ -69,20 +69,6 @@ const wrk = (port: number, offset: number) =>
   });
 /** How long the webhook backlog's drain is watched after the runs. */
 const DRAIN_SECONDS = 10;
-
-/** One subsystem and 1000 variables; returns the ID_OFFSET wrk needs (first variable _id - 1) and the admin session. */
-async function seed(base: string): Promise<{ offset: number; session: string }> {
-  const login = await api(base, 'POST', '/auth/login', { username: 'admin', password: ADMIN_PASSWORD });
-  const session = String(login.session);
-  await api(base, 'POST', '/subsystems', { externalId: 'bench' }, session);
-  let first = 0;
-  for (let i = 1; i <= VARIABLES; i++) {
-    const v = await api(base, 'PUT', '/variables', { subsystemExternalId: 'bench', externalRef: `var${i}` }, session);
-    if (i === 1) first = Number(v._id);
-    else if (Number(v._id) !== first + i - 1) throw new Error('variable ids are not consecutive');
-  }
-  return { offset: first - 1, session };
-}
 
 /** WebSocket clients subscribed to `variables`, counting what they receive. */
 async function subscribers(

@@ -130,6 +130,24 @@ export async function wrk(run: WrkRun): Promise<{ rps: number; requests: number;
   return { rps, requests, non2xx };
 }
 
+/**
+ * What the value benches write to: one subsystem `bench` and 1000 variables with consecutive `_id`s,
+ * registered as the initial admin. Returns the ID_OFFSET the floor's wrk script needs (the first
+ * variable's `_id` - 1) and the admin session.
+ */
+export async function seedValues(base: string): Promise<{ offset: number; session: string }> {
+  const login = await api(base, 'POST', '/auth/login', { username: 'admin', password: ADMIN_PASSWORD });
+  const session = String(login.session);
+  await api(base, 'POST', '/subsystems', { externalId: 'bench' }, session);
+  let first = 0;
+  for (let i = 1; i <= 1000; i++) {
+    const v = await api(base, 'PUT', '/variables', { subsystemExternalId: 'bench', externalRef: `var${i}` }, session);
+    if (i === 1) first = Number(v._id);
+    else if (Number(v._id) !== first + i - 1) throw new Error('variable ids are not consecutive');
+  }
+  return { offset: first - 1, session };
+}
+
 /** CPU time (user + system) a process has used, in ms, from /proc (Linux, 100 ticks/s; NaN elsewhere). */
 export function cpuMs(pid: number): number {
   try {
