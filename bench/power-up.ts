@@ -3,7 +3,7 @@
  * (status unknown, never seen) send their first heartbeat at RATE per second in total, then every
  * subsystem keeps heartbeating every SUBSYSTEMS / RATE seconds (5 s by default) for STEADY_SECONDS.
  *
- *   bun bench/power-up.ts        (SUBSYSTEMS=5000 RATE=1000 STEADY_SECONDS=30)
+ *   bun bench/power-up.ts        (SUBSYSTEMS=5000 RATE=1000 STEADY_SECONDS=30 SILENCE_SECONDS=35)
  *   SUBSYSTEMS=500 RATE=500 STEADY_SECONDS=5 bun bench/power-up.ts
  *
  * Each heartbeat is `PUT /api/v1/subsystems/pu{n}/heartbeat` with an integration token in
@@ -14,8 +14,13 @@
  * is charged for every request it held up (no coordinated omission); how late the client itself sent
  * requests is printed too, to tell client lag from server lag.
  *
+ * Then every subsystem goes silent for SILENCE_SECONDS (past the default 30 s grace period, so all go
+ * offline and the `subsystem-offline` alert opens an incident and a notification for each) and comes
+ * back the same way, at RATE per second: the recovery storm, what a venue sees after a power cut.
+ * SILENCE_SECONDS=0 skips it.
+ *
  * Bars:
- *   power-up      p99 under 50 ms
+ *   power-up      p99 under 50 ms (first contact and recovery alike)
  *   steady state  p99 under 5 ms, and no pause over 20 ms; a pause is a stretch of time covered by
  *                 the [scheduled, answered] spans of requests that took over 20 ms (overlapping spans
  *                 merged), so a stall of D ms shows as a pause of about D ms
@@ -33,6 +38,7 @@ const ROOT = resolve(import.meta.dir, '..');
 const SUBSYSTEMS = Number(process.env.SUBSYSTEMS ?? 5000);
 const RATE = Number(process.env.RATE ?? 1000);
 const STEADY_SECONDS = Number(process.env.STEADY_SECONDS ?? 30);
+const SILENCE_SECONDS = Number(process.env.SILENCE_SECONDS ?? 35);
 const SLOW_MS = 20;
 /** A request still unanswered after this long is given up and counted as a failure. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -204,10 +210,16 @@ try {
     runPhase(base, token, start, SUBSYSTEMS),
     runPhase(base, token, start + (SUBSYSTEMS * 1000) / RATE, steadyCount),
   ]);
+  let recovery: Phase | null = null;
+  if (SILENCE_SECONDS > 0) {
+    await Bun.sleep(SILENCE_SECONDS * 1000);
+    recovery = await runPhase(base, token, performance.now() + 10, SUBSYSTEMS);
+  }
   const rssEnd = rssMb(product.pid);
 
   const up = summary('power-up', powerUp);
   const st = summary('steady state', steady);
+  const back = recovery ? summary('recovery', recovery) : null;
   const slow = st.filter((x) => x > SLOW_MS).length;
   const pause = longestPause(steady);
   console.log(`steady state  ${slow} requests over ${SLOW_MS} ms; longest pause over ${SLOW_MS} ms ${ms(pause)}`);
@@ -215,11 +227,13 @@ try {
   const upP99 = percentile(up, 99);
   const stP99 = percentile(st, 99);
   console.log(`bar power-up p99 < 50 ms: ${verdict(upP99 < 50)} (${ms(upP99)})`);
+  if (back)
+    console.log(`bar recovery p99 < 50 ms: ${verdict(percentile(back, 99) < 50)} (${ms(percentile(back, 99))})`);
   console.log(`bar steady p99 < 5 ms: ${verdict(stP99 < 5)} (${ms(stP99)})`);
   console.log(`bar steady no pause over ${SLOW_MS} ms: ${verdict(pause <= SLOW_MS)} (${ms(pause)})`);
 
   const failures = new Map<string, number>();
-  for (const phase of [powerUp, steady]) {
+  for (const phase of [powerUp, steady, ...(recovery ? [recovery] : [])]) {
     for (const [what, n] of phase.failures) failures.set(what, (failures.get(what) ?? 0) + n);
   }
   const non2xx = [...failures.values()].reduce((a, b) => a + b, 0);
