@@ -22,7 +22,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ADMIN_PASSWORD, api, cpuMs, freePort, limitsEnv, median, seedValues, waitFor, wrk } from './support';
+import {
+  ADMIN_PASSWORD,
+  cpuMs,
+  freePort,
+  integrationToken,
+  limitsEnv,
+  median,
+  registerSubsystems,
+  seedValues,
+  waitFor,
+  wrk,
+} from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
@@ -36,22 +47,8 @@ for (const p of PATHS) if (!ALL.includes(p)) throw new Error(`unknown path ${p};
 /** Registers the bench's subsystems and variables; returns the first variable's _id - 1, a session and a token. */
 async function seed(base: string) {
   const { offset, session } = await seedValues(base);
-  if (PATHS.some((p) => p.startsWith('heartbeat'))) {
-    for (let i = 1; i <= SUBSYSTEMS; i += 50) {
-      const batch = [];
-      for (let j = i; j < i + 50 && j <= SUBSYSTEMS; j++) {
-        batch.push(api(base, 'POST', '/subsystems', { externalId: `hb${j}` }, session));
-      }
-      await Promise.all(batch);
-    }
-  }
-  const roles = (await (
-    await fetch(`${base}/api/v1/roles?limit=1000`, { headers: { authorization: `Bearer ${session}` } })
-  ).json()) as Array<{ _id: number; name: string }>;
-  const integration = roles.find((r) => r.name === 'integration');
-  if (!integration) throw new Error('no integration role');
-  const token = await api(base, 'POST', '/tokens', { displayName: 'bench driver', roleId: integration._id }, session);
-  return { offset, session, token: String(token.token) };
+  if (PATHS.some((p) => p.startsWith('heartbeat'))) await registerSubsystems(base, session, 'hb', SUBSYSTEMS);
+  return { offset, session, token: await integrationToken(base, session, 'bench driver') };
 }
 
 const floorDir = mkdtempSync(join(tmpdir(), 'bench-floor-'));

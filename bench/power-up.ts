@@ -32,7 +32,16 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ADMIN_PASSWORD, api, freePort, limitsEnv, median, waitFor } from './support';
+import {
+  ADMIN_PASSWORD,
+  api,
+  freePort,
+  integrationToken,
+  limitsEnv,
+  median,
+  registerSubsystems,
+  waitFor,
+} from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const SUBSYSTEMS = Number(process.env.SUBSYSTEMS ?? 5000);
@@ -47,20 +56,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
 async function seed(base: string): Promise<string> {
   const login = await api(base, 'POST', '/auth/login', { username: 'admin', password: ADMIN_PASSWORD });
   const session = String(login.session);
-  for (let i = 1; i <= SUBSYSTEMS; i += 50) {
-    const batch = [];
-    for (let j = i; j < i + 50 && j <= SUBSYSTEMS; j++) {
-      batch.push(api(base, 'POST', '/subsystems', { externalId: `pu${j}` }, session));
-    }
-    await Promise.all(batch);
-  }
-  const roles = (await (
-    await fetch(`${base}/api/v1/roles?limit=1000`, { headers: { authorization: `Bearer ${session}` } })
-  ).json()) as Array<{ _id: number; name: string }>;
-  const integration = roles.find((r) => r.name === 'integration');
-  if (!integration) throw new Error('no integration role');
-  const token = await api(base, 'POST', '/tokens', { displayName: 'power-up bench', roleId: integration._id }, session);
-  return String(token.token);
+  await registerSubsystems(base, session, 'pu', SUBSYSTEMS);
+  return integrationToken(base, session, 'power-up bench');
 }
 
 /** The daemon's resident set in MB, from /proc/<pid>/status (NaN where there is none). */

@@ -148,6 +148,27 @@ export async function seedValues(base: string): Promise<{ offset: number; sessio
   return { offset: first - 1, session };
 }
 
+/** Registers `<prefix>1` … `<prefix><count>` as the given session, 50 at a time. */
+export async function registerSubsystems(base: string, session: string, prefix: string, count: number): Promise<void> {
+  for (let i = 1; i <= count; i += 50) {
+    const batch = [];
+    for (let j = i; j < i + 50 && j <= count; j++) {
+      batch.push(api(base, 'POST', '/subsystems', { externalId: `${prefix}${j}` }, session));
+    }
+    await Promise.all(batch);
+  }
+}
+
+/** A new API token of the built-in integration role (how field drivers call), made by the given session. */
+export async function integrationToken(base: string, session: string, displayName: string): Promise<string> {
+  const roles = (await (
+    await fetch(`${base}/api/v1/roles?limit=1000`, { headers: { authorization: `Bearer ${session}` } })
+  ).json()) as Array<{ _id: number; name: string }>;
+  const integration = roles.find((r) => r.name === 'integration');
+  if (!integration) throw new Error('no integration role');
+  return String((await api(base, 'POST', '/tokens', { displayName, roleId: integration._id }, session)).token);
+}
+
 /** CPU time (user + system) a process has used, in ms, from /proc (Linux, 100 ticks/s; NaN elsewhere). */
 export function cpuMs(pid: number): number {
   try {
