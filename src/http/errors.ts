@@ -72,8 +72,12 @@ export const rateLimited = (retryAfterSeconds: number, message = 'too many attem
     'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
   });
 
-/** A write refused because the disk (or the database's page limit) is full: SQLite or the file system said so. */
+/**
+ * A write refused because the disk (or the database's page limit) is full: SQLite or the file system
+ * said so, or the writer already answered it with the 507.
+ */
 export function isDiskFull(error: unknown): boolean {
+  if (error instanceof AppError) return error.errorCode === 'insufficient_storage';
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_FULL' || code === 'ENOSPC';
 }
@@ -96,8 +100,7 @@ export function unlessDiskFull(write: () => void): boolean {
 }
 
 /**
- * The same for a write already submitted (the writer's group commit, which answers a full disk with
- * the 507): resolves when it committed or was skipped on a full disk; when it failed, `undo` runs
+ * The same for a write already submitted (the writer's group commit): resolves when it committed or was skipped on a full disk; when it failed, `undo` runs
  * first and any error but a full disk rejects.
  */
 export function settledUnlessDiskFull(write: Promise<unknown>, undo: () => void = () => {}): Promise<void> {
@@ -105,7 +108,7 @@ export function settledUnlessDiskFull(write: Promise<unknown>, undo: () => void 
     () => undefined,
     (err) => {
       undo();
-      if (!isDiskFull(err) && !(err instanceof AppError && err.errorCode === 'insufficient_storage')) throw err;
+      if (!isDiskFull(err)) throw err;
     },
   );
 }
