@@ -25,6 +25,8 @@
  *                 the [scheduled, answered] spans of requests that took over 20 ms (overlapping spans
  *                 merged), so a stall of D ms shows as a pause of about D ms
  *
+ * PROFILE_DIR=<dir> writes pmsd's CPU profile there (`bun --cpu-prof`), as bench/hot-paths.ts does.
+ *
  * Also prints the daemon's RSS (VmRSS) idle after seeding and at the end. pmsd runs from source with
  * its defaults (info logging) and every flood budget raised far above the load; any answer but 2xx
  * (or a failed request) fails the bench.
@@ -175,7 +177,8 @@ const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-'));
 const port = freePort();
-const product = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
+const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+const product = Bun.spawn([process.execPath, ...profile, join(ROOT, 'src/main.ts'), 'serve'], {
   env: {
     ...process.env,
     ...limitsEnv(true),

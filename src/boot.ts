@@ -74,6 +74,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
   const outbox = new OutboxState();
   const work = new UnitOfWork(sqlite, eventStage({ sqlite, clock, bus, log, outbox }), {
     onEffectError: (err) => log.error({ err }, 'after-commit effect failed'),
+    onListenerError: (err, type) => log.error({ err, event: type }, 'in-unit event listener failed'),
     monotonic: () => clock.monotonic(),
   });
   const deps: Deps = {

@@ -13,6 +13,11 @@
  * The unit whose code runs now is kept, so a service deep in a call chain emits into the unit
  * its caller opened (`emit(deps, …)` in realtime/emit.ts) instead of threading a scope through.
  *
+ * A few consequences must commit with their cause rather than after it: they listen with `react`
+ * (in-unit listeners) instead of on the bus. They run inside the unit that emits the event, so a storm
+ * of causes (5 000 subsystems going offline in one health tick) and its consequences (an incident and
+ * a notification each) is one transaction, not 5 000, and a crash cannot keep one without the other.
+ *
  * Events are staged by the webhook outbox (`EventStage`, realtime/outbox.ts): a synchronous unit
  * inserts each event's deliveries in its transaction at once, a batch writes one outbox row for all
  * its jobs just before COMMIT (see outbox.ts for why). Either way they commit with the change.
@@ -29,7 +34,34 @@ export interface EventStage extends BatchOutbox {
   stageNow(type: string, data: Record<string, unknown>): () => void;
 }
 
-export type UnitOfWorkOptions = Omit<WriterOptions, 'outbox'>;
+/** Reacts to an event inside the unit that emits it (`UnitOfWork.react`). */
+export type InUnitListener = (type: string, data: Record<string, unknown>) => void;
+
+export interface UnitOfWorkOptions extends Omit<WriterOptions, 'outbox'> {
+  /** An in-unit listener threw (its part was undone; the change that emitted goes on). */
+  onListenerError?: (err: unknown, type: string) => void;
+}
+
+/**
+ * The unit handed to a change: emits into `inner` (which stages), then runs the in-unit listeners.
+ * A joined unit's steps are replayed into the outer unit's `inner`, so nothing reacts twice.
+ */
+class ReactingUnit implements Unit {
+  constructor(
+    readonly inner: Unit,
+    private readonly react: (type: string, data: Record<string, unknown>) => void,
+  ) {}
+  emit(type: string, data: Record<string, unknown>): void {
+    this.inner.emit(type, data);
+    this.react(type, data);
+  }
+  afterCommit(effect: () => void): void {
+    this.inner.afterCommit(effect);
+  }
+  onUndo(undo: () => void): void {
+    this.inner.onUndo(undo);
+  }
+}
 
 /** A unit joined inside another: its steps are replayed into the outer unit when it succeeds. */
 class JoinedUnit implements Unit {
@@ -50,6 +82,8 @@ export class UnitOfWork {
   private readonly writer: Writer;
   private open: Unit | null = null;
   private readonly onEffectError: (err: unknown) => void;
+  private readonly onListenerError: (err: unknown, type: string) => void;
+  private readonly listeners = new Map<string, Set<InUnitListener>>();
 
   constructor(
     private readonly sqlite: Database,
@@ -58,6 +92,26 @@ export class UnitOfWork {
   ) {
     this.writer = new Writer(sqlite, { ...options, outbox: events });
     this.onEffectError = options.onEffectError ?? (() => {});
+    this.onListenerError = options.onListenerError ?? (() => {});
+  }
+
+  /**
+   * Runs `listener` for every event of `types` inside the unit that emits it, right where it is
+   * emitted (so publishers emit after the change the event reports, as they do anyway), joined like a
+   * nested `transact`: what it writes and emits commits with the cause, its events are published
+   * after the cause's, and when it throws only its own part is undone and the error is reported; a
+   * listener never fails the change that emitted. For consequences that must be stored with their
+   * cause and are cheap; everything else listens on the bus, after the commit. Returns the unsubscribe.
+   */
+  react(types: readonly string[], listener: InUnitListener): () => void {
+    for (const type of types) {
+      const set = this.listeners.get(type) ?? new Set<InUnitListener>();
+      set.add(listener);
+      this.listeners.set(type, set);
+    }
+    return () => {
+      for (const type of types) this.listeners.get(type)?.delete(listener);
+    };
   }
 
   /**
@@ -71,7 +125,10 @@ export class UnitOfWork {
 
   /** Queues `change` for the writer's next batch; resolves once that batch committed. */
   submit<T>(change: (unit: Unit) => T): Promise<T> {
-    return this.writer.submit((scope) => this.within(scope, () => change(scope)));
+    return this.writer.submit((scope) => {
+      const unit = this.reacting(scope);
+      return this.within(unit, () => change(unit));
+    });
   }
 
   /**
@@ -98,6 +155,25 @@ export class UnitOfWork {
     this.writer.drain();
   }
 
+  private reacting(inner: Unit): ReactingUnit {
+    return new ReactingUnit(inner, (type, data) => this.reactTo(type, data));
+  }
+
+  /** The in-unit listeners of `type`, each joined to the open unit (see `react`). */
+  private reactTo(type: string, data: Record<string, unknown>): void {
+    const set = this.listeners.get(type);
+    if (!set || set.size === 0) return;
+    for (const listener of set) {
+      try {
+        this.transact(() => listener(type, data));
+      } catch (err) {
+        // A full disk (or I/O error) rolled the whole transaction back: the cause has failed too.
+        if (!this.sqlite.inTransaction) throw err;
+        this.onListenerError(err, type);
+      }
+    }
+  }
+
   private within<T>(unit: Unit, run: () => T): T {
     const previous = this.open;
     this.open = unit;
@@ -111,11 +187,11 @@ export class UnitOfWork {
   private runAlone<T>(change: (unit: Unit) => T): T {
     const effects: Array<() => void> = [];
     const undos: Array<() => void> = [];
-    const unit: Unit = {
+    const unit = this.reacting({
       emit: (type, data) => effects.push(this.events.stageNow(type, data)),
       afterCommit: (effect) => effects.push(effect),
       onUndo: (undo) => undos.push(undo),
-    };
+    });
     let result: T;
     try {
       result = this.within(unit, () => this.sqlite.transaction(() => change(unit))());
@@ -134,16 +210,19 @@ export class UnitOfWork {
   }
 
   private join<T>(outer: Unit, change: (unit: Unit) => T): T {
-    const unit = new JoinedUnit();
+    const joined = new JoinedUnit();
+    const unit = this.reacting(joined);
     let result: T;
     try {
       result = this.within(unit, () => this.sqlite.transaction(() => change(unit))());
     } catch (err) {
-      for (const undo of unit.undos.reverse()) undo();
+      for (const undo of joined.undos.reverse()) undo();
       throw err;
     }
-    for (const undo of unit.undos) outer.onUndo(undo);
-    for (const step of unit.steps) step(outer);
+    // Replayed into what the outer unit stages, not through its listeners: they already ran here.
+    const target = outer instanceof ReactingUnit ? outer.inner : outer;
+    for (const undo of joined.undos) target.onUndo(undo);
+    for (const step of joined.steps) step(target);
     return result;
   }
 }

@@ -1,7 +1,13 @@
 /**
- * What alerts hear on the bus (installed by boot, so tests get it too): value writes of watched
- * variables, variables and subsystems going away, the platform conditions of the system rules, and
- * the `acknowledge` button of an alert notification (§7 rule 3). Publishers never know these listen.
+ * What alerts hear (installed by boot, so tests get it too): value writes of watched variables,
+ * variables and subsystems going away, the platform conditions of the system rules, and the
+ * `acknowledge` button of an alert notification (§7 rule 3). Publishers never know these listen.
+ *
+ * Health changes (a subsystem offline or online, a variable's health) are heard inside the unit that
+ * reports them (`deps.work.react`, db/unit-of-work.ts): the incident and its notification commit with
+ * the transition. A venue's power cut turns thousands of subsystems offline in one health tick and
+ * back online in a few writer batches; each is then one transaction, not one per subsystem. The rest
+ * is heard on the bus, after the commit.
  */
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { alertRules } from '../../db/schema';
@@ -59,18 +65,9 @@ function handle(deps: Deps, event: BusEvent): void {
     case 'variable.changed':
       onVariableValue(deps, id, typeof event.data.lastValue === 'string' ? event.data.lastValue : '');
       return;
-    case 'variable.health_changed':
-      if (typeof event.data.healthState === 'number') onVariableHealth(deps, id, event.data.healthState);
-      return;
     case 'variable.deleted':
       onVariableGoneHealth(deps, id);
       deactivateMissing(deps);
-      return;
-    case 'subsystem.offline':
-      onSubsystemOffline(deps, id);
-      return;
-    case 'subsystem.online':
-      onSubsystemOnline(deps, id);
       return;
     case 'subsystem.deleted':
       onSubsystemDeleted(deps, id);
@@ -92,6 +89,22 @@ function handle(deps: Deps, event: BusEvent): void {
   }
 }
 
+/** A health change, inside the unit that reports it. */
+function onHealth(deps: Deps, type: string, data: Record<string, unknown>): void {
+  const id = data._id;
+  if (typeof id !== 'number') return;
+  if (type === 'subsystem.offline') onSubsystemOffline(deps, id);
+  else if (type === 'subsystem.online') onSubsystemOnline(deps, id);
+  else if (typeof data.healthState === 'number') onVariableHealth(deps, id, data.healthState);
+}
+
+const HEALTH_EVENTS = ['subsystem.offline', 'subsystem.online', 'variable.health_changed'] as const;
+
 export function installAlertListeners(deps: Deps): () => void {
-  return deps.bus.subscribe((event) => handle(deps, event));
+  const offBus = deps.bus.subscribe((event) => handle(deps, event));
+  const offUnit = deps.work.react(HEALTH_EVENTS, (type, data) => onHealth(deps, type, data));
+  return () => {
+    offBus();
+    offUnit();
+  };
 }

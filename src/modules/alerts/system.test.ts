@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'bun:test';
+import { rowCount } from '../../../tests/helpers/app';
 import { putSettingGroup } from '../../core/settings';
 import { emit } from '../../realtime/emit';
 import { tickHealth } from '../subsystems/health';
+import { upsertSubsystem } from '../subsystems/service';
 import { ensureSystemRules } from './system';
 import { alertsApp, at } from './test-support';
 
@@ -95,6 +97,27 @@ describe('subsystem-offline', () => {
     await t.beat();
     t.goOffline();
     expect(t.emitted('alert.fired')).toHaveLength(1);
+  });
+
+  it('a tick that turns many subsystems offline commits their incidents with the transitions, in one unit', async () => {
+    const t = await offlineApp();
+    for (let n = 1; n <= 20; n++) {
+      upsertSubsystem(t.deps, { externalId: `s${n}`, displayName: `S${n}` });
+      await t.call('PUT', `/subsystems/s${n}/heartbeat`, { from: '127.0.0.1' });
+    }
+    const openAtFirstEvent: number[] = [];
+    t.deps.bus.subscribe((e) => {
+      if (e.type === 'subsystem.offline' && openAtFirstEvent.length === 0)
+        openAtFirstEvent.push(rowCount(t, 'alert_incidents', "state = 'open'"), rowCount(t, 'notifications'));
+    });
+    t.goOffline();
+    // When the first transition is published, every incident and notification is already committed.
+    expect(openAtFirstEvent).toEqual([21, 21]);
+    expect(t.emitted('subsystem.offline')).toHaveLength(21);
+    expect(t.emitted('alert.fired')).toHaveLength(21);
+    // Each subsystem's events in order: its transition, then its incident.
+    const order = t.events.filter((e) => e.type === 'subsystem.offline' || e.type === 'alert.fired');
+    expect(order.slice(0, 2).map((e) => e.type)).toEqual(['subsystem.offline', 'alert.fired']);
   });
 
   it('a deleted subsystem closes its incident without a recovery notice', async () => {
