@@ -3,6 +3,7 @@
  * and `system` (daemon start and stop, migrations …). Each emits `log.created` with the entry.
  */
 
+import { insertRow } from '../db/prepared';
 import { logs } from '../db/schema';
 import type { Deps } from '../deps';
 import { emit, transact } from '../realtime/emit';
@@ -30,27 +31,23 @@ export function writePlatformLog(deps: Deps, entry: PlatformEntry): void {
   const createdBy = entry.createdBy ?? 'system';
   // Joins the caller's transact when there is one; standalone, the entry and its deliveries commit together.
   transact(deps, () => {
-    const row = deps.db
-      .insert(logs)
-      .values({
-        time: now,
-        key: entry.key,
-        value: entry.value.slice(0, 16384),
-        severity: entry.severity ?? 'info',
-        category: entry.category,
-        createdBy,
-        createdByType: entry.createdByType ?? 'system',
-        tags: [],
-        subsystemId: entry.subsystemId ?? null,
-        subsystemExternalId: entry.subsystemExternalId ?? null,
-        host: entry.host ?? null,
-        postedBy: entry.postedBy ?? null,
-        displayName: createdBy,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
+    const row = insertRow(deps, 'platform-log', logs, {
+      time: now,
+      key: entry.key,
+      value: entry.value.slice(0, 16384),
+      severity: entry.severity ?? 'info',
+      category: entry.category,
+      createdBy,
+      createdByType: entry.createdByType ?? 'system',
+      tags: [],
+      subsystemId: entry.subsystemId ?? null,
+      subsystemExternalId: entry.subsystemExternalId ?? null,
+      host: entry.host ?? null,
+      postedBy: entry.postedBy ?? null,
+      displayName: createdBy,
+      createdAt: now,
+      updatedAt: now,
+    });
     emit(deps, 'log.created', toLogDto(row));
   });
 }

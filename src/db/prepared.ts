@@ -5,11 +5,25 @@
  *
  *   const s = prepared(deps, 'subsystems', () => ({ byId: deps.db.select()…where(eq(…, sql.placeholder('id'))).prepare() }));
  *
+ * Writes whose columns vary from call to call (an incident closed, notified or reopened) use
+ * `insertRow` / `updateRow`: one statement per set of columns given, prepared on first use. Values
+ * go through each column's own mapping (booleans, JSON), as in a query built per call. Only for
+ * shapes fixed by the code (a handful per caller), never for whatever subset of fields a body sends.
+ *
  * The sets live in `deps.statements`, so a daemon (or a test app) holds its own, bound to its database.
  */
+import { eq, type InferInsertModel, type InferSelectModel, sql } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Db } from './client';
+
 export class PreparedStatements {
   /** Statement sets by owner name; each built on first use. */
   readonly sets = new Map<string, unknown>();
+}
+
+interface PreparedDeps {
+  db: Db;
+  statements: PreparedStatements;
 }
 
 /** The owner's statement set, built by `build` on first use. Names are unique per owner (`<module>` or `<module>.<what>`). */
@@ -19,4 +33,75 @@ export function prepared<T>(deps: { statements: PreparedStatements }, name: stri
   const set = build();
   deps.statements.sets.set(name, set);
   return set;
+}
+
+/** The keys whose value is given (undefined leaves a column out, as drizzle does), in a fixed order. */
+function givenKeys(values: Record<string, unknown>): string[] {
+  return Object.keys(values)
+    .filter((k) => values[k] !== undefined)
+    .sort();
+}
+
+function placeholders(keys: readonly string[]): Record<string, ReturnType<typeof sql.placeholder>> {
+  return Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)]));
+}
+
+function params(keys: readonly string[], values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, values[k]]));
+}
+
+interface RowStatement<R> {
+  get(values: Record<string, unknown>): R | undefined;
+}
+
+/** `INSERT INTO <table> (<given columns>) … RETURNING *`, prepared once per set of columns under `name`. */
+export function insertRow<T extends SQLiteTable>(
+  deps: PreparedDeps,
+  name: string,
+  table: T,
+  values: InferInsertModel<T>,
+): InferSelectModel<T> {
+  const given = values as Record<string, unknown>;
+  const keys = givenKeys(given);
+  const statement = prepared(
+    deps,
+    `${name}.insert:${keys.join(',')}`,
+    () =>
+      deps.db
+        .insert(table)
+        .values(placeholders(keys) as InferInsertModel<T>)
+        .returning()
+        .prepare() as unknown as RowStatement<InferSelectModel<T>>,
+  );
+  const row = statement.get(params(keys, given));
+  if (!row) throw new Error(`insert into ${name} returned no row`);
+  return row;
+}
+
+/**
+ * `UPDATE <table> SET <given columns> WHERE <idColumn> = id RETURNING *`, prepared once per set of
+ * columns under `name`; undefined when no row has that id.
+ */
+export function updateRow<T extends SQLiteTable>(
+  deps: PreparedDeps,
+  name: string,
+  table: T,
+  idColumn: SQLiteColumn,
+  id: number,
+  values: Partial<InferInsertModel<T>>,
+): InferSelectModel<T> | undefined {
+  const given = values as Record<string, unknown>;
+  const keys = givenKeys(given);
+  const statement = prepared(
+    deps,
+    `${name}.update:${keys.join(',')}`,
+    () =>
+      deps.db
+        .update(table)
+        .set(placeholders(keys) as Partial<InferInsertModel<T>>)
+        .where(eq(idColumn, sql.placeholder('$rowId')))
+        .returning()
+        .prepare() as unknown as RowStatement<InferSelectModel<T>>,
+  );
+  return statement.get({ ...params(keys, given), $rowId: id });
 }

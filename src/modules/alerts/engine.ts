@@ -8,7 +8,6 @@
 import { writePlatformLog } from '../../core/platform-log';
 import { getSettingGroup } from '../../core/settings';
 import { findSubsystem } from '../../core/subsystems';
-import { alertIncidents } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { emit, transact } from '../../realtime/emit';
 import { incidentEventData } from './mapper';
@@ -17,6 +16,7 @@ import {
   type AlertRow,
   findRule,
   type IncidentRow,
+  insertIncident,
   lastClosed,
   openIncident,
   openIncidents,
@@ -101,23 +101,19 @@ function fireNow(deps: Deps, rule: AlertRow, source: AlertSource, value: string 
     });
     return;
   }
-  const incident = deps.db
-    .insert(alertIncidents)
-    .values({
-      alertId: rule.id,
-      sourceType: source.type,
-      sourceId: source.id,
-      sourceExternalId: source.externalId,
-      sourceDisplayName: source.displayName,
-      state: 'open',
-      firedAt: now,
-      lastValue: value,
-      matchCount: 1,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get();
+  const incident = insertIncident(deps, {
+    alertId: rule.id,
+    sourceType: source.type,
+    sourceId: source.id,
+    sourceExternalId: source.externalId,
+    sourceDisplayName: source.displayName,
+    state: 'open',
+    firedAt: now,
+    lastValue: value,
+    matchCount: 1,
+    createdAt: now,
+    updatedAt: now,
+  });
   updateRule(deps, rule.id, { lastFiredAt: now });
   emit(deps, 'alert.fired', incidentEventData(rule, incident));
   log(deps, rule, 'alert.fired', `alert ${rule.id} (${rule.displayName}) fired for ${sourceName(incident)}`, 'warning');

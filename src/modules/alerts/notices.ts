@@ -11,7 +11,7 @@ import type { Deps } from '../../deps';
 import { clearNotificationsByKey } from '../notifications/clear';
 import type { NotificationActionWrite } from '../notifications/model';
 import { raiseNotification } from '../notifications/show';
-import { listRoles } from '../roles/service';
+import { roleIdsHolding } from '../roles/service';
 import { roleIdsOf } from '../users/accounts';
 import { DEFAULT_MESSAGE } from './model';
 import type { AlertRow, IncidentRow } from './store';
@@ -78,9 +78,7 @@ function audience(deps: Deps, rule: AlertRow): number[] {
     if (d.user !== undefined) for (const r of roleIdsOf(deps, d.user)) ids.add(r);
   }
   if (ids.size > 0) return [...ids];
-  return listRoles(deps, { limit: 10000, offset: 0 })
-    .items.filter((r) => r.permissions.includes('alerts:read'))
-    .map((r) => r._id);
+  return roleIdsHolding(deps, 'alerts:read');
 }
 
 /** Raises (or raises again) the incident's notification. */

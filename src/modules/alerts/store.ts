@@ -3,6 +3,7 @@
  * incidents, firing since, locked), computed in SQL so the list filters run there too.
  */
 import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { insertRow, prepared, updateRow } from '../../db/prepared';
 import { alertIncidents, alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, notFound } from '../../http/errors';
@@ -62,8 +63,46 @@ export function alertDto(deps: Deps, id: number): AlertDto {
   return dtoOf(deps, r);
 }
 
+/** The lookups health changes make for every subsystem of a storm, prepared once. */
+function statements(deps: Deps) {
+  return prepared(deps, 'alerts', () => {
+    const incident = (state: 'open' | 'closed') =>
+      and(
+        eq(alertIncidents.alertId, sql.placeholder('alertId')),
+        eq(alertIncidents.sourceId, sql.placeholder('sourceId')),
+        eq(alertIncidents.state, state),
+      );
+    return {
+      ruleById: deps.db
+        .select()
+        .from(alertRules)
+        .where(eq(alertRules.id, sql.placeholder('id')))
+        .prepare(),
+      ruleByKind: deps.db
+        .select()
+        .from(alertRules)
+        .where(eq(alertRules.systemKind, sql.placeholder('kind')))
+        .prepare(),
+      openIncident: deps.db.select().from(alertIncidents).where(incident('open')).prepare(),
+      openIncidents: deps.db
+        .select()
+        .from(alertIncidents)
+        .where(and(eq(alertIncidents.alertId, sql.placeholder('alertId')), eq(alertIncidents.state, 'open')))
+        .orderBy(alertIncidents.id)
+        .prepare(),
+      lastClosed: deps.db
+        .select()
+        .from(alertIncidents)
+        .where(incident('closed'))
+        .orderBy(desc(alertIncidents.closedAt), desc(alertIncidents.id))
+        .limit(1)
+        .prepare(),
+    };
+  });
+}
+
 export function findRule(deps: Deps, id: number): AlertRow | undefined {
-  return deps.db.select().from(alertRules).where(eq(alertRules.id, id)).get();
+  return statements(deps).ruleById.get({ id });
 }
 
 /** The rule an `{id}` names, or 404. */
@@ -75,55 +114,35 @@ export function requireRule(deps: Deps, raw: string | number): AlertRow {
 }
 
 export function systemRule(deps: Deps, kind: string): AlertRow | undefined {
-  return deps.db.select().from(alertRules).where(eq(alertRules.systemKind, kind)).get();
+  return statements(deps).ruleByKind.get({ kind });
 }
 
 export function openIncident(deps: Deps, alertId: number, sourceId: number): IncidentRow | undefined {
-  return deps.db
-    .select()
-    .from(alertIncidents)
-    .where(
-      and(eq(alertIncidents.alertId, alertId), eq(alertIncidents.sourceId, sourceId), eq(alertIncidents.state, 'open')),
-    )
-    .get();
+  return statements(deps).openIncident.get({ alertId, sourceId });
 }
 
 export function openIncidents(deps: Deps, alertId: number): IncidentRow[] {
-  return deps.db
-    .select()
-    .from(alertIncidents)
-    .where(and(eq(alertIncidents.alertId, alertId), eq(alertIncidents.state, 'open')))
-    .orderBy(alertIncidents.id)
-    .all();
+  return statements(deps).openIncidents.all({ alertId });
 }
 
 /** The latest closed incident of (rule, source), for the flap window. */
 export function lastClosed(deps: Deps, alertId: number, sourceId: number): IncidentRow | undefined {
-  return deps.db
-    .select()
-    .from(alertIncidents)
-    .where(
-      and(
-        eq(alertIncidents.alertId, alertId),
-        eq(alertIncidents.sourceId, sourceId),
-        eq(alertIncidents.state, 'closed'),
-      ),
-    )
-    .orderBy(desc(alertIncidents.closedAt), desc(alertIncidents.id))
-    .get();
+  return statements(deps).lastClosed.get({ alertId, sourceId });
+}
+
+export function insertIncident(deps: Deps, values: typeof alertIncidents.$inferInsert): IncidentRow {
+  return insertRow(deps, 'alerts.incidents', alertIncidents, values);
 }
 
 export function updateIncident(deps: Deps, id: number, values: Partial<IncidentRow>): IncidentRow {
-  const row = deps.db
-    .update(alertIncidents)
-    .set({ ...values, updatedAt: deps.clock.now() })
-    .where(eq(alertIncidents.id, id))
-    .returning()
-    .get();
+  const row = updateRow(deps, 'alerts.incidents', alertIncidents, alertIncidents.id, id, {
+    ...values,
+    updatedAt: deps.clock.now(),
+  });
   if (!row) throw notFound('incident', id);
   return row;
 }
 
 export function updateRule(deps: Deps, id: number, values: Partial<AlertRow>): void {
-  deps.db.update(alertRules).set(values).where(eq(alertRules.id, id)).run();
+  updateRow(deps, 'alerts.rules', alertRules, alertRules.id, id, values);
 }

@@ -2,9 +2,10 @@
  * Clearing (§7 rule 2): for everyone, recording `clearedAt` and `clearedBy`, emitting
  * `notification.cleared` only when something was shown. Also removal of a cleared notification.
  */
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { writeAuditLog } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
+import { prepared } from '../../db/prepared';
 import { notifications, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
@@ -18,14 +19,21 @@ import { emitCleared, eventData, findByKey, notificationDto, visibleRow, visible
  */
 export function clearRow(deps: Deps, principal: Principal | null, id: number, by: string): boolean {
   const now = deps.clock.now();
-  return transact(deps, () => {
-    const changed = deps.db
+  const { clear } = prepared(deps, 'notifications.clear', () => ({
+    clear: deps.db
       .update(notifications)
-      .set({ state: 'cleared', clearedAt: now, clearedBy: by, updatedAt: now })
-      .where(and(eq(notifications.id, id), eq(notifications.state, 'shown')))
+      .set({
+        state: 'cleared',
+        clearedAt: sql`${sql.placeholder('now')}`,
+        clearedBy: sql`${sql.placeholder('by')}`,
+        updatedAt: sql`${sql.placeholder('now')}`,
+      })
+      .where(and(eq(notifications.id, sql.placeholder('id')), eq(notifications.state, 'shown')))
       .returning({ id: notifications.id })
-      .all();
-    if (changed.length === 0) return false;
+      .prepare(),
+  }));
+  return transact(deps, () => {
+    if (clear.get({ id, now, by }) === undefined) return false;
     const dto = notificationDto(deps, id);
     emitCleared(deps, dto);
     if (principal)

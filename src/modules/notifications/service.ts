@@ -4,6 +4,7 @@
  */
 import { and, count, desc, eq, gte, inArray, isNotNull, or, type SQL, sql } from 'drizzle-orm';
 import { actsFor, can, type Principal } from '../../core/principal';
+import { prepared } from '../../db/prepared';
 import { notifications, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
@@ -60,14 +61,27 @@ function select(deps: Deps, where: SQL | undefined) {
     .where(where);
 }
 
+/** The look-ups every platform notice makes (an alert storm raises and clears thousands), prepared once. */
+function statements(deps: Deps) {
+  return prepared(deps, 'notifications', () => ({
+    byId: select(deps, eq(notifications.id, sql.placeholder('id'))).prepare(),
+    byKey: deps.db
+      .select()
+      .from(notifications)
+      .where(eq(notifications.key, sql.placeholder('key')))
+      .limit(1)
+      .prepare(),
+  }));
+}
+
 export function notificationDto(deps: Deps, id: number): NotificationDto {
-  const row = select(deps, eq(notifications.id, id)).get();
+  const row = statements(deps).byId.get({ id });
   if (!row) throw notFound('notification', id);
   return toNotificationDto(row.n, row.subsystemExternalId);
 }
 
 export function findByKey(deps: Deps, key: string): NotificationRow | undefined {
-  return deps.db.select().from(notifications).where(eq(notifications.key, key)).get();
+  return statements(deps).byKey.get({ key });
 }
 
 /** The notification an `{id}` names, or 404 — also when the caller may not see it. */

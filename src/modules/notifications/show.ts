@@ -3,10 +3,10 @@
  * shown again when cleared, title, message and severity replaced). Clients come through
  * `showNotification`; the platform's own notifications (rule 4) through `raiseNotification`.
  */
-import { eq } from 'drizzle-orm';
 import { writeAuditLog } from '../../core/platform-log';
 import { can, type Principal, requireOwnWrite } from '../../core/principal';
 import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
+import { insertRow, updateRow } from '../../db/prepared';
 import { notifications, type StoredNotificationAction } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, invalid } from '../../http/errors';
@@ -104,37 +104,29 @@ function show(deps: Deps, values: ShowValues, source: NotificationSource, existi
     if (existing) {
       // A past expiry would clear the raised notification at once; it is dropped unless a new one is given.
       const staleExpiry = values.expiresAt === undefined && existing.expiresAt !== null && existing.expiresAt <= now;
-      deps.db
-        .update(notifications)
-        .set({
-          ...changes,
-          ...(staleExpiry ? { expiresAt: null } : {}),
-          state: 'shown',
-          count: existing.count + 1,
-          clearedAt: null,
-          clearedBy: null,
-        })
-        .where(eq(notifications.id, existing.id))
-        .run();
+      updateRow(deps, 'notifications', notifications, notifications.id, existing.id, {
+        ...changes,
+        ...(staleExpiry ? { expiresAt: null } : {}),
+        state: 'shown',
+        count: existing.count + 1,
+        clearedAt: null,
+        clearedBy: null,
+      });
       id = existing.id;
     } else {
-      id = deps.db
-        .insert(notifications)
-        .values({
-          roleIds: [],
-          actions: [],
-          ...changes,
-          key: values.key,
-          state: 'shown',
-          sourceType: source.type,
-          sourceId: source.id ?? null,
-          sourceExternalId: source.externalId ?? null,
-          count: 1,
-          firstShownAt: now,
-          createdAt: now,
-        })
-        .returning({ id: notifications.id })
-        .get().id;
+      id = insertRow(deps, 'notifications', notifications, {
+        roleIds: [],
+        actions: [],
+        ...changes,
+        key: values.key,
+        state: 'shown',
+        sourceType: source.type,
+        sourceId: source.id ?? null,
+        sourceExternalId: source.externalId ?? null,
+        count: 1,
+        firstShownAt: now,
+        createdAt: now,
+      }).id;
     }
     const entity = notificationDto(deps, id);
     if (!existing) emit(deps, 'notification.created', { ...eventData(entity), changed: [] });

@@ -100,6 +100,17 @@ export function grantsOf(deps: Deps, roleIds: readonly number[]): Grants {
   return grants;
 }
 
+/** The roles holding `permission`, in list order (built-in first, then by `_id`); from memory. */
+export function roleIdsHolding(deps: Deps, permission: Permission): number[] {
+  return ordered(deps)
+    .filter((r) => effectivePermissions(r).includes(permission))
+    .map((r) => r.id);
+}
+
+function ordered(deps: Deps): RoleRow[] {
+  return [...cache(deps).values()].sort((a, b) => Number(b.builtIn) - Number(a.builtIn) || a.id - b.id);
+}
+
 export function roleExists(deps: Deps, id: number): boolean {
   return cache(deps).has(id);
 }
@@ -161,9 +172,8 @@ function checkPermissions(principal: Principal, list: readonly string[], what: s
 
 /** Every role, built-in first, then by name. */
 export function listRoles(deps: Deps, page: Page): ListResult<RoleDto> {
-  const rows = [...cache(deps).values()].sort((a, b) => Number(b.builtIn) - Number(a.builtIn) || a.id - b.id);
   return paginate(
-    rows.map((r) => dto(deps, r)),
+    ordered(deps).map((r) => dto(deps, r)),
     page,
   );
 }

@@ -12,6 +12,7 @@ import { isoOrNull } from '../../clock';
 import { writePlatformLog } from '../../core/platform-log';
 import { getSettingGroup } from '../../core/settings';
 import { forgetSubsystem, type SubsystemRow } from '../../core/subsystems';
+import { updateRow } from '../../db/prepared';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { settledUnlessDiskFull } from '../../http/errors';
@@ -91,7 +92,9 @@ export function recordContact(deps: Deps, subsystemId: number, options: ContactO
   e.persistedAt = mono;
   // The row and its `last_contacted_at` variable in one unit: both or neither.
   const stored = deps.work.submit(() => {
-    deps.db.update(subsystems).set({ lastContactedAt: e.lastContactedAt }).where(eq(subsystems.id, subsystemId)).run();
+    updateRow(deps, 'subsystems.health', subsystems, subsystems.id, subsystemId, {
+      lastContactedAt: e.lastContactedAt,
+    });
     forgetSubsystem(deps, subsystemId);
     setPlatformValue(deps, subsystemId, 'last_contacted_at', isoOrNull(e.lastContactedAt) ?? '');
   });
@@ -216,7 +219,7 @@ function storeStatus(
   id: number,
   fields: { status: HealthStatus; statusChangedAt: number | null; lastContactedAt: number | null },
 ): SubsystemRow | undefined {
-  const row = deps.db.update(subsystems).set(fields).where(eq(subsystems.id, id)).returning().get();
+  const row = updateRow(deps, 'subsystems.health', subsystems, subsystems.id, id, fields);
   forgetSubsystem(deps, id);
   if (row) {
     setPlatformValue(deps, id, 'is_alive', fields.status === 'online' ? 'true' : 'false');

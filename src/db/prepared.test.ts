@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'bun:test';
+import { makeTestApp } from '../../tests/helpers/app';
+import { insertRow, updateRow } from './prepared';
+import { alertIncidents, alertRules } from './schema';
+
+describe('insertRow / updateRow: prepared per set of columns, values mapped as drizzle maps them', () => {
+  function withRule() {
+    const t = makeTestApp();
+    const rule = t.deps.db.select().from(alertRules).get();
+    if (!rule) throw new Error('no system rule');
+    const incident = insertRow(t.deps, 'test.incidents', alertIncidents, {
+      alertId: rule.id,
+      sourceType: 'subsystem',
+      sourceId: 7,
+      state: 'open',
+      firedAt: 1000,
+      matchCount: 1,
+      notified: false,
+      createdAt: 1000,
+      updatedAt: 1000,
+    });
+    return { t, rule, incident };
+  }
+
+  it('inserts and returns the stored row with booleans as booleans', () => {
+    const { incident } = withRule();
+    expect(incident).toMatchObject({ sourceId: 7, state: 'open', notified: false, locked: false, closedAt: null });
+  });
+
+  it('updates only the columns given (undefined leaves one out), one statement per shape', () => {
+    const { t, incident } = withRule();
+    const a = updateRow(t.deps, 'test.incidents', alertIncidents, alertIncidents.id, incident.id, {
+      notified: true,
+      lastNotifiedAt: 2000,
+      lastValue: undefined,
+    });
+    expect(a).toMatchObject({ notified: true, lastNotifiedAt: 2000, state: 'open', matchCount: 1 });
+    const b = updateRow(t.deps, 'test.incidents', alertIncidents, alertIncidents.id, incident.id, {
+      state: 'closed',
+      closedAt: 3000,
+      locked: true,
+    });
+    expect(b).toMatchObject({ notified: true, state: 'closed', closedAt: 3000, locked: true });
+    updateRow(t.deps, 'test.incidents', alertIncidents, alertIncidents.id, incident.id, {
+      lastNotifiedAt: 4000,
+      notified: false,
+    });
+    const shapes = [...t.deps.statements.sets.keys()].filter((k) => k.startsWith('test.incidents.update:'));
+    expect(shapes.sort()).toEqual([
+      'test.incidents.update:closedAt,locked,state',
+      'test.incidents.update:lastNotifiedAt,notified',
+    ]);
+    expect(t.deps.db.select().from(alertIncidents).get()).toMatchObject({ notified: false, lastNotifiedAt: 4000 });
+  });
+
+  it('answers undefined for an id with no row and changes nothing', () => {
+    const { t, incident } = withRule();
+    expect(updateRow(t.deps, 'test.incidents', alertIncidents, alertIncidents.id, 999, { state: 'closed' })).toBe(
+      undefined,
+    );
+    expect(t.deps.db.select().from(alertIncidents).get()).toEqual(incident);
+  });
+});
