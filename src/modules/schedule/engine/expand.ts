@@ -200,37 +200,54 @@ function expandBlock(ctx: Context, id: number, base: number, cut: number, prefix
   });
 }
 
+/** One scheduled item's part of a window: its candidates and the occurrences whose block nesting was cut. */
+export interface ItemExpansion {
+  candidates: Candidate[];
+  /** [start, end] of each occurrence that reached the nesting limit (rule 10). */
+  deep: Array<[number, number]>;
+}
+
+/** The candidates of one item's occurrences that overlap [from, to) (none for a missing target). */
+export function expandScheduledItem(index: SnapshotIndex, item: EngineItem, from: number, to: number): ItemExpansion {
+  const out: Candidate[] = [];
+  const deep: Array<[number, number]> = [];
+  if (item.targetMissing) return { candidates: out, deep };
+  const { snapshot } = index;
+  for (const occ of expandItem(item, snapshot.timezone, from, to, index.calendars.get(item.calendarId))) {
+    const ctx: Context = { index, item, occ, genFrom: from, genTo: to, out, depthLimitReached: false };
+    const direct = { playlistId: null, blockId: null, direct: true };
+    switch (item.itemType) {
+      case 'EVENT':
+        push(ctx, 'EVENT', index.events.get(item.itemId), occ.start, occ.end, null, direct);
+        break;
+      case 'PLAYABLE':
+        push(ctx, 'PLAYABLE', index.playables.get(item.itemId), occ.start, occ.end, null, direct);
+        break;
+      case 'PLAYLIST':
+        expandPlaylist(ctx, item.itemId, occ.start, occ.end, '', null);
+        break;
+      case 'BLOCK':
+        expandBlock(ctx, item.itemId, occ.start, occ.end, '', []);
+        break;
+    }
+    if (ctx.depthLimitReached) deep.push([occ.start, occ.end]);
+  }
+  return { candidates: out, deep };
+}
+
 /** Candidates of every enabled item whose occurrences overlap [from, to); sorted by item id for stability. */
 export function buildCandidates(
   index: SnapshotIndex,
   from: number,
   to: number,
 ): { candidates: Candidate[]; depthLimitReached: boolean } {
-  const { snapshot } = index;
-  const out: Candidate[] = [];
+  const candidates: Candidate[] = [];
   let depthLimitReached = false;
-  const items = [...snapshot.items].sort((a, b) => a.id - b.id);
+  const items = [...index.snapshot.items].sort((a, b) => a.id - b.id);
   for (const item of items) {
-    if (item.targetMissing) continue;
-    for (const occ of expandItem(item, snapshot.timezone, from, to, index.calendars.get(item.calendarId))) {
-      const ctx: Context = { index, item, occ, genFrom: from, genTo: to, out, depthLimitReached: false };
-      const direct = { playlistId: null, blockId: null, direct: true };
-      switch (item.itemType) {
-        case 'EVENT':
-          push(ctx, 'EVENT', index.events.get(item.itemId), occ.start, occ.end, null, direct);
-          break;
-        case 'PLAYABLE':
-          push(ctx, 'PLAYABLE', index.playables.get(item.itemId), occ.start, occ.end, null, direct);
-          break;
-        case 'PLAYLIST':
-          expandPlaylist(ctx, item.itemId, occ.start, occ.end, '', null);
-          break;
-        case 'BLOCK':
-          expandBlock(ctx, item.itemId, occ.start, occ.end, '', []);
-          break;
-      }
-      depthLimitReached ||= ctx.depthLimitReached;
-    }
+    const expansion = expandScheduledItem(index, item, from, to);
+    for (const c of expansion.candidates) candidates.push(c);
+    depthLimitReached ||= expansion.deep.length > 0;
   }
-  return { candidates: out, depthLimitReached };
+  return { candidates, depthLimitReached };
 }

@@ -2,27 +2,15 @@
  * The schedule of a window (§11.5, §11.6): occurrences expanded into segments, competition resolved,
  * sorted deterministically so the answer never depends on the order anything was created in.
  */
-import { compareEntries, compareRank, compete, competitionKey, rankReason } from './compete';
-import { buildCandidates, indexSnapshot, overlaps, type SnapshotIndex } from './expand';
+import { compareRank, competitionKey, rankReason } from './compete';
+import { buildCandidates, indexSnapshot, type SnapshotIndex } from './expand';
 import type { Entry, ResolveResult, ScheduleSnapshot } from './types';
+import { buildWindow } from './window';
 
 /** Entries overlapping [from, to) (events of no length: starting inside it). */
 export function resolveWindow(snapshot: ScheduleSnapshot | SnapshotIndex, from: number, to: number): ResolveResult {
   const index = 'snapshot' in snapshot ? snapshot : indexSnapshot(snapshot);
-  const first = buildCandidates(index, from, to);
-  // A segment's pieces depend on every competitor over its whole extent, not only inside the window.
-  let lo = from;
-  let hi = to;
-  for (const c of first.candidates) {
-    if (!c.competes) continue;
-    if (c.entry.start < lo) lo = c.entry.start;
-    if (c.entry.end > hi) hi = c.entry.end;
-  }
-  const all = lo < from || hi > to ? buildCandidates(index, lo, hi) : first;
-  const entries = compete(all.candidates)
-    .filter((e) => overlaps(e.start, e.end, from, to, e.itemType === 'EVENT'))
-    .sort(compareEntries);
-  return { entries, depthLimitReached: first.depthLimitReached || all.depthLimitReached };
+  return buildWindow(index, from, to).result;
 }
 
 export interface Explained {
