@@ -38,6 +38,18 @@ export interface Upcoming {
   ids: ReadonlySet<number>;
 }
 
+/** A part of the schedule the loader reads as a whole; `targets` are events, playables and subsystems. */
+export type SchedulePart = 'items' | 'calendars' | 'zones' | 'playlists' | 'blocks' | 'targets';
+
+/** What changed since `loaded` was built, so the next load reads only that again (snapshot/load.ts). */
+export interface Touched {
+  /** Everything: a time zone change, or a change that did not say what it wrote. */
+  all: boolean;
+  parts: Set<SchedulePart>;
+  /** Scheduled items by `_id` (created, updated or deleted). */
+  items: Set<number>;
+}
+
 export class ScheduleState {
   /** Started on first use, from the stored tables and the `timezone` setting. */
   clock: ChangeClock | null = null;
@@ -47,6 +59,8 @@ export class ScheduleState {
   write: { replan: boolean } | null = null;
   /** The schedule as loaded for the clock's version (snapshot/load.ts). */
   loaded: LoadedSchedule | null = null;
+  /** Written since `loaded` was built; a superset (a rolled-back write stays in it). */
+  readonly touched: Touched = { all: false, parts: new Set(), items: new Set() };
   /** Schedule reads by query key, oldest first (document/read.ts). */
   readonly reads = new Map<string, ScheduleRead>();
   upcoming: Upcoming | null = null;

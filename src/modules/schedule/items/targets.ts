@@ -108,7 +108,7 @@ export function syncItemTargets(deps: Deps): void {
     }
     if (changedIds.length === 0) return;
     for (const { id, changed } of changedIds) emit(deps, 'scheduleditem.updated', { _id: id, changed });
-    markScheduleChanged(deps, ['items']);
+    markScheduleChanged(deps, ['items'], { items: changedIds.map((c) => c.id) });
   });
 }
 
@@ -178,6 +178,6 @@ export function applyTargetChange(deps: Deps, c: TargetChange): void {
     }
     if (rows.length === 0) return;
     for (const row of rows) emit(deps, 'scheduleditem.updated', { _id: row.id, changed });
-    markScheduleChanged(deps, ['items']);
+    markScheduleChanged(deps, ['items'], { items: rows.map((r) => r.id) });
   });
 }

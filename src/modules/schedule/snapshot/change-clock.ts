@@ -19,7 +19,24 @@ import {
 } from '../../../db/schema';
 import type { Deps } from '../../../deps';
 import { emit, transact } from '../../../realtime/emit';
-import type { ChangeClock } from '../state';
+import type { ChangeClock, SchedulePart } from '../state';
+
+/** What a change wrote: whole parts, and scheduled items by `_id`. */
+export interface ScheduleTouch {
+  parts?: readonly SchedulePart[];
+  items?: readonly number[];
+}
+
+/** Notes what the next load must read again (`'all'`: everything). */
+function touch(deps: Deps, what: ScheduleTouch | 'all'): void {
+  const touched = deps.schedule.touched;
+  if (what === 'all') {
+    touched.all = true;
+    return;
+  }
+  for (const part of what.parts ?? []) touched.parts.add(part);
+  for (const id of what.items ?? []) touched.items.add(id);
+}
 
 function newestUpdate(deps: Deps): number {
   let newest = 0;
@@ -116,9 +133,15 @@ export function scheduleWrite<T>(deps: Deps, change: () => T): T {
 
 /**
  * A definition changed (§11.6 rule 14): new version, `Last-Modified` moves to now, `schedule.changed`
- * `{changedAt, kinds}` is emitted and the re-plan hooks run.
+ * `{changedAt, kinds}` is emitted and the re-plan hooks run. `touched` says what the write changed
+ * (the loader reads that again); without it, everything is read again.
  */
-export function markScheduleChanged(deps: Deps, kinds: readonly string[]): void {
+export function markScheduleChanged(
+  deps: Deps,
+  kinds: readonly string[],
+  touched: ScheduleTouch | 'all' = 'all',
+): void {
+  touch(deps, touched);
   const now = bump(deps);
   emit(deps, 'schedule.changed', { changedAt: iso(now), kinds: [...kinds] });
   replan(deps);
@@ -129,19 +152,29 @@ export function markScheduleChanged(deps: Deps, kinds: readonly string[]): void 
  * version and `Last-Modified`, and a re-plan, without announcing a definition change.
  */
 export function markDependencyChanged(deps: Deps): void {
+  touch(deps, { parts: ['targets'] });
   bump(deps);
   replan(deps);
 }
 
 export type ScheduleNoun = 'zone' | 'calendar' | 'scheduleditem' | 'playlist' | 'block';
 
-const KIND: Record<ScheduleNoun, string> = {
+const KIND: Record<ScheduleNoun, SchedulePart> = {
   zone: 'zones',
   calendar: 'calendars',
   scheduleditem: 'items',
   playlist: 'playlists',
   block: 'blocks',
 };
+
+/**
+ * What a definition write changed: the item itself, or the definition's table; deleting a zone,
+ * calendar, playlist or block also moves or removes scheduled items and block entries.
+ */
+function touchedBy(noun: ScheduleNoun, change: 'created' | 'updated' | 'deleted', id: number): ScheduleTouch {
+  if (noun === 'scheduleditem') return { items: [id] };
+  return { parts: change === 'deleted' ? [KIND[noun], 'items', 'blocks'] : [KIND[noun]] };
+}
 
 /**
  * One write of a schedule definition: `<noun>.<change>` with the §0.4 data, the audit entry of a
@@ -163,5 +196,5 @@ export function announceScheduleWrite(
     key: `${noun}.${change}`,
     value: `${noun} ${entity._id}${name} ${change}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
   });
-  markScheduleChanged(deps, [KIND[noun]]);
+  markScheduleChanged(deps, [KIND[noun]], touchedBy(noun, change, entity._id));
 }

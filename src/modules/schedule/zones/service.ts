@@ -191,6 +191,6 @@ export function dropZoneMember(deps: Deps, subsystemId: number): void {
         .run();
     }
     for (const zone of zones) emit(deps, 'zone.updated', { _id: zone.id, changed: ['members'] });
-    markScheduleChanged(deps, ['zones']);
+    markScheduleChanged(deps, ['zones'], { parts: ['zones'] });
   });
 }
