@@ -7,7 +7,7 @@
 import { compareEntries } from './compete';
 import { indexSnapshot, overlaps, type SnapshotIndex } from './expand';
 import type { EngineItem, Entry, ResolveResult, ScheduleSnapshot } from './types';
-import { buildWindow, type ResolvedWindow, refreshWindow } from './window';
+import { buildWindow, noteChanges, type ResolvedWindow, refreshWindow } from './window';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -150,7 +150,7 @@ export function changedItems(before: ScheduleSnapshot, after: ScheduleSnapshot):
 
 /**
  * Hands the windows resolved for `before` to `after`, its successor, each to be brought up to date
- * with the changed items on first use. A change of time zone moves every instant: nothing is carried.
+ * with the changed items on first use (a window where too much changed is dropped). A change of time zone moves every instant: nothing is carried.
  * `before` keeps no windows (it would resolve afresh if still asked).
  */
 export function carryExpansions(before: ScheduleSnapshot, after: ScheduleSnapshot): void {
@@ -159,10 +159,9 @@ export function carryExpansions(before: ScheduleSnapshot, after: ScheduleSnapsho
   caches.delete(before);
   if (before.timezone !== after.timezone) return;
   const changed = changedItems(before, after);
-  if (changed.size > 0)
-    for (const window of cached.windows.values()) {
-      window.pending = window.pending ? new Map([...window.pending, ...changed]) : changed;
-    }
+  if (changed.size > 0) {
+    for (const [key, window] of cached.windows) if (!noteChanges(window, changed)) cached.windows.delete(key);
+  }
   caches.set(after, { index: indexSnapshot(after), windows: cached.windows });
 }
 

@@ -277,6 +277,18 @@ describe('the expansion cache carried from version to version', () => {
     expect(resolveCached(after, from, to).entries.map((e) => e.displayName)).toEqual(['Renamed']);
   });
 
+  it('a change of most items answers from a new window', () => {
+    const rand = seededRandom(5);
+    const before = { ...start(rand), items: Array.from({ length: 400 }, (_, i) => randomItem(rand, i + 1)) };
+    const [from, to] = [T0, T0 + 24 * HOUR];
+    resolveCached(before, from, to);
+    const after = { ...before, version: 2, items: before.items.map((x) => ({ ...x, priority: 100 - x.priority })) };
+    carryExpansions(before, after);
+    expect(JSON.stringify(resolveCached(after, from, to))).toBe(
+      JSON.stringify(twoPass(structuredClone(after), from, to)),
+    );
+  });
+
   it('a changed time zone carries nothing: every instant moves', () => {
     const rand = seededRandom(11);
     const before = start(rand);

@@ -34,7 +34,7 @@ export interface ResolvedWindow {
   pieces: Map<string, Entry[]>;
   result: ResolveResult;
   /** Items changed since `result` was made (null: none), by `_id`; null stands for a deleted item. */
-  pending: ReadonlyMap<number, EngineItem | null> | null;
+  pending: Map<number, EngineItem | null> | null;
 }
 
 /** One item's expansion in a window, with the extent of its competing segments that overlap the window. */
@@ -187,15 +187,25 @@ function merge(a: readonly Entry[], b: readonly Entry[]): Entry[] {
 }
 
 /**
+ * Notes items changed since the window's result, to re-expand on its next use. False when so many
+ * changed that a new window costs no more: the caller drops this one.
+ */
+export function noteChanges(w: ResolvedWindow, changed: ReadonlyMap<number, EngineItem | null>): boolean {
+  const pending = w.pending ?? new Map<number, EngineItem | null>();
+  for (const [id, item] of changed) pending.set(id, item);
+  w.pending = pending;
+  return pending.size <= 256 || pending.size <= w.expansions.size / 4;
+}
+
+/**
  * Brings the window up to date with its pending items (re-expanded against `index`, the current
- * snapshot's). False when it cannot: a changed segment reaches past the generation range, or so much
- * changed that a new window is as cheap; the caller then builds a new one (this one is spoilt).
+ * snapshot's). False when it cannot, because a changed segment reaches past the generation range:
+ * the caller then builds a new one (this one is spoilt).
  */
 export function refreshWindow(index: SnapshotIndex, w: ResolvedWindow): boolean {
   const pending = w.pending;
   if (!pending) return true;
   w.pending = null;
-  if (pending.size > 256 && pending.size > w.expansions.size / 4) return false;
   const keys = new Set<string>();
   const removed = new Set<Entry>();
   const added: Entry[] = [];
