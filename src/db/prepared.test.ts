@@ -47,8 +47,9 @@ describe('insertRow / updateRow: prepared per set of columns, values mapped as d
     });
     const shapes = [...t.deps.statements.sets.keys()].filter((k) => k.startsWith('test.incidents.update:'));
     expect(shapes.sort()).toEqual([
-      'test.incidents.update:closedAt,locked,state',
       'test.incidents.update:lastNotifiedAt,notified',
+      'test.incidents.update:notified,lastNotifiedAt',
+      'test.incidents.update:state,closedAt,locked',
     ]);
     expect(t.deps.db.select().from(alertIncidents).get()).toMatchObject({ notified: false, lastNotifiedAt: 4000 });
   });

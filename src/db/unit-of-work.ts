@@ -22,7 +22,7 @@
  * inserts each event's deliveries in its transaction at once, a batch writes one outbox row for all
  * its jobs just before COMMIT (see outbox.ts for why). Either way they commit with the change.
  */
-import type { Database } from 'bun:sqlite';
+import type { Database, Statement } from 'bun:sqlite';
 import { type BatchOutbox, Writer, type WriterOptions, type WriteScope } from './writer';
 
 /** What a change can do besides writing rows; all of it follows the change's commit or rollback. */
@@ -84,6 +84,11 @@ export class UnitOfWork {
   private readonly onEffectError: (err: unknown) => void;
   private readonly onListenerError: (err: unknown, type: string) => void;
   private readonly listeners = new Map<string, Set<InUnitListener>>();
+  /**
+   * What `sqlite.transaction(fn)()` runs, prepared once: bun builds five wrapper functions per call of
+   * `transaction`, which a storm of nested units (a savepoint each) pays thousands of times.
+   */
+  private readonly tx: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Statement>;
 
   constructor(
     private readonly sqlite: Database,
@@ -93,6 +98,14 @@ export class UnitOfWork {
     this.writer = new Writer(sqlite, { ...options, outbox: events });
     this.onEffectError = options.onEffectError ?? (() => {});
     this.onListenerError = options.onListenerError ?? (() => {});
+    this.tx = {
+      begin: sqlite.prepare('BEGIN'),
+      commit: sqlite.prepare('COMMIT'),
+      rollback: sqlite.prepare('ROLLBACK'),
+      savepoint: sqlite.prepare('SAVEPOINT unit'),
+      release: sqlite.prepare('RELEASE unit'),
+      rollbackTo: sqlite.prepare('ROLLBACK TO unit'),
+    };
   }
 
   /**
@@ -174,6 +187,29 @@ export class UnitOfWork {
     }
   }
 
+  /**
+   * `run` in a transaction, or in a savepoint inside the open one, as `sqlite.transaction(run)()`
+   * does: undone when it throws (unless SQLite already rolled the whole transaction back).
+   */
+  private inTransaction<T>(run: () => T): T {
+    const nested = this.sqlite.inTransaction;
+    const tx = this.tx;
+    (nested ? tx.savepoint : tx.begin).run();
+    try {
+      const result = run();
+      (nested ? tx.release : tx.commit).run();
+      return result;
+    } catch (err) {
+      if (this.sqlite.inTransaction) {
+        if (nested) {
+          tx.rollbackTo.run();
+          tx.release.run();
+        } else tx.rollback.run();
+      }
+      throw err;
+    }
+  }
+
   private within<T>(unit: Unit, run: () => T): T {
     const previous = this.open;
     this.open = unit;
@@ -194,7 +230,7 @@ export class UnitOfWork {
     });
     let result: T;
     try {
-      result = this.within(unit, () => this.sqlite.transaction(() => change(unit))());
+      result = this.within(unit, () => this.inTransaction(() => change(unit)));
     } catch (err) {
       for (const undo of undos.reverse()) undo();
       throw err;
@@ -214,7 +250,7 @@ export class UnitOfWork {
     const unit = this.reacting(joined);
     let result: T;
     try {
-      result = this.within(unit, () => this.sqlite.transaction(() => change(unit))());
+      result = this.within(unit, () => this.inTransaction(() => change(unit)));
     } catch (err) {
       for (const undo of joined.undos.reverse()) undo();
       throw err;
