@@ -5,10 +5,10 @@
  * the writer) and the delivery update when messages wait.
  */
 import { isIP } from 'node:net';
-import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { findSubsystem, forgetSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
+import { updateRow } from '../../db/prepared';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { settledUnlessDiskFull } from '../../http/errors';
@@ -44,12 +44,10 @@ function lacksIpAddress(row: SubsystemRow): boolean {
 function storeIpAddress(deps: Deps, id: number, address: string): void {
   const row = findSubsystem(deps, id);
   if (!row || !lacksIpAddress(row)) return;
-  const updated = deps.db
-    .update(subsystems)
-    .set({ metadata: { ...row.metadata, ip_address: address }, updatedAt: deps.clock.now() })
-    .where(eq(subsystems.id, row.id))
-    .returning()
-    .get();
+  const updated = updateRow(deps, 'subsystems.heartbeat', subsystems, subsystems.id, row.id, {
+    metadata: { ...row.metadata, ip_address: address },
+    updatedAt: deps.clock.now(),
+  });
   forgetSubsystem(deps, id);
   if (!updated) return;
   const live = liveHealth(deps, updated);
