@@ -1,5 +1,6 @@
 /**
- * Builds the one executable: `bun build --compile` of src/main.ts into dist/pmsd, with the migrations
+ * Builds the one executable: `bun build --compile` of src/main.ts (and the checkpoint thread's module,
+ * src/db/checkpoint-worker.ts, a second entrypoint) into dist/pmsd, with the migrations
  * and the docs assets embedded (they are imported `with { type: … }`) and the commit baked in as
  * PMS_BUILD_COMMIT (src/version.ts). Uses the bun that runs this script (node_modules' bun under
  * `npm run build`), so the build needs nothing installed globally. Any failure exits non-zero.
@@ -29,6 +30,8 @@ const command = [
   '--minify',
   '--sourcemap',
   join('src', 'main.ts'),
+  // The WAL checkpoint thread (src/db/checkpointer.ts) runs this module as a Worker.
+  join('src', 'db', 'checkpoint-worker.ts'),
   '--outfile',
   outfile,
   '--define',

@@ -13,6 +13,7 @@ import { daemonJobs, ensureInitialAdmin, openDeps } from './boot';
 import { systemClock } from './clock';
 import { type Config, ConfigError, loadConfig } from './config';
 import { writePlatformLog } from './core/platform-log';
+import { Checkpointer } from './db/checkpointer';
 import type { Deps } from './deps';
 import { requestMeta } from './http/context';
 import { openApiDocument } from './http/openapi';
@@ -21,6 +22,12 @@ import { createAdminAccount } from './modules/users/accounts';
 import { type HttpServer, serveHttp } from './realtime/http-server';
 import { type RpcServer, startRpcServer } from './rpc/server';
 import { versionInfo } from './version';
+
+/**
+ * The checkpoint thread's module, resolved from here: in the compiled executable every module of src/
+ * shares main's `import.meta.url`, and build/compile.ts embeds the worker at this path.
+ */
+const CHECKPOINT_WORKER_URL = new URL('./db/checkpoint-worker.ts', import.meta.url).href;
 
 const HELP = `pmsd ${versionInfo.version} — the platform management service
 
@@ -88,6 +95,13 @@ async function serve(config: Config): Promise<void> {
   } catch (err) {
     fail(`cannot listen on ${config.httpHost}:${config.rpcPort} (JSON-RPC): ${(err as Error).message}`, 1);
   }
+  // First installed, so stopped last: checkpoints go on while everything else winds down.
+  const checkpointer = new Checkpointer(deps.sqlite, log, CHECKPOINT_WORKER_URL);
+  deps.scheduler.install({
+    start: () => checkpointer.start(),
+    stop: () => checkpointer.stop(),
+    jobs: [{ name: 'db.checkpoint', pattern: '* * * * * *', run: () => checkpointer.request().then(() => {}) }],
+  });
   deps.scheduler.install({
     jobs: [
       { name: 'rpc.idle-sweep', pattern: '*/5 * * * * *', run: () => void rpc.sweepIdle() },

@@ -3,6 +3,14 @@ import { Database } from 'bun:sqlite';
 import { drizzle } from 'drizzle-orm/bun-sqlite';
 import * as schema from './schema';
 
+/**
+ * A checkpoint copies every page in the WAL back to the file. At the default 1000 pages a busy
+ * ingest checkpoints several times a second, rewriting the same hot pages each time; 16384 pages
+ * (64 MiB of WAL) lets them settle, for a steady ingest rate and less wear on the appliance's flash.
+ * The daemon checkpoints on a thread of its own instead (checkpointer.ts); this is its fallback.
+ */
+export const AUTOCHECKPOINT_PAGES = 16384;
+
 export function openSqlite(path: string): Database {
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.run('PRAGMA journal_mode = WAL');
@@ -11,10 +19,7 @@ export function openSqlite(path: string): Database {
   sqlite.run('PRAGMA busy_timeout = 5000');
   // Hot pages (variables, the history index) stay cached as the database grows (64 MiB, not 2 MiB).
   sqlite.run('PRAGMA cache_size = -65536');
-  // A checkpoint copies every page in the WAL back to the file. At the default 1000 pages a busy
-  // ingest checkpoints several times a second, rewriting the same hot pages each time; 16384 pages
-  // (64 MiB of WAL) lets them settle, for a steady ingest rate and less wear on the appliance's flash.
-  sqlite.run('PRAGMA wal_autocheckpoint = 16384');
+  sqlite.run(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
   return sqlite;
 }
 

@@ -1,0 +1,107 @@
+import type { Database } from 'bun:sqlite';
+import { afterEach, describe, expect, it } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '../log';
+import { Checkpointer } from './checkpointer';
+import { AUTOCHECKPOINT_PAGES, openSqlite } from './client';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function database(): Database {
+  const dir = mkdtempSync(join(tmpdir(), 'pms-checkpoint-'));
+  dirs.push(dir);
+  const sqlite = openSqlite(join(dir, 'pms.db'));
+  sqlite.run('CREATE TABLE t (x TEXT)');
+  return sqlite;
+}
+
+/** Commits `n` transactions of one row each (each adds frames to the WAL). */
+function writes(sqlite: Database, n: number): void {
+  const insert = sqlite.prepare('INSERT INTO t (x) VALUES (?)');
+  for (let i = 0; i < n; i++) insert.run('x'.repeat(500));
+}
+
+const autocheckpoint = (sqlite: Database) =>
+  sqlite.query<{ wal_autocheckpoint: number }, []>('PRAGMA wal_autocheckpoint').get()?.wal_autocheckpoint;
+
+/** Errors logged by the checkpointer. */
+function recordingLog() {
+  const log = createLogger('silent');
+  const errors: unknown[] = [];
+  log.error = ((obj: unknown) => {
+    errors.push(obj);
+  }) as typeof log.error;
+  return { log, errors };
+}
+
+describe('Checkpointer: WAL checkpoints on a thread of their own', () => {
+  it('turns the automatic checkpoint off and checkpoints everything committed when asked', async () => {
+    const sqlite = database();
+    const { log, errors } = recordingLog();
+    const checkpointer = new Checkpointer(sqlite, log);
+    checkpointer.start();
+    expect(autocheckpoint(sqlite)).toBe(0);
+    writes(sqlite, 300);
+    const first = await checkpointer.request();
+    expect(first?.log).toBeGreaterThanOrEqual(300);
+    expect(first?.checkpointed).toBe(first?.log ?? -1);
+    // Caught up: the next write starts the WAL again from its beginning.
+    writes(sqlite, 3);
+    const second = await checkpointer.request();
+    expect(second?.log).toBeLessThan(10);
+    expect(second?.checkpointed).toBe(second?.log ?? -1);
+    await checkpointer.stop();
+    expect(checkpointer.running).toBe(false);
+    expect(autocheckpoint(sqlite)).toBe(AUTOCHECKPOINT_PAGES);
+    expect(errors).toEqual([]);
+    expect(await checkpointer.request()).toBeNull();
+    sqlite.close();
+  });
+
+  it('one checkpoint at a time: a second request while one runs gets the same answer', async () => {
+    const sqlite = database();
+    const checkpointer = new Checkpointer(sqlite, recordingLog().log);
+    checkpointer.start();
+    writes(sqlite, 50);
+    const a = checkpointer.request();
+    const b = checkpointer.request();
+    expect(b).toBe(a);
+    expect((await a)?.checkpointed).toBeGreaterThan(0);
+    await checkpointer.stop();
+    sqlite.close();
+  });
+
+  it('a thread that cannot run brings the automatic checkpoint back, logged', async () => {
+    const sqlite = database();
+    const { log, errors } = recordingLog();
+    const checkpointer = new Checkpointer(sqlite, log, new URL('./no-such-worker.ts', import.meta.url).href);
+    checkpointer.start();
+    for (let i = 0; i < 100 && checkpointer.running; i++) await Bun.sleep(20);
+    expect(checkpointer.running).toBe(false);
+    expect(autocheckpoint(sqlite)).toBe(AUTOCHECKPOINT_PAGES);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(await checkpointer.request()).toBeNull();
+    sqlite.close();
+  });
+
+  it('a connection the thread cannot open brings the automatic checkpoint back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pms-checkpoint-'));
+    dirs.push(dir);
+    const { log, errors } = recordingLog();
+    // The thread opens the file by name; removed from under it, there is nothing to open.
+    const sqlite = openSqlite(join(dir, 'pms.db'));
+    rmSync(dir, { recursive: true, force: true });
+    const checkpointer = new Checkpointer(sqlite, log);
+    checkpointer.start();
+    for (let i = 0; i < 100 && checkpointer.running; i++) await Bun.sleep(20);
+    expect(checkpointer.running).toBe(false);
+    expect(autocheckpoint(sqlite)).toBe(AUTOCHECKPOINT_PAGES);
+    expect(errors).toEqual([expect.objectContaining({ reason: expect.any(String) })]);
+    sqlite.close();
+  });
+});
