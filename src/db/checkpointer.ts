@@ -27,6 +27,7 @@ export class Checkpointer {
   private worker: Worker | null = null;
   private readonly waiting: Array<(answer: CheckpointAnswer) => void> = [];
   private inFlight: { since: number; answer: Promise<CheckpointResult | null> } | null = null;
+  private lastLog = 0;
 
   /**
    * `workerUrl`: where checkpoint-worker.ts is. The default works from source; the compiled
@@ -79,7 +80,11 @@ export class Checkpointer {
         this.fallBack(a.error);
         return null;
       }
-      return 'log' in a ? a : null;
+      if (!('log' in a)) return null;
+      // The counts stay until the next write restarts the WAL: logged when they changed.
+      if (a.checkpointed > 0 && a.log !== this.lastLog) this.log.debug(a, 'wal checkpoint');
+      this.lastLog = a.log;
+      return a;
     });
     this.inFlight = { since: now, answer };
     return answer;
