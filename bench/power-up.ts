@@ -31,7 +31,7 @@
  * its defaults (info logging) and every flood budget raised far above the load; any answer but 2xx
  * (or a failed request) fails the bench.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -42,6 +42,7 @@ import {
   limitsEnv,
   median,
   registerSubsystems,
+  rssMb,
   waitFor,
 } from './support';
 
@@ -60,16 +61,6 @@ async function seed(base: string): Promise<string> {
   const session = String(login.session);
   await registerSubsystems(base, session, 'pu', SUBSYSTEMS);
   return integrationToken(base, session, 'power-up bench');
-}
-
-/** The daemon's resident set in MB, from /proc/<pid>/status (NaN where there is none). */
-function rssMb(pid: number): number {
-  try {
-    const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb ? Number(kb) / 1024 : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 interface Phase {

@@ -181,6 +181,16 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/** A process's resident set in MB, from /proc/<pid>/status (NaN where there is none). */
+export function rssMb(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
