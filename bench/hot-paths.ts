@@ -23,12 +23,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
-  ADMIN_PASSWORD,
   cpuMs,
+  daemonEnv,
   freePort,
   integrationToken,
-  limitsEnv,
   median,
+  profileArgs,
   registerSubsystems,
   seedValues,
   waitFor,
@@ -60,17 +60,9 @@ const floor = Bun.spawn([process.execPath, join(SHARED, 'baseline.ts')], {
   stdout: 'ignore',
   stderr: 'inherit',
 });
-const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+const profile = profileArgs();
 const product = Bun.spawn([process.execPath, ...profile, join(ROOT, 'src/main.ts'), 'serve'], {
-  env: {
-    ...process.env,
-    ...limitsEnv(true),
-    PMS_HTTP_PORT: String(productPort),
-    PMS_HTTP_HOST: '127.0.0.1',
-    PMS_RPC_PORT: String(freePort()),
-    PMS_DATA_DIR: productDir,
-    PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
-  },
+  env: daemonEnv(productPort, productDir),
   stdout: 'ignore',
   stderr: 'inherit',
 });

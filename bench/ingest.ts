@@ -32,12 +32,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
-  ADMIN_PASSWORD,
   api,
   cpuMs,
+  daemonEnv,
   freePort,
-  limitsEnv,
   median,
+  profileArgs,
   wrk as runWrk,
   seedValues as seed,
   startReceiver,
@@ -131,18 +131,10 @@ const floor = Bun.spawn([bun, join(SHARED, 'baseline.ts')], {
   stdout: 'ignore',
   stderr: 'inherit',
 });
-const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+const profile = profileArgs();
 const spawnProduct = (port: number, dir: string, limitsOn: boolean) =>
   Bun.spawn([bun, ...profile, join(ROOT, 'src/main.ts'), 'serve'], {
-    env: {
-      ...env,
-      ...limitsEnv(limitsOn),
-      PMS_HTTP_PORT: String(port),
-      PMS_HTTP_HOST: '127.0.0.1',
-      PMS_RPC_PORT: String(freePort()),
-      PMS_DATA_DIR: dir,
-      PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    },
+    env: daemonEnv(port, dir, limitsOn),
     stdout: env.PMS_LOG_FILE ? Bun.file(env.PMS_LOG_FILE) : 'ignore',
     stderr: 'inherit',
   });

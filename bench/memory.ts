@@ -17,7 +17,15 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ADMIN_PASSWORD, freePort, integrationToken, limitsEnv, rssMb, seedValues, waitFor, wrk } from './support';
+import {
+  daemonEnv,
+  freePort,
+  integrationToken,
+  rssMb,
+  seedValues,
+  waitFor,
+  wrk,
+} from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
@@ -30,15 +38,7 @@ const command = PMSD.endsWith('.ts') ? [process.execPath, PMSD, 'serve'] : [PMSD
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-memory-'));
 const port = freePort();
 const daemon = Bun.spawn(command, {
-  env: {
-    ...process.env,
-    ...limitsEnv(true),
-    PMS_HTTP_PORT: String(port),
-    PMS_HTTP_HOST: '127.0.0.1',
-    PMS_RPC_PORT: String(freePort()),
-    PMS_DATA_DIR: dataDir,
-    PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
-  },
+  env: daemonEnv(port, dataDir),
   stdout: 'ignore',
   stderr: 'ignore',
 });

@@ -37,10 +37,11 @@ import { join, resolve } from 'node:path';
 import {
   ADMIN_PASSWORD,
   api,
+  daemonEnv,
   freePort,
   integrationToken,
-  limitsEnv,
   median,
+  profileArgs,
   registerSubsystems,
   rssMb,
   waitFor,
@@ -168,17 +169,9 @@ const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-'));
 const port = freePort();
-const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+const profile = profileArgs();
 const product = Bun.spawn([process.execPath, ...profile, join(ROOT, 'src/main.ts'), 'serve'], {
-  env: {
-    ...process.env,
-    ...limitsEnv(true),
-    PMS_HTTP_PORT: String(port),
-    PMS_HTTP_HOST: '127.0.0.1',
-    PMS_RPC_PORT: String(freePort()),
-    PMS_DATA_DIR: dataDir,
-    PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
-  },
+  env: daemonEnv(port, dataDir),
   stdout: 'ignore',
   stderr: 'inherit',
 });

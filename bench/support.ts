@@ -82,6 +82,28 @@ export function limitsEnv(on: boolean): Record<string, string> {
   };
 }
 
+/**
+ * The environment every bench starts pmsd with: HTTP on `port` (loopback), a free JSON-RPC port,
+ * `dataDir`, the bench administrator, and the flood budgets far above the load (or off).
+ */
+export function daemonEnv(port: number, dataDir: string, limitsOn = true): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    ...limitsEnv(limitsOn),
+    PMS_HTTP_PORT: String(port),
+    PMS_HTTP_HOST: '127.0.0.1',
+    PMS_RPC_PORT: String(freePort()),
+    PMS_DATA_DIR: dataDir,
+    PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+  };
+}
+
+/** `bun --cpu-prof` arguments writing pmsd's CPU profile to PROFILE_DIR, when it is set. */
+export function profileArgs(): string[] {
+  const dir = process.env.PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** One API call as the seeding does it; throws on anything but 2xx. */
 export async function api(base: string, method: string, path: string, body: unknown, session?: string) {
   const res = await fetch(`${base}/api/v1${path}`, {
