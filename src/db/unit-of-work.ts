@@ -14,7 +14,8 @@
  * its caller opened (`emit(deps, …)` in realtime/emit.ts) instead of threading a scope through.
  *
  * A few consequences must commit with their cause rather than after it: they listen with `react`
- * (in-unit listeners) instead of on the bus. They run inside the unit that emits the event, so a storm
+ * (in-unit listeners) instead of on the bus. They run inside the unit that emits the event, at the end
+ * of its change, so a storm
  * of causes (5 000 subsystems going offline in one health tick) and its consequences (an incident and
  * a notification each) is one transaction, not 5 000, and a crash cannot keep one without the other.
  *
@@ -43,17 +44,19 @@ export interface UnitOfWorkOptions extends Omit<WriterOptions, 'outbox'> {
 }
 
 /**
- * The unit handed to a change: emits into `inner` (which stages), then runs the in-unit listeners.
- * A joined unit's steps are replayed into the outer unit's `inner`, so nothing reacts twice.
+ * The unit handed to a change: emits into `inner` (which stages) and keeps the events an in-unit
+ * listener hears for the end of the change. A joined unit hands its kept events to the outer unit
+ * when it succeeds (and drops them when it fails); its steps are replayed into the outer's `inner`.
  */
 class ReactingUnit implements Unit {
+  readonly heard: Array<{ type: string; data: Record<string, unknown> }> = [];
   constructor(
     readonly inner: Unit,
-    private readonly react: (type: string, data: Record<string, unknown>) => void,
+    private readonly listened: (type: string) => boolean,
   ) {}
   emit(type: string, data: Record<string, unknown>): void {
     this.inner.emit(type, data);
-    this.react(type, data);
+    if (this.listened(type)) this.heard.push({ type, data });
   }
   afterCommit(effect: () => void): void {
     this.inner.afterCommit(effect);
@@ -109,12 +112,13 @@ export class UnitOfWork {
   }
 
   /**
-   * Runs `listener` for every event of `types` inside the unit that emits it, right where it is
-   * emitted (so publishers emit after the change the event reports, as they do anyway), joined like a
-   * nested `transact`: what it writes and emits commits with the cause, its events are published
-   * after the cause's, and when it throws only its own part is undone and the error is reported; a
-   * listener never fails the change that emitted. For consequences that must be stored with their
-   * cause and are cheap; everything else listens on the bus, after the commit. Returns the unsubscribe.
+   * Runs `listener` for every event of `types` inside the unit that emits it: when the change (the
+   * outermost `transact`, or the writer job) has finished, before it commits, in the order the events
+   * were emitted, each joined like a nested `transact`. What it writes and emits commits with the
+   * cause, its events are published after all of the cause's, and when it throws only its own part is
+   * undone and the error is reported: a listener never fails the change that emitted. Events a
+   * listener emits are heard too. For consequences that must be stored with their cause and are
+   * cheap; everything else listens on the bus, after the commit. Returns the unsubscribe.
    */
   react(types: readonly string[], listener: InUnitListener): () => void {
     for (const type of types) {
@@ -140,7 +144,7 @@ export class UnitOfWork {
   submit<T>(change: (unit: Unit) => T): Promise<T> {
     return this.writer.submit((scope) => {
       const unit = this.reacting(scope);
-      return this.within(unit, () => change(unit));
+      return this.within(unit, () => this.reactingTo(unit, change(unit)));
     });
   }
 
@@ -169,22 +173,29 @@ export class UnitOfWork {
   }
 
   private reacting(inner: Unit): ReactingUnit {
-    return new ReactingUnit(inner, (type, data) => this.reactTo(type, data));
+    return new ReactingUnit(inner, (type) => (this.listeners.get(type)?.size ?? 0) > 0);
   }
 
-  /** The in-unit listeners of `type`, each joined to the open unit (see `react`). */
-  private reactTo(type: string, data: Record<string, unknown>): void {
-    const set = this.listeners.get(type);
-    if (!set || set.size === 0) return;
-    for (const listener of set) {
-      try {
-        this.transact(() => listener(type, data));
-      } catch (err) {
-        // A full disk (or I/O error) rolled the whole transaction back: the cause has failed too.
-        if (!this.sqlite.inTransaction) throw err;
-        this.onListenerError(err, type);
+  /**
+   * The end of an outermost change (`unit` is open): the in-unit listeners of every event it kept,
+   * in order, each joined to it (see `react`); then the change's `result`.
+   */
+  private reactingTo<T>(unit: ReactingUnit, result: T): T {
+    for (let i = 0; i < unit.heard.length; i++) {
+      const event = unit.heard[i];
+      if (!event) continue;
+      for (const listener of this.listeners.get(event.type) ?? []) {
+        try {
+          this.transact(() => listener(event.type, event.data));
+        } catch (err) {
+          // A full disk (or I/O error) rolled the whole transaction back: the cause has failed too.
+          if (!this.sqlite.inTransaction) throw err;
+          this.onListenerError(err, event.type);
+        }
       }
     }
+    unit.heard.length = 0;
+    return result;
   }
 
   /**
@@ -230,7 +241,7 @@ export class UnitOfWork {
     });
     let result: T;
     try {
-      result = this.within(unit, () => this.inTransaction(() => change(unit)));
+      result = this.within(unit, () => this.inTransaction(() => this.reactingTo(unit, change(unit))));
     } catch (err) {
       for (const undo of undos.reverse()) undo();
       throw err;
@@ -255,10 +266,12 @@ export class UnitOfWork {
       for (const undo of joined.undos.reverse()) undo();
       throw err;
     }
-    // Replayed into what the outer unit stages, not through its listeners: they already ran here.
+    // Replayed into what the outer unit stages; what the listeners must hear goes to the outer unit,
+    // whose change ends later (heard once, there).
     const target = outer instanceof ReactingUnit ? outer.inner : outer;
     for (const undo of joined.undos) target.onUndo(undo);
     for (const step of joined.steps) step(target);
+    if (outer instanceof ReactingUnit) for (const event of unit.heard) outer.heard.push(event);
     return result;
   }
 }

@@ -80,17 +80,37 @@ describe('in-unit listeners (deps.work.react): consequences commit with their ca
   const ids = (events: { type: string; data: Record<string, unknown> }[]) =>
     events.map((e) => `${e.type.split('.')[0]}:${e.data._id}`);
 
-  it('runs inside the cause’s transaction; its events are published after the cause’s, in order', () => {
+  it('runs at the end of the cause’s change, in its transaction; its events are published after all of the cause’s', () => {
     const { t, seen, inside, rows } = withScratch();
     consequence(t, inside);
     transact(t.deps, () => {
       emit(t.deps, 'cause.happened', { _id: 1 });
-      emit(t.deps, 'cause.happened', { _id: 2 });
-      expect(seen).toEqual([]);
+      transact(t.deps, () => emit(t.deps, 'cause.happened', { _id: 2 }));
+      // Not yet: the change has not finished.
+      expect(inside).toEqual([]);
+      t.deps.sqlite.run('INSERT INTO scratch (x) VALUES (0)');
     });
     expect(inside).toEqual([true, true]);
-    expect(rows()).toBe(2);
-    expect(ids(seen)).toEqual(['cause:1', 'consequence:1', 'cause:2', 'consequence:2']);
+    expect(rows()).toBe(3);
+    expect(ids(seen)).toEqual(['cause:1', 'cause:2', 'consequence:1', 'consequence:2']);
+  });
+
+  it('a nested change that fails takes the events it emitted away from the listeners', () => {
+    const { t, seen, inside, rows } = withScratch();
+    consequence(t, inside);
+    transact(t.deps, () => {
+      emit(t.deps, 'cause.happened', { _id: 1 });
+      try {
+        transact(t.deps, () => {
+          emit(t.deps, 'cause.happened', { _id: 2 });
+          throw new Error('inner');
+        });
+      } catch {
+        // the outer change goes on
+      }
+    });
+    expect(rows()).toBe(1);
+    expect(ids(seen)).toEqual(['cause:1', 'consequence:1']);
   });
 
   it('a cause that rolls back takes its consequences with it; nothing is published', () => {
@@ -102,7 +122,7 @@ describe('in-unit listeners (deps.work.react): consequences commit with their ca
         throw new Error('refused');
       }),
     ).toThrow('refused');
-    expect(inside).toEqual([true]);
+    expect(inside).toEqual([]);
     expect(rows()).toBe(0);
     expect(seen).toEqual([]);
   });
@@ -121,7 +141,7 @@ describe('in-unit listeners (deps.work.react): consequences commit with their ca
       emit(t.deps, 'cause.happened', { _id: 13 });
     });
     expect(rows()).toBe(1);
-    expect(ids(seen)).toEqual(['cause:12', 'consequence:12', 'cause:13']);
+    expect(ids(seen)).toEqual(['cause:12', 'cause:13', 'consequence:12']);
     expect(logged).toEqual([expect.objectContaining({ event: 'cause.happened' })]);
     // The same in a writer job: the job resolves, its cause is stored and published.
     await t.deps.work.submit(() => emit(t.deps, 'cause.happened', { _id: 13 }));

@@ -115,9 +115,14 @@ describe('subsystem-offline', () => {
     expect(openAtFirstEvent).toEqual([21, 21]);
     expect(t.emitted('subsystem.offline')).toHaveLength(21);
     expect(t.emitted('alert.fired')).toHaveLength(21);
-    // Each subsystem's events in order: its transition, then its incident.
+    // The transitions first, then their incidents, in the same order.
     const order = t.events.filter((e) => e.type === 'subsystem.offline' || e.type === 'alert.fired');
-    expect(order.slice(0, 2).map((e) => e.type)).toEqual(['subsystem.offline', 'alert.fired']);
+    expect(order.map((e) => e.type)).toEqual([
+      ...Array(21).fill('subsystem.offline'),
+      ...Array(21).fill('alert.fired'),
+    ]);
+    const sources = order.slice(21).map((e) => (e.data.incident as { source: { id: number } }).source.id);
+    expect(sources).toEqual(order.slice(0, 21).map((e) => e.data._id));
   });
 
   it('a deleted subsystem closes its incident without a recovery notice', async () => {
