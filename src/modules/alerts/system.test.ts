@@ -122,7 +122,7 @@ describe('subsystem-offline', () => {
       ...Array(21).fill('alert.fired'),
     ]);
     const sources = order.slice(21).map((e) => (e.data.incident as { source: { id: number } }).source.id);
-    expect(sources).toEqual(order.slice(0, 21).map((e) => e.data._id));
+    expect(sources).toEqual(order.slice(0, 21).map((e) => e.data._id as number));
   });
 
   it('a deleted subsystem closes its incident without a recovery notice', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { putSettingGroup } from '../../core/settings';
-import { tickHealth } from './health';
+import { OFFLINE_PER_TURN, tickHealth } from './health';
+import { upsertSubsystem } from './service';
 import { restarted, subsystemApp as setup } from './test-support';
 
 const T0 = '2026-01-15T12:00:00.000Z';
@@ -209,6 +210,27 @@ describe('health state machine', () => {
     tickHealth(t.deps);
     expect(await ids('online')).toEqual([]);
     expect(await ids('offline')).toEqual(['media']);
+  });
+});
+
+describe('many going offline at once', () => {
+  it(`turns ${OFFLINE_PER_TURN} offline in the tick and the rest in the next turns, each checked again`, async () => {
+    const t = setup();
+    const count = OFFLINE_PER_TURN * 2 + 30;
+    for (let n = 1; n <= count; n++) upsertSubsystem(t.deps, { externalId: `d${n}` });
+    for (let n = 1; n <= count; n++) expect((await t.beat(`d${n}`)).status).toBe(200);
+    t.clock.advance(30_000);
+    tickHealth(t.deps);
+    expect(t.emitted('subsystem.offline')).toHaveLength(OFFLINE_PER_TURN);
+    // One that calls in before its turn stays online.
+    await t.beat(`d${count}`);
+    // A tick before the backlog is worked off does not turn anyone offline twice.
+    tickHealth(t.deps);
+    for (let turn = 0; turn < 10 && t.emitted('subsystem.offline').length < count - 1; turn++) await Bun.sleep(0);
+    const offline = t.emitted('subsystem.offline').map((e) => e.externalId);
+    expect(offline).toEqual(Array.from({ length: count - 1 }, (_, i) => `d${i + 1}`));
+    expect((await t.read(`d${count}`)).status).toBe('online');
+    expect(t.deps.health.offlineBacklog).toEqual([]);
   });
 });
 

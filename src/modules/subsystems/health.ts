@@ -104,15 +104,53 @@ export function recordContact(deps: Deps, subsystemId: number, options: ContactO
 }
 
 /**
- * Turns online subsystems offline once their grace period has passed without contact (rule 4): all
- * that are due in one transaction, their events in order.
+ * Most subsystems turned offline in one turn of the event loop. Each costs 110–250 µs with its
+ * incident and notification; a venue losing power on 5 000 at once would otherwise hold every other
+ * request for a second. The rest follow in the next turns, a few ms later, in order.
+ */
+export const OFFLINE_PER_TURN = 100;
+
+/**
+ * Turns online subsystems offline once their grace period has passed without contact (rule 4): up to
+ * `OFFLINE_PER_TURN` now, in one transaction with their events in order, and the rest in the
+ * following turns of the event loop (each checked again then: one that made contact meanwhile stays
+ * online).
  */
 export function tickHealth(deps: Deps): void {
   const mono = deps.clock.monotonic();
   const fallback = getSettingGroup(deps, 'health').defaultGracePeriodSeconds;
-  const due: Array<[number, HealthEntry]> = [];
+  const backlog = new Set(deps.health.offlineBacklog);
   for (const [id, e] of deps.health.entries) {
-    if (e.status === 'online' && mono - e.graceFrom >= (e.ownGrace ?? fallback) * 1000) due.push([id, e]);
+    if (!backlog.has(id) && isDue(e, mono, fallback)) deps.health.offlineBacklog.push(id);
+  }
+  workOfflineBacklog(deps);
+}
+
+function isDue(e: HealthEntry, mono: number, fallbackSeconds: number): boolean {
+  return e.status === 'online' && mono - e.graceFrom >= (e.ownGrace ?? fallbackSeconds) * 1000;
+}
+
+/** Turns the next `OFFLINE_PER_TURN` of the backlog offline, and books a turn for the rest. */
+function workOfflineBacklog(deps: Deps): void {
+  const state = deps.health;
+  const mono = deps.clock.monotonic();
+  const fallback = getSettingGroup(deps, 'health').defaultGracePeriodSeconds;
+  const due: Array<[number, HealthEntry]> = [];
+  while (due.length < OFFLINE_PER_TURN && state.offlineBacklog.length > 0) {
+    const id = state.offlineBacklog.shift() as number;
+    const e = state.entries.get(id);
+    if (e && isDue(e, mono, fallback)) due.push([id, e]);
+  }
+  if (state.offlineBacklog.length > 0 && !state.offlineTurnBooked) {
+    state.offlineTurnBooked = true;
+    setImmediate(() => {
+      state.offlineTurnBooked = false;
+      try {
+        workOfflineBacklog(deps);
+      } catch (err) {
+        deps.log.error({ err }, 'turning subsystems offline failed');
+      }
+    });
   }
   if (due.length > 0) goOffline(deps, due);
 }

@@ -28,6 +28,10 @@ export interface HealthEntry {
 /** Every subsystem's live health, by `_id`. */
 export class HealthState {
   readonly entries = new Map<number, HealthEntry>();
+  /** Subsystems found offline by a tick and not yet turned offline (health.ts `tickHealth`), in order. */
+  offlineBacklog: number[] = [];
+  /** Whether a turn of the event loop is already booked to work the backlog down. */
+  offlineTurnBooked = false;
 }
 
 /**
