@@ -14,10 +14,10 @@
  * its caller opened (`emit(deps, …)` in realtime/emit.ts) instead of threading a scope through.
  *
  * A few consequences must commit with their cause rather than after it: they listen with `react`
- * (in-unit listeners) instead of on the bus. They run inside the unit that emits the event, at the end
- * of its change, so a storm
- * of causes (5 000 subsystems going offline in one health tick) and its consequences (an incident and
- * a notification each) is one transaction, not 5 000, and a crash cannot keep one without the other.
+ * (in-unit listeners) instead of on the bus. They run inside the unit that emits the event, at the
+ * end of its change: a storm of causes (subsystems going offline, 100 per health-tick transaction)
+ * and its consequences (an incident and a notification each) share their transactions instead of one
+ * each, and a crash cannot keep one without the other.
  *
  * Events are staged by the webhook outbox (`EventStage`, realtime/outbox.ts): a synchronous unit
  * inserts each event's deliveries in its transaction at once, a batch writes one outbox row for all

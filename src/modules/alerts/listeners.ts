@@ -5,9 +5,9 @@
  *
  * Health changes (a subsystem offline or online, a variable's health) are heard inside the unit that
  * reports them (`deps.work.react`, db/unit-of-work.ts): the incident and its notification commit with
- * the transition. A venue's power cut turns thousands of subsystems offline in one health tick and
- * back online in a few writer batches; each is then one transaction, not one per subsystem. The rest
- * is heard on the bus, after the commit.
+ * the transition. A venue's power cut turns thousands of subsystems offline (100 per transaction,
+ * one per turn of the event loop) and back online in a few writer batches; their incidents share those
+ * transactions instead of one each. The rest is heard on the bus, after the commit.
  */
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { alertRules } from '../../db/schema';
