@@ -17,15 +17,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import {
-  daemonEnv,
-  freePort,
-  integrationToken,
-  rssMb,
-  seedValues,
-  waitFor,
-  wrk,
-} from './support';
+import { daemonEnv, freePort, integrationToken, rssMb, seedValues, waitFor, wrk } from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
