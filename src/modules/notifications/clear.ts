@@ -11,7 +11,7 @@ import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
 import type { NotificationClear, NotificationDto } from './model';
-import { emitCleared, eventData, findByKey, notificationDto, visibleRow, visibleWhere } from './service';
+import { dtoOfRow, emitCleared, eventData, findByKey, notificationDto, visibleRow, visibleWhere } from './service';
 
 /**
  * Clears one notification by `by` (a caller's label or `system`); false when it was already cleared.
@@ -29,12 +29,13 @@ export function clearRow(deps: Deps, principal: Principal | null, id: number, by
         updatedAt: sql`${sql.placeholder('now')}`,
       })
       .where(and(eq(notifications.id, sql.placeholder('id')), eq(notifications.state, 'shown')))
-      .returning({ id: notifications.id })
+      .returning()
       .prepare(),
   }));
   return transact(deps, () => {
-    if (clear.get({ id, now, by }) === undefined) return false;
-    const dto = notificationDto(deps, id);
+    const cleared = clear.get({ id, now, by });
+    if (cleared === undefined) return false;
+    const dto = dtoOfRow(deps, cleared);
     emitCleared(deps, dto);
     if (principal)
       writeAuditLog(deps, principal, {

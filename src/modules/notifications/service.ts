@@ -4,6 +4,7 @@
  */
 import { and, count, desc, eq, gte, inArray, isNotNull, or, type SQL, sql } from 'drizzle-orm';
 import { actsFor, can, type Principal } from '../../core/principal';
+import { findSubsystem } from '../../core/subsystems';
 import { prepared } from '../../db/prepared';
 import { notifications, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -78,6 +79,15 @@ export function notificationDto(deps: Deps, id: number): NotificationDto {
   const row = statements(deps).byId.get({ id });
   if (!row) throw notFound('notification', id);
   return toNotificationDto(row.n, row.subsystemExternalId);
+}
+
+/**
+ * A row just written (RETURNING *) as its DTO, without reading it again: the subsystem's
+ * `externalId` comes from the subsystem rows kept in memory, as the read's join would give it.
+ */
+export function dtoOfRow(deps: Deps, row: NotificationRow): NotificationDto {
+  const subsystem = row.subsystemId === null ? undefined : findSubsystem(deps, row.subsystemId);
+  return toNotificationDto(row, subsystem?.externalId ?? null);
 }
 
 export function findByKey(deps: Deps, key: string): NotificationRow | undefined {

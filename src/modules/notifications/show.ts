@@ -9,7 +9,7 @@ import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { insertRow, updateRow } from '../../db/prepared';
 import { notifications, type StoredNotificationAction } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { forbidden, invalid } from '../../http/errors';
+import { forbidden, invalid, notFound } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
 import { roleExists } from '../roles/service';
 import { checkActions } from './actions';
@@ -22,7 +22,7 @@ import {
   type SourceType,
   severityOf,
 } from './model';
-import { emitShown, eventData, findByKey, notificationDto, visibleRow } from './service';
+import { dtoOfRow, emitShown, eventData, findByKey, notificationDto, visibleRow } from './service';
 
 export interface NotificationSource {
   type: SourceType;
@@ -100,11 +100,11 @@ function show(deps: Deps, values: ShowValues, source: NotificationSource, existi
     updatedAt: now,
   };
   return transact(deps, () => {
-    let id: number;
+    let row: NotificationRow | undefined;
     if (existing) {
       // A past expiry would clear the raised notification at once; it is dropped unless a new one is given.
       const staleExpiry = values.expiresAt === undefined && existing.expiresAt !== null && existing.expiresAt <= now;
-      updateRow(deps, 'notifications', notifications, notifications.id, existing.id, {
+      row = updateRow(deps, 'notifications', notifications, notifications.id, existing.id, {
         ...changes,
         ...(staleExpiry ? { expiresAt: null } : {}),
         state: 'shown',
@@ -112,9 +112,8 @@ function show(deps: Deps, values: ShowValues, source: NotificationSource, existi
         clearedAt: null,
         clearedBy: null,
       });
-      id = existing.id;
     } else {
-      id = insertRow(deps, 'notifications', notifications, {
+      row = insertRow(deps, 'notifications', notifications, {
         roleIds: [],
         actions: [],
         ...changes,
@@ -126,9 +125,10 @@ function show(deps: Deps, values: ShowValues, source: NotificationSource, existi
         count: 1,
         firstShownAt: now,
         createdAt: now,
-      }).id;
+      });
     }
-    const entity = notificationDto(deps, id);
+    if (!row) throw notFound('notification', existing?.id ?? 0);
+    const entity = dtoOfRow(deps, row);
     if (!existing) emit(deps, 'notification.created', { ...eventData(entity), changed: [] });
     emitShown(deps, entity);
     return { entity, created: !existing };
