@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../log';
-import { Checkpointer } from './checkpointer';
+import { Checkpointer, RESTART_FRAMES } from './checkpointer';
 import { AUTOCHECKPOINT_PAGES, openSqlite } from './client';
 
 const dirs: string[] = [];
@@ -29,14 +29,18 @@ function writes(sqlite: Database, n: number): void {
 const autocheckpoint = (sqlite: Database) =>
   sqlite.query<{ wal_autocheckpoint: number }, []>('PRAGMA wal_autocheckpoint').get()?.wal_autocheckpoint;
 
-/** Errors logged by the checkpointer. */
+/** Errors and debug lines logged by the checkpointer. */
 function recordingLog() {
   const log = createLogger('silent');
   const errors: unknown[] = [];
+  const debug: string[] = [];
   log.error = ((obj: unknown) => {
     errors.push(obj);
   }) as typeof log.error;
-  return { log, errors };
+  log.debug = ((_obj: unknown, msg: string) => {
+    debug.push(msg);
+  }) as typeof log.debug;
+  return { log, errors, debug };
 }
 
 describe('Checkpointer: WAL checkpoints on a thread of their own', () => {
@@ -60,6 +64,25 @@ describe('Checkpointer: WAL checkpoints on a thread of their own', () => {
     expect(autocheckpoint(sqlite)).toBe(AUTOCHECKPOINT_PAGES);
     expect(errors).toEqual([]);
     expect(await checkpointer.request()).toBeNull();
+    sqlite.close();
+  });
+
+  it(`past ${RESTART_FRAMES} frames the main thread copies what the thread left, so the WAL starts again`, async () => {
+    const sqlite = database();
+    const { log, debug, errors } = recordingLog();
+    const checkpointer = new Checkpointer(sqlite, log);
+    checkpointer.start();
+    writes(sqlite, 300);
+    await checkpointer.request();
+    expect(debug.filter((m) => m.includes('main thread'))).toEqual([]);
+    writes(sqlite, RESTART_FRAMES + 100);
+    const big = await checkpointer.request();
+    expect(big?.log).toBeGreaterThanOrEqual(RESTART_FRAMES);
+    expect(debug.filter((m) => m.includes('main thread'))).toHaveLength(1);
+    writes(sqlite, 3);
+    expect((await checkpointer.request())?.log).toBeLessThan(10);
+    expect(errors).toEqual([]);
+    await checkpointer.stop();
     sqlite.close();
   });
 
