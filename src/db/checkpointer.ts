@@ -7,7 +7,9 @@
  * The daemon turns the automatic checkpoint off and asks a worker thread with its own connection
  * (checkpoint-worker.ts) for a PASSIVE checkpoint every second (the `db.checkpoint` job): it copies
  * committed pages back to the database file while this thread goes on committing, and once it has
- * caught up, the next write starts the WAL again from its beginning. When the thread cannot start,
+ * caught up, the next write starts the WAL again from its beginning. Under steady writes it never
+ * quite catches up, so past `RESTART_FRAMES` this thread copies the last few frames itself (`pass`,
+ * `catchUp`). When the thread cannot start,
  * fails, or has not answered for a minute, the automatic checkpoint comes back (logged): the WAL never
  * grows without end. Tests and the CLI commands keep the automatic checkpoint (nothing starts this).
  */
