@@ -7,11 +7,10 @@
  * The platform-managed variables follow (rule 3): `is_alive` at every status change, and
  * `last_contacted_at` wherever `lastContactedAt` is persisted (so at most every 10 s).
  */
-import { eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
 import { writePlatformLog } from '../../core/platform-log';
 import { getSettingGroup } from '../../core/settings';
-import { forgetSubsystem, type SubsystemRow } from '../../core/subsystems';
+import { findSubsystem, forgetSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { updateRow } from '../../db/prepared';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -136,11 +135,14 @@ function workOfflineBacklog(deps: Deps): void {
   const mono = deps.clock.monotonic();
   const fallback = getSettingGroup(deps, 'health').defaultGracePeriodSeconds;
   const due: Array<[number, HealthEntry]> = [];
-  while (due.length < OFFLINE_PER_TURN && state.offlineBacklog.length > 0) {
-    const id = state.offlineBacklog.shift() as number;
+  let taken = 0;
+  for (const id of state.offlineBacklog) {
+    if (due.length === OFFLINE_PER_TURN) break;
+    taken += 1;
     const e = state.entries.get(id);
     if (e && isDue(e, mono, fallback)) due.push([id, e]);
   }
+  state.offlineBacklog.splice(0, taken);
   if (state.offlineBacklog.length > 0 && !state.offlineTurnBooked) {
     state.offlineTurnBooked = true;
     setImmediate(() => {
@@ -198,7 +200,7 @@ export function liveHealth(deps: Deps, row: SubsystemRow): LiveHealth {
 function entryOf(deps: Deps, id: number, known?: SubsystemRow): HealthEntry | undefined {
   const existing = deps.health.entries.get(id);
   if (existing) return existing;
-  const row = known ?? deps.db.select().from(subsystems).where(eq(subsystems.id, id)).get();
+  const row = known ?? findSubsystem(deps, id);
   if (!row) return undefined;
   const e = fromRow(deps, row);
   deps.health.entries.set(id, e);
