@@ -93,3 +93,18 @@ export function mergeMetadata(
   if (problem) throw invalid(path, problem);
   return merged;
 }
+
+/** §0.2 tags: an array of 1–64 character strings (at most 50), or a comma-separated string. */
+export const Tags = t.Union(
+  [t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 }), t.String({ maxLength: 50 * 65 })],
+  { error: 'must be an array of at most 50 strings of 1 to 64 characters, or a comma-separated string' },
+);
+
+/** §0.2 tags: a comma-separated string is split; each 1–64 characters, at most 50, duplicates dropped. */
+export function tagsOf(value: string | readonly string[], path: string): string[] {
+  const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : [...value];
+  const tags = [...new Set(list.filter((s) => s !== ''))];
+  if (tags.some((s) => s.length > 64)) throw invalid(path, 'must hold strings of 1 to 64 characters');
+  if (tags.length > 50) throw invalid(path, 'must have at most 50 items');
+  return tags;
+}

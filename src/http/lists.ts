@@ -60,3 +60,22 @@ export function fuzzyMatch(needle: string | undefined, ...haystack: Array<string
   const n = needle.toLowerCase();
   return haystack.some((h) => h?.toLowerCase().includes(n));
 }
+
+/** `metadata[key]=value` query filters (C: Responses), read from the raw URL. */
+export function metadataFilterOf(url: string): Record<string, string> {
+  const filter: Record<string, string> = {};
+  for (const [key, value] of new URL(url).searchParams) {
+    const match = /^metadata\[(.+)\]$/.exec(key);
+    if (match?.[1]) filter[match[1]] = value;
+  }
+  return filter;
+}
+
+/** Whether `metadata` holds every `key=value` of a filter (a non-string value compared as its JSON text). */
+export function metadataMatches(metadata: Record<string, unknown>, filter: Record<string, string>): boolean {
+  return Object.entries(filter).every(([key, wanted]) => {
+    const value = metadata[key];
+    if (value === undefined) return false;
+    return (typeof value === 'string' ? value : JSON.stringify(value)) === wanted;
+  });
+}

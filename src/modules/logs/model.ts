@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { LogDtoModel } from '../../core/log-entry';
-import { SubsystemNameFields } from '../../http/fields';
+import { SubsystemNameFields, Tags } from '../../http/fields';
 
 export const SEVERITIES = ['debug', 'info', 'warning', 'error', 'critical'] as const;
 export const CATEGORIES = ['activity', 'audit', 'security', 'system'] as const;
@@ -17,12 +17,6 @@ export const LogPageQuery = {
 };
 
 export const PAGE_RULES = { page: PAGE_RULE, perPage: PER_PAGE_RULE };
-
-/** §0.2 tags: an array of 1–64 character strings (at most 50), or a comma-separated string. */
-export const Tags = t.Union(
-  [t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 }), t.String({ maxLength: 50 * 65 })],
-  { error: 'must be an array of at most 50 strings of 1 to 64 characters, or a comma-separated string' },
-);
 
 export const LogModel = {
   dto: LogDtoModel,

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
+import { Tags } from '../../http/fields';
 import { PageQuery } from '../../http/lists';
-import { Tags } from './model';
 
 const NullableTime = t.Union([t.String({ format: 'date-time' }), t.Null()], {
   error: 'must be an ISO-8601 time or null',

@@ -12,11 +12,10 @@ import { logPresets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
 import { forbidden, invalid, notFound } from '../../http/errors';
-import { numericId } from '../../http/fields';
+import { numericId, tagsOf } from '../../http/fields';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import type { PresetDto, PresetWrite } from './preset-model';
-import { tagsOf } from './tags';
 
 type PresetRow = typeof logPresets.$inferSelect;
 const JSON_LIMIT = 16 * 1024;

@@ -9,12 +9,11 @@ import type { Principal } from '../../core/principal';
 import { logs } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, badRequest, conflict, invalid, notFound } from '../../http/errors';
-import { numericId } from '../../http/fields';
+import { numericId, tagsOf } from '../../http/fields';
 import { emit, transact } from '../../realtime/emit';
 import { creatorOf } from './creator';
 import { type LogCreate, type LogListQuery, type LogPage, MAX_VALUE, SEVERITIES } from './model';
 import { likePattern, logPageOf, pageTotals, timeParam } from './paging';
-import { tagsOf } from './tags';
 
 type Severity = (typeof SEVERITIES)[number];
 const SEVERITY_RULE = `must be one of: ${SEVERITIES.join(', ')}`;

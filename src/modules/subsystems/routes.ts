@@ -3,21 +3,11 @@ import type { Deps } from '../../deps';
 import { requestMeta } from '../../http/context';
 import { crudRoutes } from '../../http/crud';
 import { IdParam } from '../../http/fields';
-import { PageQuery, pageOf, sendList } from '../../http/lists';
+import { metadataFilterOf, PageQuery, pageOf, sendList } from '../../http/lists';
 import { listActions, requestAction } from './actions';
 import { heartbeat } from './heartbeat';
 import { ActionModel, SubsystemModel } from './model';
 import { deleteSubsystem, getSubsystem, listSubsystems, updateSubsystemById, upsertSubsystem } from './service';
-
-/** `metadata[key]=value` query filters (C: Responses), read from the raw URL. */
-function metadataFilterOf(url: string): Record<string, string> {
-  const filter: Record<string, string> = {};
-  for (const [key, value] of new URL(url).searchParams) {
-    const match = /^metadata\[(.+)\]$/.exec(key);
-    if (match?.[1]) filter[match[1]] = value;
-  }
-  return filter;
-}
 
 /**
  * Subsystems (§3): upsert, read, update and delete; the heartbeat (integration role, own subsystems

@@ -21,7 +21,7 @@ import {
 } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
-import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
+import { fuzzyMatch, type ListResult, metadataMatches, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { ensurePlatformVariables } from '../variables/platform';
 import { configureHealth, forgetHealth, liveHealth } from './health';
@@ -155,14 +155,6 @@ function subsystemSubject(row: SubsystemRow): AuditSubject {
 /** One subsystem by `_id` or `externalId`. */
 export function getSubsystem(deps: Deps, id: string): SubsystemDto {
   return subsystemDto(deps, requireSubsystem(deps, id));
-}
-
-function metadataMatches(metadata: Record<string, unknown>, filter: Record<string, string>): boolean {
-  return Object.entries(filter).every(([key, wanted]) => {
-    const value = metadata[key];
-    if (value === undefined) return false;
-    return (typeof value === 'string' ? value : JSON.stringify(value)) === wanted;
-  });
 }
 
 /**
