@@ -6,10 +6,12 @@ import m0000 from './0000_foundation.sql' with { type: 'text' };
 import m0001 from './0001_integration_core.sql' with { type: 'text' };
 import m0002 from './0002_realtime.sql' with { type: 'text' };
 import m0003 from './0003_webhook_outbox.sql' with { type: 'text' };
+import m0004 from './0004_media.sql' with { type: 'text' };
 
 export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0000_foundation', sql: m0000 },
   { tag: '0001_integration_core', sql: m0001 },
   { tag: '0002_realtime', sql: m0002 },
   { tag: '0003_webhook_outbox', sql: m0003 },
+  { tag: '0004_media', sql: m0004 },
 ];

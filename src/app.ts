@@ -17,6 +17,7 @@ import { docsRoutes } from './modules/docs/routes';
 import { eventRefRoutes, eventsRoutes } from './modules/events/routes';
 import { logsRoutes } from './modules/logs/routes';
 import { notificationsRoutes } from './modules/notifications/routes';
+import { objectsRoutes } from './modules/objects/routes';
 import { parametersRoutes } from './modules/parameters/routes';
 import { playablesRoutes } from './modules/playables/routes';
 import { presetsRoutes } from './modules/presets/routes';
@@ -47,6 +48,7 @@ export function apiRoutes(deps: Deps) {
     .use(alertsRoutes(deps))
     .use(eventsRoutes(deps))
     .use(eventRefRoutes(deps))
+    .use(objectsRoutes(deps))
     .use(playablesRoutes(deps))
     .use(parametersRoutes(deps))
     .use(presetsRoutes(deps))

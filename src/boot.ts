@@ -27,6 +27,8 @@ import { identity } from './modules/auth/service';
 import { CredentialCache, SignInThrottle } from './modules/auth/state';
 import { logJobs } from './modules/logs/jobs';
 import { notificationJobs } from './modules/notifications/jobs';
+import { objectJobs } from './modules/objects/jobs';
+import { ObjectStoreState } from './modules/objects/state';
 import { ensureBuiltInRoles } from './modules/roles/service';
 import { RoleCaches } from './modules/roles/state';
 import { installScheduleRunnerFor } from './modules/schedule/runner/install';
@@ -97,6 +99,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     alerts: new AlertState(),
     schedule: new ScheduleState(),
     webhooks: new WebhookState(),
+    objects: new ObjectStoreState(),
     webhookIo: systemWebhookIo,
     rateLimiter: new RateLimiter(),
     signInThrottle: new SignInThrottle(),
@@ -139,6 +142,7 @@ export function daemonJobs(deps: Deps): ModuleJobs[] {
     notificationJobs(deps),
     alertJobs(deps),
     scheduleJobs(deps),
+    objectJobs(deps),
   ];
 }
 

@@ -13,6 +13,7 @@ import type { Scheduler } from './jobs/scheduler';
 import type { Logger } from './log';
 import type { AlertState } from './modules/alerts/state';
 import type { CredentialCache, SignInThrottle } from './modules/auth/state';
+import type { ObjectStoreState } from './modules/objects/state';
 import type { RoleCaches } from './modules/roles/state';
 import type { ScheduleState } from './modules/schedule/state';
 import type { ActionQueueState, HealthState } from './modules/subsystems/state';
@@ -55,6 +56,8 @@ export interface Deps {
   alerts: AlertState;
   /** The schedule's change clock, loaded snapshot, cached reads and runner memory (modules/schedule). */
   schedule: ScheduleState;
+  /** Uploads running, the download-link key and the free-space probe of the object store (modules/objects). */
+  objects: ObjectStoreState;
   /** The webhook dispatcher's attempts in flight (modules/webhooks). */
   webhooks: WebhookState;
   /** The network and randomness webhook delivery uses; tests replace it (realtime/dispatch-io.ts). */

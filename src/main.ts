@@ -82,7 +82,6 @@ async function serve(config: Config): Promise<void> {
     server = serveHttp(app, {
       port: config.httpPort,
       hostname: config.httpHost,
-      maxBodyBytes: config.maxBodyBytes,
       log,
     });
   } catch (err) {

@@ -52,6 +52,9 @@ beforeAll(async () => {
     as: 'admin',
     body: { displayName: 'Ops', url: 'https://hooks.example.com/in' },
   });
+  for (const name of ['a.txt', 'b.txt']) {
+    await t.call('POST', '/objects/cms-media', { as: 'admin', body: { name, tags: ['x', 'y'] } });
+  }
   const user = await makeUser(t, 'una');
   Object.assign(ids, {
     '/api/v1/subsystems/{id}/actions': String(media._id),
@@ -61,6 +64,7 @@ beforeAll(async () => {
     '/api/v1/webhook/{id}/deliveries': String(webhook.body._id),
     // Calendar 1 ("Main") exists from the first start.
     '/api/v1/schedule/calendars/{id}/scheduledItems': '1',
+    '/api/v1/objects/{id}/_tags': 'cms-media',
   });
 });
 

@@ -53,6 +53,8 @@ function variableBy(make: Maker): Changing {
 }
 
 const MAKERS: Record<string, Maker | Changing | { exempt: string }> = {
+  '/api/v1/objects/:id': async (t) =>
+    `/objects/${(await made(t, '/objects/cms-media', { name: 'clip.mp4', tags: ['lobby'], metadata: { room: 'A' } }))._id}`,
   '/api/v1/roles/:id': async (t) =>
     `/roles/${(await made(t, '/roles', { name: 'watcher', permissions: ['variables:read'] }))._id}`,
   '/api/v1/tokens/:id': async (t) =>

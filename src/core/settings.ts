@@ -21,6 +21,8 @@ export interface SettingGroups {
   /** Mail (§18): null until configured; mail is not sent by this build yet (alerts only check it is set). */
   smtp: { host?: string; port?: number; secure?: boolean; username?: string; from?: string } | null;
   schedule: { missedRunGraceSeconds: number };
+  /** The object store (§12): upload cap, quota of cms-media (null: none), free-space floor, days in the trash. */
+  media: { maxUploadBytes: number; quotaBytes: number | null; minFreeBytes: number; trashDays: number };
   /** Flood budgets (C: Limits); the decisions behind the defaults are in src/http/rate-limit.ts. */
   rateLimits: RateLimitSettings;
 }
@@ -35,6 +37,7 @@ export const SETTING_DEFAULTS: SettingGroups = {
   alerts: { flapWindowSeconds: 300 },
   smtp: null,
   schedule: { missedRunGraceSeconds: 300 },
+  media: { maxUploadBytes: 8 * 1024 ** 3, quotaBytes: null, minFreeBytes: 1024 ** 3, trashDays: 7 },
   rateLimits: {
     requestsPerSecond: 50,
     requestBurst: 300,

@@ -21,6 +21,7 @@ export type AuthRule =
   | 'authenticated'
   | Permission
   | { permission: Permission; integration: true; body?: 'ignore' }
+  | { permission: Permission; body: 'stream' }
   | { permission: Permission; self: true }
   | { anyOf: [Permission, ...Permission[]]; integration?: true };
 
@@ -35,6 +36,13 @@ export interface AuthMeta {
   public: boolean;
   /** The route takes no body: whatever is sent is discarded unread (the heartbeat, §3). */
   ignoreBody?: boolean;
+  /** The route reads the raw body itself, as a stream (uploads, §12): nothing is read before the handler. */
+  streamBody?: boolean;
+  /**
+   * A request carrying `signature`/`expires` in its query skips the credential check: the handler
+   * verifies that signature itself (a signed download link, §12); any other request needs the rule.
+   */
+  signedLink?: boolean;
 }
 
 export function authMeta(rule: AuthRule): AuthMeta {
@@ -50,6 +58,7 @@ export function authMeta(rule: AuthRule): AuthMeta {
     self: 'self' in rule,
   };
   if ('body' in rule && rule.body === 'ignore') meta.ignoreBody = true;
+  if ('body' in rule && rule.body === 'stream') meta.streamBody = true;
   return meta;
 }
 
@@ -104,6 +113,14 @@ export function authorize(deps: Deps, request: Request, rule: AuthMeta): Princip
   return gate(deps, request, rule);
 }
 
+/** Whether the query carries a link signature (which the route then must verify). */
+function hasSignedQuery(request: Request): boolean {
+  const query = request.url.indexOf('?');
+  if (query < 0) return false;
+  const params = new URLSearchParams(request.url.slice(query + 1));
+  return params.has('signature') || params.has('expires');
+}
+
 const SECURITY = [{ bearer: [] }, { isaacToken: [] }, { sessionCookie: [] }];
 
 export function authPlugin(deps: Deps) {
@@ -116,6 +133,7 @@ export function authPlugin(deps: Deps) {
         introspect: body.introspect,
         parse: async ({ request }) => {
           gate(deps, request, meta);
+          if (meta.streamBody) return {};
           if (!meta.ignoreBody) return body.read(request);
           await request.body?.cancel();
           return {};
@@ -124,6 +142,21 @@ export function authPlugin(deps: Deps) {
           gate(deps, request, meta);
         },
         resolve: ({ request }) => ({ principal: gate(deps, request, meta) }),
+      };
+    },
+    /** `signedLink: permission`: the permission, or a signed query the handler checks (see AuthMeta). */
+    signedLink: (permission: Permission) => {
+      const meta: AuthMeta = { ...authMeta(permission), signedLink: true };
+      const check = (request: Request) => {
+        if (!hasSignedQuery(request)) gate(deps, request, meta);
+      };
+      return {
+        detail: { security: [...SECURITY, {}], 'x-pms-auth': meta } as Record<string, unknown>,
+        transform: ({ request }) => check(request),
+        resolve: ({ request }) => {
+          check(request);
+          return { signed: hasSignedQuery(request) };
+        },
       };
     },
     public: (enabled: true) => {

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** A `Range` wholly past the end of a download (§12); sent with a `Content-Range` naming the size. */
+  range_not_satisfiable: 416,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,

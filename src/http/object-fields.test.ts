@@ -45,7 +45,8 @@ describe('non-object bodies', () => {
       if (!WRITES.has(route.method) || !route.path.startsWith('/api/v1/')) continue;
       const detail = (route.hooks.detail ?? {}) as { 'x-pms-auth'?: AuthMeta };
       // The heartbeat never reads its body (§3: empty or ignored).
-      if (detail['x-pms-auth']?.ignoreBody) continue;
+      // A route that takes no body, or takes raw bytes (uploads: any body is content), is not a JSON write.
+      if (detail['x-pms-auth']?.ignoreBody || detail['x-pms-auth']?.streamBody) continue;
       const openApiPath = route.path.replace(/:([^/]+)/g, '{$1}');
       const schema = schemas.get(`${route.method} ${openApiPath}`);
       const path = route.path.replace(/:[^/]+/g, '1').replace('/api/v1', '');

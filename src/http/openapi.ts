@@ -156,7 +156,9 @@ function responses(route: RouteLike, auth: AuthMeta | undefined, hasInput: boole
   for (const [status, schema] of Object.entries(byStatus)) {
     const described = plain(schema);
     // t.Void()/t.Undefined() say "no body"; they are not JSON Schema types.
-    const body = described && !NO_BODY_TYPES.has(String(described.type)) ? described : undefined;
+    // A union (`anyOf`, no `type`) is a body too: one path answering an entity or a list (§12 objects).
+    const body =
+      described && !(typeof described.type === 'string' && NO_BODY_TYPES.has(described.type)) ? described : undefined;
     if (!described && route.method !== 'DELETE' && status === '200') {
       out['2XX'] = { description: 'Success' };
       continue;

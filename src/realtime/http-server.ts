@@ -17,7 +17,6 @@ export interface Servable {
 export interface ServeOptions {
   port: number;
   hostname: string;
-  maxBodyBytes: number;
   log: Logger;
 }
 
@@ -50,8 +49,10 @@ export function serveHttp(app: Servable, options: ServeOptions): HttpServer {
   const server = Bun.serve<ElysiaWsData>({
     port: options.port,
     hostname: options.hostname,
-    // Bodies are limited per route by the JSON reader; this is only the transport's backstop.
-    maxRequestBodySize: Math.max(options.maxBodyBytes, 64 * 1024 * 1024),
+    // Bodies are limited per route, before they are read: JSON by the body reader (`PMS_MAX_BODY_BYTES`),
+    // media uploads by `media.maxUploadBytes` (a setting, 8 GiB by default, streamed to disk). Bun
+    // streams request bodies, so the transport sets no cap of its own that would refuse them first.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch: (request) => app.handle(request),
     websocket: {
       ...dispatch,

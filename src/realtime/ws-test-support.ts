@@ -23,7 +23,7 @@ export const UNTRUSTED = '203.0.113.7';
 
 export function serveTestApp(): ServedApp {
   const t = makeTestApp();
-  const server = serveHttp(t.app, { port: 0, hostname: '127.0.0.1', maxBodyBytes: 1024 * 1024, log: t.deps.log });
+  const server = serveHttp(t.app, { port: 0, hostname: '127.0.0.1', log: t.deps.log });
   const clients: WsTestClient[] = [];
   const served: ServedApp = {
     ...t,

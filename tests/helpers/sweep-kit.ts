@@ -42,9 +42,11 @@ export function getOperations(doc: Json): Operation[] {
     const params = (op.parameters ?? []) as { name: string; in: string; schema: Json }[];
     const responses: Record<string, Json | undefined> = {};
     for (const [status, r] of Object.entries(op.responses as Record<string, Json>)) {
-      responses[status] = ((r.content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as
-        | Json
-        | undefined;
+      const content = r.content as Json | undefined;
+      // Bytes (an object's content) are declared by their media type; any body is theirs.
+      responses[status] = content
+        ? (((content['application/json'] as Json | undefined)?.schema as Json | undefined) ?? {})
+        : undefined;
     }
     out.push({
       path,
@@ -146,6 +148,21 @@ for (const base of ['/api/v1/subsystem/{id}/variables/{ref}', '/api/v1/subsystem
 BY_REF['/api/v1/schedule/calendars/{id}/scheduledItems/{itemId}'] = {
   list: '/api/v1/schedules',
   fill: (item) => [{ id: String(item.calendarId), itemId: String(item._id) }],
+};
+
+// Objects (§12): one segment is an `_id` or a bucket; the content only of objects that have it.
+BY_REF['/api/v1/objects/{id}'] = {
+  list: '/api/v1/objects/cms-media?status=created,uploaded,deleted',
+  fill: (item) => [{ id: String(item._id) }, { id: String(item.bucket) }],
+};
+BY_REF['/api/v1/objects/{id}/_tags'] = { list: '/api/v1/objects', fill: (item) => [{ id: String(item.bucket) }] };
+BY_REF['/api/v1/objects/{id}/{name}'] = {
+  list: '/api/v1/objects/cms-media',
+  fill: (item) => [{ id: String(item.bucket), name: String(item.name) }],
+};
+BY_REF['/api/v1/objects/{id}/content'] = {
+  list: '/api/v1/objects/cms-media',
+  fill: (item) => (item.status === 'uploaded' ? [{ id: String(item._id) }] : []),
 };
 
 /** At most this many items per route, spread over the list (first and last included). */

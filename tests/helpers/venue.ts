@@ -8,6 +8,7 @@
 import type { TestApp } from './app';
 import { buildDevices, type Devices } from './venue-devices';
 import { ADMIN, beat, gapsAround, INTEGRATION, must, need, OPERATOR, pass } from './venue-kit';
+import { buildMedia } from './venue-media';
 import { buildPeople, type People } from './venue-people';
 import { buildSchedule, type Schedule } from './venue-schedule';
 import { buildAlerts, buildWebhooks, type Watch } from './venue-watch';
@@ -119,6 +120,7 @@ export async function buildVenue(t: TestApp): Promise<Venue> {
   const people = await buildPeople(t, devices);
   await buildAlerts(t, devices, people, watch);
   const schedule = await buildSchedule(t, devices);
+  await buildMedia(t);
   const v: Venue = { devices, people, watch, schedule };
   await pass(t, gapsAround(10_000.5, 3), ['media-1', 'show-ctrl', 'audio-dsp']);
   await leaveReferencesBehind(t, v);

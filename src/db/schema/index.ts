@@ -5,6 +5,7 @@ export * from './events';
 export * from './log-extras';
 export * from './logs';
 export * from './notifications';
+export * from './objects';
 export * from './parameters';
 export * from './playables';
 export * from './preset-entries';

@@ -26,7 +26,7 @@ import {
 } from './store';
 
 export interface AlertSource {
-  type: 'variable' | 'subsystem' | 'webhook' | 'schedule';
+  type: 'variable' | 'subsystem' | 'webhook' | 'schedule' | 'storage';
   id: number;
   externalId: string | null;
   displayName: string | null;

@@ -21,10 +21,10 @@ describe('history retention and jobs', () => {
     expect((await t.history())[0]).toMatchObject({ state: 'open' });
   });
 
-  it('main starts the per-second tick and the hourly prune', async () => {
+  it('main starts the per-second tick, the storage check and the hourly prune', async () => {
     const t = await alertsApp();
     t.deps.scheduler.install(alertJobs(t.deps));
-    expect(t.deps.scheduler.names()).toEqual(['alerts.tick', 'alerts.history-prune']);
+    expect(t.deps.scheduler.names()).toEqual(['alerts.tick', 'alerts.storage', 'alerts.history-prune']);
     await t.deps.scheduler.stopAll();
   });
 });

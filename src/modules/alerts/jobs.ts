@@ -1,7 +1,8 @@
 /**
  * What the alerts module runs on timers (main starts it; tests call `tickAlerts` after moving the
  * fake clock): every second, due delays fire, snoozes that ended notify their open incidents once,
- * and `repeat` rules notify again; hourly, incidents closed more than 365 days ago are removed.
+ * and `repeat` rules notify again; every minute, the media disk's free space (`storage-low`); hourly,
+ * incidents closed more than 365 days ago are removed.
  */
 import { and, eq, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { alertIncidents, alertRules } from '../../db/schema';
@@ -11,6 +12,7 @@ import { transact } from '../../realtime/emit';
 import { notify, notifyUnnotified } from './engine';
 import { evaluateNow } from './evaluate';
 import { findRule, updateRule } from './store';
+import { checkStorage } from './system';
 
 const HISTORY_DAYS = 365;
 
@@ -78,6 +80,7 @@ export function alertJobs(deps: Deps): ModuleJobs {
   return {
     jobs: [
       { name: 'alerts.tick', pattern: '* * * * * *', run: () => tickAlerts(deps) },
+      { name: 'alerts.storage', pattern: '30 * * * * *', run: () => checkStorage(deps) },
       {
         name: 'alerts.history-prune',
         pattern: '0 23 * * * *',

@@ -23,6 +23,7 @@ export function noticeKey(rule: AlertRow, sourceId: number): string {
   if (rule.systemKind === 'subsystem-offline') return `subsystem-offline:${sourceId}`;
   if (rule.systemKind === 'webhook-disabled') return `webhook-disabled:${sourceId}`;
   if (rule.systemKind === 'schedule-missed') return 'schedule-missed';
+  if (rule.systemKind === 'storage-low') return 'storage-low';
   return `alert:${rule.id}:${sourceId}`;
 }
 
@@ -59,6 +60,11 @@ function texts(rule: AlertRow, incident: IncidentRow, ctx: NoticeContext): { tit
       return {
         title: 'Scheduled runs missed',
         message: `${incident.lastValue} scheduled run(s) were missed while the daemon was down; see GET /api/v1/schedule/runs?status=missed.`,
+      };
+    case 'storage-low':
+      return {
+        title: 'Media storage is low',
+        message: `${incident.lastValue} free for media; uploads are refused below the media.minFreeBytes setting. Empty the trash or remove media.`,
       };
     case 'variable-health':
       return { title: `${rule.displayName}: ${name}`, message: `${name} reports health ${incident.lastValue}.` };

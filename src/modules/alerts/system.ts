@@ -4,13 +4,16 @@
  * (webhook.disabled; closed by a webhook.updated that leaves it active, or webhook.deleted),
  * `variable-health` (variable.health_changed: a state above 0 opens, 0 closes) and `schedule-missed`
  * (the schedule.run.missed records of one daemon start: one incident with their count, §11.6 rule 15).
- * `backup-failed`, `storage-low` and `license-expiry` exist but have no source in this build yet.
+ * `storage-low` (the alerts.storage job: free space for media under twice `media.minFreeBytes`
+ * opens, back above closes). `backup-failed` and `license-expiry` exist but have no source yet.
  */
 
+import { getSettingGroup } from '../../core/settings';
 import { findSubsystem } from '../../core/subsystems';
 import { alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError } from '../../http/errors';
+import { mediaFreeBytes } from '../objects/service';
 import { getWebhook } from '../webhooks/service';
 import { closeIncident, conditionCleared, fire } from './engine';
 import { type Criticality, SYSTEM_KINDS, type SystemKind } from './model';
@@ -150,4 +153,21 @@ export function onScheduleRunMissed(deps: Deps): void {
     const at = Math.floor(deps.clock.now() / 1000);
     fire(deps, rule, { type: 'schedule', id: at, externalId: null, displayName: 'Schedule' }, String(fresh.count));
   });
+}
+
+/** The one source of `storage-low`: the disk that holds the media. */
+const STORAGE_SOURCE = { type: 'storage', id: 1, externalId: null, displayName: 'Media storage' } as const;
+
+const gib = (bytes: number): string => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+
+/**
+ * `storage-low` (§12 rule 8): free space for media under twice `media.minFreeBytes` opens the
+ * incident (value: the free space), space above it again closes it. Run by the alerts.storage job.
+ */
+export function checkStorage(deps: Deps): void {
+  const rule = activeRule(deps, 'storage-low');
+  if (!rule) return;
+  const free = mediaFreeBytes(deps);
+  if (free < 2 * getSettingGroup(deps, 'media').minFreeBytes) fire(deps, rule, STORAGE_SOURCE, gib(free));
+  else conditionCleared(deps, rule, STORAGE_SOURCE.id, gib(free));
 }

@@ -1,0 +1,80 @@
+/**
+ * Where object content lives on disk (§12): `<dataDir>/media/<bucket>/<_id>-<sha256>`, one file per
+ * content version, and `<dataDir>/media/.parts/` for uploads in progress. A version's file is written
+ * whole (part file, flushed, renamed) before the row names it, and the previous version's file is
+ * removed only after the row moved on, so a reader always finds the file its row names and a power
+ * cut leaves either version whole. What a cut leaves behind (a part file, a renamed file no row
+ * names) is removed by `sweepMedia` at start-up.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Deps } from '../../deps';
+
+export const BUCKETS = ['cms-media', 'backups', 'branding'] as const;
+export type Bucket = (typeof BUCKETS)[number];
+/** The only bucket this API writes; the others hold platform files (§17, §18). */
+export const MEDIA_BUCKET: Bucket = 'cms-media';
+
+export const isBucket = (name: string): name is Bucket => (BUCKETS as readonly string[]).includes(name);
+
+export function mediaDir(deps: Deps): string {
+  return join(deps.config.dataDir, 'media');
+}
+
+export function bucketDir(deps: Deps, bucket: string): string {
+  return join(mediaDir(deps), bucket);
+}
+
+export function partsDir(deps: Deps): string {
+  return join(mediaDir(deps), '.parts');
+}
+
+/** The stored file name of one content version. */
+export const contentFileName = (id: number, sha256: string): string => `${id}-${sha256}`;
+
+export function contentPath(deps: Deps, row: { bucket: string; file: string | null }): string | null {
+  return row.file === null ? null : join(bucketDir(deps, row.bucket), row.file);
+}
+
+/** Creates the media directories when missing. */
+export function ensureMediaDirs(deps: Deps): void {
+  mkdirSync(partsDir(deps), { recursive: true });
+  for (const bucket of BUCKETS) mkdirSync(bucketDir(deps, bucket), { recursive: true });
+}
+
+/** Flushes a directory's entries (a rename into it) to disk. */
+export function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Removes a file; a file already gone is no failure. */
+export function removeFile(path: string): void {
+  rmSync(path, { force: true });
+}
+
+/**
+ * At start-up: removes every part file and every content file that no row names (a cut between the
+ * rename and the commit, or between the commit and the old version's removal). Returns how many.
+ */
+export function sweepMedia(deps: Deps, named: ReadonlySet<string>): number {
+  ensureMediaDirs(deps);
+  let removed = 0;
+  for (const name of readdirSync(partsDir(deps))) {
+    removeFile(join(partsDir(deps), name));
+    removed++;
+  }
+  for (const bucket of BUCKETS) {
+    const dir = bucketDir(deps, bucket);
+    for (const name of readdirSync(dir)) {
+      if (named.has(join(bucket, name))) continue;
+      removeFile(join(dir, name));
+      removed++;
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'bun:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTestApp, rowCount } from '../../../tests/helpers/app';
+import { putSettingGroup, SETTING_DEFAULTS } from '../../core/settings';
+import { checkStorage } from '../alerts/system';
+import { bucketDir, partsDir } from './files';
+import { objectJobs } from './jobs';
+import { mediaFiles, textBytes, uploadedObject } from './test-support';
+
+const GIB = 1024 ** 3;
+
+describe('what a power cut leaves in the media directories (§12 "never lost")', () => {
+  it('the start-up sweep removes part files and files no row names, and keeps every named one', async () => {
+    const t = makeTestApp();
+    const kept = await uploadedObject(t, 'kept.txt', textBytes('kept'));
+    writeFileSync(join(partsDir(t.deps), 'cut.part'), 'half an upload');
+    writeFileSync(join(bucketDir(t.deps, 'cms-media'), `${kept._id}-${'0'.repeat(64)}`), 'renamed, never recorded');
+    writeFileSync(join(bucketDir(t.deps, 'backups'), 'stray'), 'x');
+    objectJobs(t.deps).start?.();
+    expect(mediaFiles(t)).toEqual([`cms-media/${kept.object}`]);
+  });
+});
+
+describe('storage-low (§12 rule 8, §8)', () => {
+  it('opens below twice media.minFreeBytes with one notification, and closes when space returns', async () => {
+    const t = makeTestApp();
+    putSettingGroup(t.deps, 'media', { ...SETTING_DEFAULTS.media, minFreeBytes: GIB });
+    t.deps.objects.freeBytes = () => 1.5 * GIB;
+    checkStorage(t.deps);
+    checkStorage(t.deps);
+    const incidents = await t.call('GET', '/alerts/history', { as: 'admin' });
+    expect(incidents.status).toBe(200);
+    const open = incidents.body.filter((i: { source: { type: string }; state: string }) => i.source.type === 'storage');
+    expect(open).toHaveLength(1);
+    expect(open[0]).toMatchObject({ state: 'open', lastValue: '1.5 GiB', matchCount: 2 });
+    const shown = await t.call('GET', '/notifications', { as: 'admin' });
+    const storage = shown.body.filter((n: { key: string }) => n.key === 'storage-low');
+    expect(storage).toHaveLength(1);
+    expect(storage[0].message).toContain('1.5 GiB free');
+
+    t.deps.objects.freeBytes = () => 3 * GIB;
+    checkStorage(t.deps);
+    const after = await t.call('GET', '/alerts/history', { as: 'admin' });
+    expect(after.body.filter((i: { source: { type: string }; state: string }) => i.source.type === 'storage')).toEqual([
+      expect.objectContaining({ state: 'closed', closedReason: 'recovered' }),
+    ]);
+    expect(rowCount(t, 'alert_incidents')).toBe(1);
+  });
+});

@@ -1,0 +1,97 @@
+import { t } from 'elysia';
+import { EntityMeta } from '../../http/entity';
+import { Description, Metadata, NullableDisplayName, Tags } from '../../http/fields';
+import { PageQuery } from '../../http/lists';
+
+/** §12 name rule: 1–255, no `/`, `\` or control characters, not `.` or `..`, not all digits, no leading `_`. */
+export const OBJECT_NAME_PATTERN = '^(?![0-9]+$)(?!\\.\\.?$)(?!_)[^/\\\\\\u0000-\\u001f\\u007f]{1,255}$';
+export const NAME_RULE =
+  'must be 1 to 255 characters without / \\ or control characters, not . or .., not all digits and not starting with _';
+export const ObjectName = t.String({ pattern: OBJECT_NAME_PATTERN, error: NAME_RULE });
+
+const Sha256 = t.String({ pattern: '^[0-9a-fA-F]{64}$', error: 'must be 64 hexadecimal digits' });
+
+const MediaInfoModel = t.Object({
+  '@type': t.String(),
+  width: t.Optional(t.Integer()),
+  height: t.Optional(t.Integer()),
+  duration: t.Optional(t.Integer()),
+  frameRate: t.Optional(t.Number()),
+});
+
+const ObjectDtoModel = t.Object({
+  ...EntityMeta,
+  _links: t.Object({ self: t.String(), object: t.String(), get: t.String() }),
+  bucket: t.String(),
+  bucketName: t.String(),
+  name: t.String(),
+  displayName: t.String(),
+  description: t.String(),
+  tags: t.Array(t.String()),
+  status: t.Union([t.Literal('created'), t.Literal('uploaded'), t.Literal('deleted')]),
+  contentType: t.Union([t.String(), t.Null()]),
+  object: t.Union([t.String(), t.Null()]),
+  objectSize: t.Union([t.Integer(), t.Null()]),
+  objectMD5: t.Union([t.String(), t.Null()]),
+  sha256: t.Union([t.String(), t.Null()]),
+  metadata: t.Record(t.String(), t.Unknown()),
+  usedBy: t.Object({ playables: t.Integer(), compositions: t.Integer(), players: t.Integer() }),
+  deletedAt: t.Union([t.String(), t.Null()]),
+  purgeAt: t.Union([t.String(), t.Null()]),
+});
+
+const BucketDtoModel = t.Object({
+  bucket: t.String(),
+  displayName: t.String(),
+  objectCount: t.Integer(),
+  totalSize: t.Integer(),
+  _links: t.Object({ self: t.String(), tags: t.String() }),
+});
+
+const BoolQuery = t.Optional(t.Union([t.Literal('true'), t.Literal('false')]));
+
+export const ObjectModel = {
+  dto: ObjectDtoModel,
+  list: t.Array(ObjectDtoModel),
+  buckets: t.Array(BucketDtoModel),
+  tags: t.Array(t.Object({ tag: t.String(), count: t.Integer() })),
+  /** Create (the bucket comes from the path; `bucket`/`bucketName` in the body are ignored there). */
+  create: t.Object({
+    bucket: t.Optional(t.String()),
+    bucketName: t.Optional(t.String()),
+    name: ObjectName,
+    displayName: t.Optional(NullableDisplayName),
+    description: t.Optional(Description),
+    tags: t.Optional(Tags),
+    metadata: t.Optional(Metadata),
+    sha256: t.Optional(Sha256),
+  }),
+  /** PUT and PATCH: the writable fields; everything else in the body is ignored (C: Requests). */
+  update: t.Object({
+    displayName: t.Optional(NullableDisplayName),
+    description: t.Optional(Description),
+    tags: t.Optional(Tags),
+    metadata: t.Optional(Metadata),
+  }),
+  listQuery: t.Object({
+    ...PageQuery,
+    status: t.Optional(t.String({ maxLength: 100 })),
+    tags: t.Optional(t.String({ maxLength: 50 * 65 })),
+    fuzzy: t.Optional(t.String({ maxLength: 200 })),
+  }),
+  deleteQuery: t.Object({ purge: BoolQuery, force: BoolQuery }),
+  contentQuery: t.Object({
+    player: t.Optional(t.String({ maxLength: 128 })),
+    expires: t.Optional(t.String({ maxLength: 20 })),
+    signature: t.Optional(t.String({ maxLength: 100 })),
+  }),
+  idParams: t.Object({ id: t.String({ minLength: 1, maxLength: 255 }) }),
+  nameParams: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), name: t.String({ minLength: 1 }) }),
+  mediaInfo: MediaInfoModel,
+};
+
+export type ObjectDto = typeof ObjectModel.dto.static;
+export type ObjectCreate = typeof ObjectModel.create.static;
+export type ObjectUpdate = typeof ObjectModel.update.static;
+export type ObjectListQuery = typeof ObjectModel.listQuery.static;
+export type BucketDto = typeof BucketDtoModel.static;

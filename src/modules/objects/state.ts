@@ -1,0 +1,20 @@
+/**
+ * What the object store keeps per daemon (`deps.objects`): the uploads running now (one per object,
+ * §12 rule 5), the key that signs `_links.get`, and how free space is measured (tests replace it).
+ */
+import { statfsSync } from 'node:fs';
+
+/** Bytes a non-root process may still write on the file system holding `dir`. */
+export function statfsFree(dir: string): number {
+  const s = statfsSync(dir);
+  return Number(s.bavail) * Number(s.bsize);
+}
+
+export class ObjectStoreState {
+  /** Objects whose content is being uploaded right now. */
+  readonly uploading = new Set<number>();
+  /** The HMAC key of signed download links, read from the data directory on first use. */
+  linkKey: Uint8Array | null = null;
+  /** Free bytes where the media lives; tests set a figure of their own. */
+  freeBytes: (dir: string) => number = statfsFree;
+}
