@@ -18,6 +18,7 @@ import { eventRefRoutes, eventsRoutes } from './modules/events/routes';
 import { logsRoutes } from './modules/logs/routes';
 import { notificationsRoutes } from './modules/notifications/routes';
 import { objectsRoutes } from './modules/objects/routes';
+import { objectSearchRoutes } from './modules/objects/search-routes';
 import { parametersRoutes } from './modules/parameters/routes';
 import { playablesRoutes } from './modules/playables/routes';
 import { presetsRoutes } from './modules/presets/routes';
@@ -49,6 +50,7 @@ export function apiRoutes(deps: Deps) {
     .use(eventsRoutes(deps))
     .use(eventRefRoutes(deps))
     .use(objectsRoutes(deps))
+    .use(objectSearchRoutes(deps))
     .use(playablesRoutes(deps))
     .use(parametersRoutes(deps))
     .use(presetsRoutes(deps))
