@@ -107,7 +107,7 @@ try {
   const auth = { authorization: `Bearer ${((await login.json()) as { session: string }).session}` };
   console.log(`${PMSD ?? 'pmsd from source'}; ${SIZE / 1024 / 1024} MiB, ${RUNS} runs, ${RANGES} range reads`);
 
-  const up = { floor: [] as number[], pmsd: [] as number[], growth: [] as number[] };
+  const up = { floor: [] as number[], pmsd: [] as number[], growth: [] as number[], floorGrowth: [] as number[] };
   const down = { floor: [] as number[], pmsd: [] as number[], growth: [] as number[] };
   const ranges = { floor: [] as number[], pmsd: [] as number[] };
   for (let run = 1; run <= RUNS; run++) {
@@ -116,6 +116,7 @@ try {
       if (res.status !== 204) throw new Error(`floor upload ${res.status}`);
     });
     up.floor.push(mbps(f.ms));
+    up.floorGrowth.push(f.peak - f.before);
 
     const created = await fetch(`${base}/objects/cms-media`, {
       method: 'POST',
@@ -147,7 +148,7 @@ try {
     const pr = await measured(daemon.pid, () => rangeReads(contentUrl, auth));
     ranges.pmsd.push(pr.ms);
     console.log(
-      `run ${run}: upload floor ${mbps(f.ms).toFixed(0)} MB/s, pmsd ${mbps(p.ms).toFixed(0)} MB/s (RSS ${p.before.toFixed(1)} → peak ${p.peak.toFixed(1)} MB); ` +
+      `run ${run}: upload floor ${mbps(f.ms).toFixed(0)} MB/s (RSS +${(f.peak - f.before).toFixed(1)} MB), pmsd ${mbps(p.ms).toFixed(0)} MB/s (RSS ${p.before.toFixed(1)} → peak ${p.peak.toFixed(1)} MB); ` +
         `download floor ${mbps(fd.ms).toFixed(0)} MB/s, pmsd ${mbps(pd.ms).toFixed(0)} MB/s (RSS ${pd.before.toFixed(1)} → peak ${pd.peak.toFixed(1)} MB); ` +
         `${RANGES} ranges floor ${fr.ms.toFixed(0)} ms, pmsd ${pr.ms.toFixed(0)} ms (RSS peak ${pr.peak.toFixed(1)} MB)`,
     );
@@ -155,7 +156,7 @@ try {
   }
   const ratio = (a: number[], b: number[]) => median(a) / median(b);
   console.log(
-    `upload: pmsd ${median(up.pmsd).toFixed(0)} MB/s = ${ratio(up.pmsd, up.floor).toFixed(2)}× floor (bar ≥ 0.5×); RSS growth median ${median(up.growth).toFixed(1)} MB (bar < 50 MB)`,
+    `upload: pmsd ${median(up.pmsd).toFixed(0)} MB/s = ${ratio(up.pmsd, up.floor).toFixed(2)}× floor (bar ≥ 0.5×); RSS growth median ${median(up.growth).toFixed(1)} MB (bar < 50 MB; the floor's ${median(up.floorGrowth).toFixed(1)} MB)`,
   );
   console.log(
     `download: pmsd ${median(down.pmsd).toFixed(0)} MB/s = ${ratio(down.pmsd, down.floor).toFixed(2)}× floor (bar ≥ 0.5×); RSS growth median ${median(down.growth).toFixed(1)} MB`,

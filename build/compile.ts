@@ -1,6 +1,6 @@
 /**
- * Builds the one executable: `bun build --compile` of src/main.ts (and the checkpoint thread's module,
- * src/db/checkpoint-worker.ts, a second entrypoint) into dist/pmsd, with the migrations
+ * Builds the one executable: `bun build --compile` of src/main.ts (and the thread modules,
+ * src/db/checkpoint-worker.ts and src/modules/objects/hash-worker.ts, entrypoints of their own) into dist/pmsd, with the migrations
  * and the docs assets embedded (they are imported `with { type: … }`) and the commit baked in as
  * PMS_BUILD_COMMIT (src/version.ts). Uses the bun that runs this script (node_modules' bun under
  * `npm run build`), so the build needs nothing installed globally. Any failure exits non-zero.
@@ -32,6 +32,8 @@ const command = [
   join('src', 'main.ts'),
   // The WAL checkpoint thread (src/db/checkpointer.ts) runs this module as a Worker.
   join('src', 'db', 'checkpoint-worker.ts'),
+  // Uploads hash on a thread of their own (src/modules/objects/hashing.ts).
+  join('src', 'modules', 'objects', 'hash-worker.ts'),
   '--outfile',
   outfile,
   '--define',

@@ -28,6 +28,8 @@ import { versionInfo } from './version';
  * shares main's `import.meta.url`, and build/compile.ts embeds the worker at this path.
  */
 const CHECKPOINT_WORKER_URL = new URL('./db/checkpoint-worker.ts', import.meta.url).href;
+/** The upload hashing thread's module, resolved the same way. */
+const HASH_WORKER_URL = new URL('./modules/objects/hash-worker.ts', import.meta.url).href;
 
 const HELP = `pmsd ${versionInfo.version} — the platform management service
 
@@ -75,6 +77,7 @@ async function serve(config: Config): Promise<void> {
     meta.address ??= listening.server?.requestIP(request)?.address ?? null;
     return meta.address;
   });
+  deps.objects.hashWorkerUrl = HASH_WORKER_URL;
   const admin = await ensureInitialAdmin(deps);
   const app = createApp(deps);
   let server: Server;

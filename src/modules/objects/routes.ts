@@ -9,7 +9,7 @@
  */
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
-import { authMeta, authorize, authPlugin } from '../../http/auth';
+import { authPlugin } from '../../http/auth';
 import { unauthorized } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { metadataFilterOf, PageQuery, pageOf, paginate, sendList } from '../../http/lists';

@@ -15,6 +15,7 @@ import { and, asc, count, eq, inArray, type SQL, sql, sum } from 'drizzle-orm';
 import { audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { getSettingGroup } from '../../core/settings';
+import { prepared } from '../../db/prepared';
 import { objects, objectTags } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, conflict, invalid, notFound } from '../../http/errors';
@@ -50,10 +51,21 @@ const BUCKET_NAMES: Record<Bucket, string> = {
   branding: 'Branding',
 };
 
+/** The look-up every download and read makes (players fetch ranges by the thousand), prepared once. */
+function byId(deps: Deps) {
+  return prepared(deps, 'objects', () =>
+    deps.db
+      .select()
+      .from(objects)
+      .where(eq(objects.id, sql.placeholder('id')))
+      .prepare(),
+  );
+}
+
 /** The object an `{id}` names: digits only (any other segment is a bucket or a name), else 404. */
 export function requireObject(deps: Deps, id: string | number): ObjectRow {
   const n = typeof id === 'number' ? id : numericId(id);
-  const row = n === null ? undefined : deps.db.select().from(objects).where(eq(objects.id, n)).get();
+  const row = n === null ? undefined : byId(deps).get({ id: n });
   if (!row) throw notFound('object', id);
   return row;
 }

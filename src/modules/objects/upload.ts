@@ -5,7 +5,7 @@
  * route's auth), `Content-Length` (required: 400), `media.maxUploadBytes` (413), the free space left
  * after it against `media.minFreeBytes` and the stored total against `media.quotaBytes` (507), and
  * one upload per object (409). The body then streams into a part file under `media/.parts` while MD5
- * and SHA-256 are computed, so memory stays flat whatever the size. A body shorter or longer than
+ * and SHA-256 are computed on another thread (hashing.ts), so memory stays flat whatever the size. A body shorter or longer than
  * declared, a client that goes away, a checksum that does not match (`Content-MD5`,
  * `x-checksum-sha256`, or the `sha256` given at create: 400 at `/sha256`) or a full disk (507)
  * removes the part file and changes nothing. Otherwise the file is flushed, its type and `mediaInfo`
@@ -13,9 +13,8 @@
  * own (`<_id>-<sha256>`) and the row moves to it; the previous version's file is removed after the
  * commit. Until then every download reads the old bytes whole.
  */
-import { createHash } from 'node:crypto';
 import { renameSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { type FileHandle, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { and, eq, ne } from 'drizzle-orm';
 import type { Principal } from '../../core/principal';
@@ -27,6 +26,7 @@ import type { Deps } from '../../deps';
 import { AppError, badRequest, conflict, invalid, isDiskFull } from '../../http/errors';
 import { transact } from '../../realtime/emit';
 import { bucketDir, contentFileName, partsDir, removeFile, syncDir } from './files';
+import { type Digests, startHasher } from './hashing';
 import type { ObjectRow } from './mapper';
 import { fileSource, type Probe, probe } from './probe';
 import { emitObject, mediaFreeBytes, storedBytes } from './service';
@@ -86,30 +86,29 @@ async function receive(deps: Deps, request: Request, length: number, expectedSha
   const expected = headerChecksums(request);
   const part = join(partsDir(deps), `${randomId()}.part`);
   const file = await open(part, 'wx', 0o640);
-  const md5 = createHash('md5');
-  const sha256 = createHash('sha256');
+  const hasher = await startHasher(deps.objects.hashWorkerUrl, deps.objects.hashRings, (reason) =>
+    deps.log.warn({ reason }, 'the upload hashing thread cannot start; this upload hashes on the request thread'),
+  );
   let size = 0;
   try {
+    let digests: Digests;
     try {
       if (request.body) {
         for await (const chunk of request.body) {
           size += chunk.byteLength;
           if (size > length) throw badRequest('the body is longer than its Content-Length');
-          md5.update(chunk);
-          sha256.update(chunk);
-          let written = 0;
-          while (written < chunk.byteLength) {
-            const { bytesWritten } = await file.write(chunk, written, chunk.byteLength - written);
-            written += bytesWritten;
-          }
+          // The write runs on the I/O pool while this thread hands the same bytes to the hasher.
+          const writing = writeAll(file, chunk);
+          await hasher.update(chunk);
+          await writing;
         }
       }
       if (size !== length) throw badRequest(`the body ended after ${size} of ${length} bytes; nothing was stored`);
-      await file.sync();
+      [digests] = await Promise.all([hasher.digest(), file.sync()]);
     } finally {
+      hasher.close();
       await file.close();
     }
-    const digests = { md5: md5.digest('hex'), sha256: sha256.digest('hex') };
     for (const [want, got] of [
       [expected.md5, digests.md5],
       [expected.sha256, digests.sha256],
@@ -122,6 +121,14 @@ async function receive(deps: Deps, request: Request, length: number, expectedSha
     await rm(part, { force: true });
     if (isDiskFull(err)) throw insufficientStorage('the disk filled during the upload; nothing was stored');
     throw err;
+  }
+}
+
+async function writeAll(file: FileHandle, chunk: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < chunk.byteLength) {
+    const { bytesWritten } = await file.write(chunk, written, chunk.byteLength - written);
+    written += bytesWritten;
   }
 }
 
