@@ -207,7 +207,8 @@ function operation(route: RouteLike, oaPath: string, method: string) {
     parameters: params,
     responses: {
       ...responses(route, auth, params.length > 0 || body !== undefined, body !== undefined),
-      ...(isObject(detail.responses) ? detail.responses : {}),
+      // A route's own schemas there may carry Elysia's coercion branches too (a model it shares).
+      ...(isObject(detail.responses) ? (uncoerce(detail.responses) as JsonSchema) : {}),
     },
     security: !auth || auth.public ? [] : [{ bearer: [] }, { isaacToken: [] }, { sessionCookie: [] }],
     'x-pms-auth': auth ?? null,
