@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { seededRandom } from '../src/prng';
-import { ADMIN_PASSWORD, daemonEnv, freePort, median, rssMb, waitFor } from './support';
+import { adminSession, daemonEnv, duringRss, freePort, median, waitFor } from './support';
 
 export const TAGS = [
   'lobby',
@@ -237,12 +237,7 @@ async function main(): Promise<void> {
     const seedS = (performance.now() - seedStart) / 1000;
     daemon = start();
     await waitFor(`${base}/health`);
-    const login = await fetch(`${base}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
-    });
-    const { session } = (await login.json()) as { session: string };
+    const session = await adminSession(base.replace(/\/api\/v1$/, ''));
     const headers = { authorization: `Bearer ${session}`, 'content-type': 'application/json' };
     const url = `${base}/objects/cms-media/_advancedSearch`;
 
@@ -308,30 +303,30 @@ async function main(): Promise<void> {
     // download also fills SQLite's page cache (64 MiB) with the table; the second shows what stays.
     const pid = daemon.pid;
     for (const run of [1, 2]) {
-      const startRss = rssMb(pid);
-      let peak = startRss;
-      const sampler = setInterval(() => {
-        peak = Math.max(peak, rssMb(pid));
-      }, 100);
-      const t0 = performance.now();
-      const res = await fetch(`${url}?csv=true`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ status: ['created', 'uploaded', 'deleted'] }),
-      });
-      let bytes = 0;
-      let lines = 0;
-      const reader = res.body?.getReader();
-      while (reader) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        bytes += value.byteLength;
-        for (const b of value) if (b === 10) lines++;
-      }
-      const csvS = (performance.now() - t0) / 1000;
-      clearInterval(sampler);
-      peak = Math.max(peak, rssMb(pid));
-      const endRss = rssMb(pid);
+      const sampled = await duringRss(
+        pid,
+        async () => {
+          const res = await fetch(`${url}?csv=true`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ status: ['created', 'uploaded', 'deleted'] }),
+          });
+          let bytes = 0;
+          let lines = 0;
+          const reader = res.body?.getReader();
+          while (reader) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            bytes += value.byteLength;
+            for (const b of value) if (b === 10) lines++;
+          }
+          return { res, bytes, lines };
+        },
+        100,
+      );
+      const { res, bytes, lines } = sampled.result;
+      const csvS = sampled.ms / 1000;
+      const [startRss, peak, endRss] = [sampled.before, sampled.peak, sampled.after];
       console.log(
         `CSV of every object (run ${run}): ${res.status}, X-Total-Count ${res.headers.get('x-total-count')}, ${lines - 1} rows, ${(bytes / 1024 / 1024).toFixed(1)} MiB in ${csvS.toFixed(2)} s; daemon RSS start ${startRss.toFixed(1)} MB, peak ${peak.toFixed(1)} MB, end ${endRss.toFixed(1)} MB`,
       );

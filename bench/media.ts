@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ADMIN_PASSWORD, daemonEnv, freePort, median, rssMb, waitFor } from './support';
+import { adminSession, daemonEnv, duringRss, freePort, median, waitFor } from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const SIZE = Number(process.env.SIZE_MB ?? 1024) * 1024 * 1024;
@@ -36,22 +36,6 @@ async function makeSource(): Promise<void> {
   for (let written = 0; written < SIZE; written += block.byteLength)
     await file.write(block, 0, Math.min(block.byteLength, SIZE - written));
   await file.close();
-}
-
-/** Runs `work` while sampling `pid`'s RSS; the time it took and the RSS before and at its peak. */
-async function measured<T>(pid: number, work: () => Promise<T>) {
-  const before = rssMb(pid);
-  let peak = before;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rssMb(pid));
-  }, 50);
-  const start = performance.now();
-  try {
-    const result = await work();
-    return { ms: performance.now() - start, before, peak: Math.max(peak, rssMb(pid)), result };
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 /** Reads a response body to the end without keeping it; the byte count. */
@@ -99,19 +83,14 @@ try {
   const floorUrl = `http://127.0.0.1:${floorPort}/`;
   await waitFor(`${base}/health`);
   await Bun.sleep(300);
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
-  });
-  const auth = { authorization: `Bearer ${((await login.json()) as { session: string }).session}` };
+  const auth = { authorization: `Bearer ${await adminSession(`http://127.0.0.1:${port}`)}` };
   console.log(`${PMSD ?? 'pmsd from source'}; ${SIZE / 1024 / 1024} MiB, ${RUNS} runs, ${RANGES} range reads`);
 
   const up = { floor: [] as number[], pmsd: [] as number[], growth: [] as number[], floorGrowth: [] as number[] };
   const down = { floor: [] as number[], pmsd: [] as number[], growth: [] as number[] };
   const ranges = { floor: [] as number[], pmsd: [] as number[] };
   for (let run = 1; run <= RUNS; run++) {
-    const f = await measured(floor.pid, async () => {
+    const f = await duringRss(floor.pid, async () => {
       const res = await fetch(floorUrl, { method: 'PUT', body: Bun.file(source) });
       if (res.status !== 204) throw new Error(`floor upload ${res.status}`);
     });
@@ -124,7 +103,7 @@ try {
       body: JSON.stringify({ name: `bench-${run}.bin` }),
     });
     const { _id } = (await created.json()) as { _id: number };
-    const p = await measured(daemon.pid, async () => {
+    const p = await duringRss(daemon.pid, async () => {
       const res = await fetch(`${base}/objects/${_id}/content`, {
         method: 'PUT',
         headers: { ...auth, 'content-length': String(SIZE) },
@@ -135,17 +114,17 @@ try {
     up.pmsd.push(mbps(p.ms));
     up.growth.push(p.peak - p.before);
 
-    const fd = await measured(floor.pid, async () => drain(await fetch(floorUrl)));
+    const fd = await duringRss(floor.pid, async () => drain(await fetch(floorUrl)));
     down.floor.push(mbps(fd.ms));
     const contentUrl = `${base}/objects/${_id}/content`;
-    const pd = await measured(daemon.pid, async () => drain(await fetch(contentUrl, { headers: auth })));
+    const pd = await duringRss(daemon.pid, async () => drain(await fetch(contentUrl, { headers: auth })));
     if (pd.result !== SIZE) throw new Error(`pmsd download gave ${pd.result} bytes`);
     down.pmsd.push(mbps(pd.ms));
     down.growth.push(pd.peak - pd.before);
 
-    const fr = await measured(floor.pid, () => rangeReads(floorUrl, {}));
+    const fr = await duringRss(floor.pid, () => rangeReads(floorUrl, {}));
     ranges.floor.push(fr.ms);
-    const pr = await measured(daemon.pid, () => rangeReads(contentUrl, auth));
+    const pr = await duringRss(daemon.pid, () => rangeReads(contentUrl, auth));
     ranges.pmsd.push(pr.ms);
     console.log(
       `run ${run}: upload floor ${mbps(f.ms).toFixed(0)} MB/s (RSS +${(f.peak - f.before).toFixed(1)} MB), pmsd ${mbps(p.ms).toFixed(0)} MB/s (RSS ${p.before.toFixed(1)} → peak ${p.peak.toFixed(1)} MB); ` +

@@ -152,14 +152,39 @@ export async function wrk(run: WrkRun): Promise<{ rps: number; requests: number;
   return { rps, requests, non2xx };
 }
 
+/** Signs in as the bench administrator; the session. */
+export async function adminSession(base: string): Promise<string> {
+  const login = await api(base, 'POST', '/auth/login', { username: 'admin', password: ADMIN_PASSWORD });
+  return String(login.session);
+}
+
+/**
+ * Runs `work` while sampling `pid`'s RSS every `everyMs`; what it returned, how long it took, and the
+ * RSS before, at its peak and after.
+ */
+export async function duringRss<T>(pid: number, work: () => Promise<T>, everyMs = 50) {
+  const before = rssMb(pid);
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, everyMs);
+  const start = performance.now();
+  try {
+    const result = await work();
+    const after = rssMb(pid);
+    return { result, ms: performance.now() - start, before, peak: Math.max(peak, after), after };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /**
  * What the value benches write to: one subsystem `bench` and 1000 variables with consecutive `_id`s,
  * registered as the initial admin. Returns the ID_OFFSET the floor's wrk script needs (the first
  * variable's `_id` - 1) and the admin session.
  */
 export async function seedValues(base: string): Promise<{ offset: number; session: string }> {
-  const login = await api(base, 'POST', '/auth/login', { username: 'admin', password: ADMIN_PASSWORD });
-  const session = String(login.session);
+  const session = await adminSession(base);
   await api(base, 'POST', '/subsystems', { externalId: 'bench' }, session);
   let first = 0;
   for (let i = 1; i <= 1000; i++) {
