@@ -12,3 +12,8 @@ export function pageLink(requestUrl: string, offset: number, limit: number): str
   url.searchParams.set('limit', String(limit));
   return `${url.pathname}?${url.searchParams.toString()}`;
 }
+
+/** The scheme and host a request came to (its Host header): where absolute links it answers point. */
+export function originOf(request: Request): string {
+  return new URL(request.url).origin;
+}

@@ -2,8 +2,8 @@
  * Where object content lives on disk (§12): `<dataDir>/media/<bucket>/<_id>-<sha256>`, one file per
  * content version, and `<dataDir>/media/.parts/` for uploads in progress. A version's file is written
  * whole (part file, flushed, renamed) before the row names it, and the previous version's file is
- * removed only after the row moved on, so a reader always finds the file its row names and a power
- * cut leaves either version whole. What a cut leaves behind (a part file, a renamed file no row
+ * removed only after the row moved on, and a grace period later (`retireFile`), so a reader always
+ * finds the file its row names and a power cut leaves either version whole. What a cut leaves behind (a part file, a renamed file no row
  * names) is removed by `sweepMedia` at start-up.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
@@ -50,6 +50,30 @@ export function syncDir(dir: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * How long a replaced or purged version's file stays after its row moved on: an answer built from the
+ * row a moment earlier opens it after that (download.ts), and once open it is read whole.
+ */
+export const RETIRE_GRACE_MS = 10_000;
+
+/** Marks a version's file for removal once RETIRE_GRACE_MS has passed (`removeRetired`). */
+export function retireFile(deps: Deps, path: string): void {
+  deps.objects.retired.set(path, deps.clock.now());
+}
+
+/** Removes the retired files whose grace is over (all of them with `all`); how many. */
+export function removeRetired(deps: Deps, all = false): number {
+  const cutoff = deps.clock.now() - RETIRE_GRACE_MS;
+  let removed = 0;
+  for (const [path, at] of deps.objects.retired) {
+    if (!all && at > cutoff) continue;
+    removeFile(path);
+    deps.objects.retired.delete(path);
+    removed++;
+  }
+  return removed;
 }
 
 /** Removes a file; a file already gone is no failure. */

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { makeTestApp, rowCount } from '../../../tests/helpers/app';
 import { putSettingGroup, SETTING_DEFAULTS } from '../../core/settings';
 import { checkStorage } from '../alerts/system';
-import { bucketDir, partsDir } from './files';
+import { bucketDir, partsDir, RETIRE_GRACE_MS } from './files';
 import { objectJobs } from './jobs';
-import { mediaFiles, textBytes, uploadedObject } from './test-support';
+import { mediaFiles, putBytes, textBytes, uploadedObject } from './test-support';
 
 const GIB = 1024 ** 3;
 
@@ -19,6 +19,27 @@ describe('what a power cut leaves in the media directories (§12 "never lost")',
     writeFileSync(join(bucketDir(t.deps, 'backups'), 'stray'), 'x');
     objectJobs(t.deps).start?.();
     expect(mediaFiles(t)).toEqual([`cms-media/${kept.object}`]);
+  });
+});
+
+describe('retired versions (files.ts)', () => {
+  it('go after their grace by the objects.retire job, and all of them at shutdown', async () => {
+    const t = makeTestApp();
+    const obj = await uploadedObject(t, 'a.txt', textBytes('one'));
+    const second = await putBytes(t, `/objects/${obj._id}/content`, textBytes('two'));
+    const jobs = objectJobs(t.deps);
+    expect(jobs.jobs.map((j) => j.name)).toEqual(['objects.retire', 'objects.purge']);
+    const retire = jobs.jobs[0];
+    await retire?.run();
+    expect(mediaFiles(t)).toHaveLength(2);
+    t.clock.advance(RETIRE_GRACE_MS);
+    await retire?.run();
+    expect(mediaFiles(t)).toEqual([`cms-media/${second.body.object}`]);
+
+    const third = await putBytes(t, `/objects/${obj._id}/content`, textBytes('three'));
+    expect(mediaFiles(t)).toHaveLength(2);
+    await jobs.stop?.();
+    expect(mediaFiles(t)).toEqual([`cms-media/${third.body.object}`]);
   });
 });
 

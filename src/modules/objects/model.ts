@@ -81,7 +81,6 @@ export const ObjectModel = {
   }),
   deleteQuery: t.Object({ purge: BoolQuery, force: BoolQuery }),
   contentQuery: t.Object({
-    player: t.Optional(t.String({ maxLength: 128 })),
     expires: t.Optional(t.String({ maxLength: 20 })),
     signature: t.Optional(t.String({ maxLength: 100 })),
   }),

@@ -5,7 +5,7 @@ import { addSubsystem, auditEntries, makeTestApp, recordEvents, rowCount } from 
 import { expectError } from '../../../tests/helpers/errors';
 import { putSettingGroup, SETTING_DEFAULTS } from '../../core/settings';
 import { bucketDir } from './files';
-import { newObject, pngBytes, putBytes, textBytes, uploadedObject } from './test-support';
+import { afterGrace, newObject, pngBytes, putBytes, textBytes, uploadedObject } from './test-support';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -230,6 +230,7 @@ describe('object records (§12)', () => {
     expect(purgeExpired(t.deps, systemPrincipal())).toBe(0);
     t.clock.advance(1000);
     expect(purgeExpired(t.deps, systemPrincipal())).toBe(1);
+    afterGrace(t);
     expect(existsSync(file)).toBe(false);
     expectError(await t.call('GET', `/objects/${obj._id}`, { as: 'viewer' }), 404, 'not_found');
     expectError(await t.call('POST', `/objects/${obj._id}/restore`, { as: 'operator' }), 404, 'not_found');
@@ -252,6 +253,7 @@ describe('object records (§12)', () => {
     const b = await uploadedObject(t, 'b.txt', textBytes('b'));
     expect((await t.call('DELETE', `/objects/${b._id}`, { as: 'admin', query: { purge: true } })).status).toBe(204);
     expect(rowCount(t, 'objects', 'id = ?', String(b._id))).toBe(0);
+    afterGrace(t);
     expect(existsSync(join(bucketDir(t.deps, 'cms-media'), String(b.object)))).toBe(false);
   });
 

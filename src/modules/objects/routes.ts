@@ -12,6 +12,7 @@ import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
 import { unauthorized } from '../../http/errors';
 import { numericId } from '../../http/fields';
+import { originOf } from '../../http/links';
 import { metadataFilterOf, PageQuery, pageOf, paginate, sendList } from '../../http/lists';
 import { created, noContent } from '../../http/responses';
 import { serveContent } from './download';
@@ -40,7 +41,6 @@ const WRITE = 'media:write' as const;
 const UPLOAD = { permission: WRITE, body: 'stream' } as const;
 const BINARY = { type: 'string', format: 'binary' } as const;
 
-const originOf = (request: Request): string => new URL(request.url).origin;
 const truthy = (flag: string | undefined): boolean => flag === 'true';
 
 /** `PUT /objects/{id}/content`: receives the bytes, then attaches them (the part file removed on failure). */

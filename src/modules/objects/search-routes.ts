@@ -6,6 +6,7 @@
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
+import { originOf } from '../../http/links';
 import { PageQuery, sendList } from '../../http/lists';
 import { ObjectModel } from './model';
 import {
@@ -53,8 +54,6 @@ export const SearchModel = {
   }),
   params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
 };
-
-const originOf = (request: Request): string => new URL(request.url).origin;
 
 /** The list's schema as plain JSON for the OpenAPI document (a TypeBox schema is not typed as one). */
 const LIST_SCHEMA = JSON.parse(JSON.stringify(ObjectModel.list));

@@ -30,7 +30,7 @@ import {
   isBucket,
   MEDIA_BUCKET,
   mediaDir,
-  removeFile,
+  retireFile,
 } from './files';
 import { bucketDto, metadataOf, NOT_USED, type ObjectRow, objectDto, type UsedBy } from './mapper';
 import {
@@ -333,13 +333,13 @@ export function updateObject(deps: Deps, principal: Principal, id: string, body:
   });
 }
 
-/** Removes a row now and its content file once the removal committed. */
+/** Removes a row now and retires its content file once the removal committed. */
 function purgeRow(deps: Deps, principal: Principal, row: ObjectRow): void {
   const path = contentPath(deps, row);
   transact(deps, (unit) => {
     deps.db.delete(objects).where(eq(objects.id, row.id)).run();
     emitObject(deps, principal, 'deleted', row, [], { purged: true });
-    if (path) unit.afterCommit(() => removeFile(path));
+    if (path) unit.afterCommit(() => retireFile(deps, path));
   });
 }
 

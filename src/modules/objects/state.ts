@@ -12,6 +12,8 @@ export function statfsFree(dir: string): number {
 }
 
 export class ObjectStoreState {
+  /** Files of replaced or purged versions, by path, with when they were retired (files.ts `retireFile`). */
+  readonly retired = new Map<string, number>();
   /** Objects whose content is being uploaded right now. */
   readonly uploading = new Set<number>();
   /** The HMAC key of signed download links, read from the data directory on first use. */

@@ -2,7 +2,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallResult, TestApp } from '../../../tests/helpers/app';
-import { mediaDir } from './files';
+import { mediaDir, RETIRE_GRACE_MS, removeRetired } from './files';
 
 /** A PNG header (signature + IHDR) of the given size; enough for the probe, not for a viewer. */
 export function pngBytes(width: number, height: number, padding = 64): Uint8Array {
@@ -110,4 +110,10 @@ export function streamingRequest(
     headers: { 'content-length': String(options.declared), authorization: `Bearer ${options.token}` },
   });
   return { request, pulled: () => index };
+}
+
+/** Lets the grace of retired versions pass and runs the removal the `objects.retire` job makes. */
+export function afterGrace(t: TestApp): void {
+  t.clock.advance(RETIRE_GRACE_MS);
+  removeRetired(t.deps);
 }

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { auditEntries, makeTestApp, recordEvents, rowCount } from '../../../tests/helpers/app';
 import { expectError } from '../../../tests/helpers/errors';
 import { putSettingGroup, SETTING_DEFAULTS } from '../../core/settings';
-import { bucketDir } from './files';
+import { bucketDir, RETIRE_GRACE_MS, removeRetired } from './files';
 import {
+  afterGrace,
   md5Of,
   mediaFiles,
   newObject,
@@ -62,6 +63,12 @@ describe('uploading content (§12 rules 1–5)', () => {
     const res = await putBytes(t, `/objects/${first._id}/content`, second);
     expect(res.status).toBe(200);
     expect(res.body.sha256).toBe(sha256Of(second));
+    // The old version stays for a grace (a download that looked it up a moment ago still finds it).
+    expect(mediaFiles(t)).toEqual([`cms-media/${first.object}`, `cms-media/${res.body.object}`].sort());
+    t.clock.advance(RETIRE_GRACE_MS - 1);
+    removeRetired(t.deps);
+    expect(mediaFiles(t)).toHaveLength(2);
+    afterGrace(t);
     expect(mediaFiles(t)).toEqual([`cms-media/${res.body.object}`]);
     expect(events[0]?.data.replaced).toBe(true);
     // The same bytes again keep the same file.
@@ -225,6 +232,7 @@ describe('uploading content (§12 rules 1–5)', () => {
     expectError(mismatch, 400, 'validation');
     expectError(await putBytes(t, '/objects/cms-media/..%2Fx/content', textBytes('x')), 400, 'validation');
     expect(rowCount(t, 'objects')).toBe(1);
+    afterGrace(t);
     expect(mediaFiles(t)).toEqual([`cms-media/${replaced.body.object}`]);
   });
 

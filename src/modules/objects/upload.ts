@@ -10,8 +10,8 @@
  * `x-checksum-sha256`, or the `sha256` given at create: 400 at `/sha256`) or a full disk (507)
  * removes the part file and changes nothing. Otherwise the file is flushed, its type and `mediaInfo`
  * read from its bytes (probe/), and in one unit of work it is renamed into place under a name of its
- * own (`<_id>-<sha256>`) and the row moves to it; the previous version's file is removed after the
- * commit. Until then every download reads the old bytes whole.
+ * own (`<_id>-<sha256>`) and the row moves to it; the previous version's file is retired after the
+ * commit (removed after a grace, files.ts). Until then every download reads the old bytes whole.
  */
 import { renameSync } from 'node:fs';
 import { type FileHandle, open, rm } from 'node:fs/promises';
@@ -25,7 +25,7 @@ import { objects } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, badRequest, conflict, invalid, isDiskFull } from '../../http/errors';
 import { transact } from '../../realtime/emit';
-import { bucketDir, contentFileName, partsDir, removeFile, syncDir } from './files';
+import { bucketDir, contentFileName, partsDir, removeFile, retireFile, syncDir } from './files';
 import { type Digests, startHasher } from './hashing';
 import type { ObjectRow } from './mapper';
 import { fileSource, type Probe, probe } from './probe';
@@ -182,7 +182,7 @@ export function attachContent(deps: Deps, principal: Principal, row: ObjectRow, 
     renameSync(content.part, path);
     syncDir(dir);
     if (previous !== file) unit.onUndo(() => removeFile(path));
-    if (previous !== null && previous !== file) unit.afterCommit(() => removeFile(join(dir, previous)));
+    if (previous !== null && previous !== file) unit.afterCommit(() => retireFile(deps, join(dir, previous)));
     return stored;
   });
 }
