@@ -13,7 +13,7 @@ import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
 import { transact } from '../../realtime/emit';
-import { findPlayable } from '../playables/lookup';
+import { playableRowById } from '../playables/lookup';
 import { presetsUsing, removeParameterFromPresets } from '../presets/service';
 import type { ParameterRow } from './mapper';
 import type { ParameterDto, ParameterWrite } from './model';
@@ -44,7 +44,7 @@ const FIELDS: ReadonlyArray<[keyof Definition, string]> = [
 /** `playableId`: a template playable of the same subsystem, or null. */
 function checkPlayable(deps: Deps, subsystemId: number, playableId: number | null): number | null {
   if (playableId === null) return null;
-  const playable = findPlayable(deps, playableId);
+  const playable = playableRowById(deps, playableId);
   if (!playable || playable.subsystemId !== subsystemId || playable.type !== 'template') {
     throw invalid('/playableId', 'must be a template playable of the same subsystem');
   }

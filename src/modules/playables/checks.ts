@@ -1,27 +1,46 @@
-/** The field rules of §14 that a schema cannot say; each throws the one validation error. */
+/**
+ * The field rules of §14 that a schema cannot say; each throws the one validation error.
+ *
+ * Object references (`objects`, `thumbId`), decisions where §14 is silent:
+ * - An id must name an object of cms-media that has not been purged, whatever its status: `created`
+ *   (an integration may register a playable before the upload finishes), `uploaded`, or `deleted`
+ *   (in the trash, restorable). Only `uploaded` objects make the playable `mediaReady`.
+ * - Ids the playable already names are kept without looking again: a client that reads a playable
+ *   and PUTs it back (C: Requests) is not refused because one of its objects was purged meanwhile.
+ * - `objects` is stored as sent (order kept, a repeated id allowed).
+ * - `thumbId` must be an image: an object whose content is known (uploaded, or trashed with
+ *   content) and is not `image` is refused; a record without content yet is accepted.
+ */
 import { and, eq } from 'drizzle-orm';
 import { type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { playables, type TemplatePath } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
+import { mediaObject, mediaObjectsByIds } from '../objects/media-playable';
 import { type PlayableRow, playableRowById } from './lookup';
 import type { PlayableWrite } from './model';
 
-const UNKNOWN_OBJECT = 'names an object that does not exist';
+const NO_OBJECT = 'names no object in cms-media';
 
-/**
- * `objects` are cms-media object ids. Media objects are not part of this build, so no id names one
- * and any id is refused at its path; an empty list is fine.
- */
-export function objectsOf(objects: readonly number[]): number[] {
-  if (objects.length > 0) throw invalid('/objects/0', UNKNOWN_OBJECT);
-  return [];
+/** `objects`: cms-media object ids; the ids not already stored must name an object (one query). */
+export function objectsOf(deps: Deps, sent: readonly number[], stored: readonly number[]): number[] {
+  const kept = new Set(stored);
+  const fresh = sent.filter((id) => !kept.has(id));
+  if (fresh.length > 0) {
+    const found = mediaObjectsByIds(deps, fresh);
+    const missing = sent.findIndex((id) => !kept.has(id) && !found.has(id));
+    if (missing >= 0) throw invalid(`/objects/${missing}`, NO_OBJECT);
+  }
+  return [...sent];
 }
 
-/** `thumbId`: an image object, or null; as with `objects`, no object exists to name yet. */
-export function thumbOf(thumbId: number | null): null {
-  if (thumbId !== null) throw invalid('/thumbId', UNKNOWN_OBJECT);
-  return null;
+/** `thumbId`: an image object of cms-media, or null; the one already stored is kept as is. */
+export function thumbOf(deps: Deps, thumbId: number | null, stored: number | null): number | null {
+  if (thumbId === null || thumbId === stored) return thumbId;
+  const object = mediaObject(deps, thumbId);
+  if (!object) throw invalid('/thumbId', NO_OBJECT);
+  if (object.media && object.media.type !== 'image') throw invalid('/thumbId', 'must be an image object');
+  return thumbId;
 }
 
 /**

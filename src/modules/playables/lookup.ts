@@ -1,15 +1,21 @@
 /**
  * Playable look-ups other modules need (the subsystems' action queue builds `forcePlay` payloads
  * from them): by `_id`, or by subsystem (`_id` or externalId) and externalRef.
+ *
+ * A wire form carries `objectsDetails`, whose `_links.get` is an absolute address: every read takes
+ * the origin it is built for, the reading request's (`new URL(request.url).origin`). A caller without
+ * a request may leave it out: the links are then on the daemon's loopback address (`localOrigin`).
  */
 import { and, eq } from 'drizzle-orm';
 import { findSubsystem } from '../../core/subsystems';
 import { playables, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
+import { localOrigin, namedObjects } from '../objects/media-playable';
 import { upcomingPlayableIds } from '../schedule/snapshot/usage';
 import { type PlayableRow, toInstantPlayable, toPlayableDto } from './mapper';
 import type { InstantPlayable, PlayableDto } from './model';
+import type { OwnedPlayable } from './read';
 
 export type { PlayableRow };
 /** The instant form (§14) of a playable already read, for heartbeat message payloads. */
@@ -28,21 +34,33 @@ export function playableRowByRef(deps: Deps, subsystemId: number, externalRef: s
     .get();
 }
 
-/** The wire form of a stored row. */
-export function playableDto(deps: Deps, row: PlayableRow): PlayableDto {
-  return toPlayableDto(row, ownerExternalId(deps, row), upcomingPlayableIds(deps).has(row.id));
-}
-
 /**
- * The wire form without asking the schedule (`isUpcomingSchedule` false), for the events of a write
- * inside its transaction: the schedule's cached snapshot reads playables and must never be built
- * from rows that may still roll back.
+ * The wire forms of playables with their owners' externalIds, in the order given: the objects they
+ * name are read once for all of them (one query, and one for their `usedBy` when there are any).
  */
-export function playableEventDto(deps: Deps, row: PlayableRow): PlayableDto {
-  return toPlayableDto(row, ownerExternalId(deps, row), false);
+export function playableDtos(deps: Deps, owned: readonly OwnedPlayable[], origin: string): PlayableDto[] {
+  if (owned.length === 0) return [];
+  const upcoming = upcomingPlayableIds(deps);
+  const named = namedObjects(
+    deps,
+    owned.map((o) => o.playable.objects),
+    origin,
+  );
+  return owned.map((o) => toPlayableDto(deps, o.playable, o.subsystemExternalId, upcoming.has(o.playable.id), named));
 }
 
-function ownerExternalId(deps: Deps, row: PlayableRow): string {
+function oneDto(deps: Deps, row: PlayableRow, subsystemExternalId: string, origin: string): PlayableDto {
+  const named = namedObjects(deps, [row.objects], origin);
+  return toPlayableDto(deps, row, subsystemExternalId, upcomingPlayableIds(deps).has(row.id), named);
+}
+
+/** The wire form of a stored row. */
+export function playableDto(deps: Deps, row: PlayableRow, origin: string): PlayableDto {
+  return oneDto(deps, row, ownerExternalId(deps, row), origin);
+}
+
+/** The externalId of the playable's subsystem ("" if it is gone). */
+export function ownerExternalId(deps: Deps, row: PlayableRow): string {
   return (
     deps.db
       .select({ externalId: subsystems.externalId })
@@ -53,9 +71,13 @@ function ownerExternalId(deps: Deps, row: PlayableRow): string {
 }
 
 /** One playable by `_id`, or undefined. */
-export function findPlayable(deps: Deps, id: string | number): PlayableDto | undefined {
+export function findPlayable(
+  deps: Deps,
+  id: string | number,
+  origin: string = localOrigin(deps),
+): PlayableDto | undefined {
   const row = playableRowById(deps, id);
-  return row ? playableDto(deps, row) : undefined;
+  return row ? playableDto(deps, row, origin) : undefined;
 }
 
 /** One playable by subsystem (`_id` or externalId) and externalRef, or undefined. */
@@ -63,14 +85,19 @@ export function findPlayableByRef(
   deps: Deps,
   subsystem: string | number,
   externalRef: string,
+  origin: string = localOrigin(deps),
 ): PlayableDto | undefined {
   const owner = findSubsystem(deps, subsystem);
   const row = owner ? playableRowByRef(deps, owner.id, externalRef) : undefined;
-  return row && owner ? toPlayableDto(row, owner.externalId, upcomingPlayableIds(deps).has(row.id)) : undefined;
+  return row && owner ? oneDto(deps, row, owner.externalId, origin) : undefined;
 }
 
 /** The instant-playable form (§14) of a stored playable, for `forcePlay` payloads; undefined when unknown. */
-export function findInstantPlayable(deps: Deps, id: string | number): InstantPlayable | undefined {
-  const dto = findPlayable(deps, id);
+export function findInstantPlayable(
+  deps: Deps,
+  id: string | number,
+  origin: string = localOrigin(deps),
+): InstantPlayable | undefined {
+  const dto = findPlayable(deps, id, origin);
   return dto ? toInstantPlayable(dto) : undefined;
 }

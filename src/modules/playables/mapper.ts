@@ -1,16 +1,26 @@
 import type { playables } from '../../db/schema';
+import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
 import { selfLink } from '../../http/links';
+import { mediaReadyOf, type NamedObjects, objectsDetailsOf } from '../objects/media-playable';
 import type { InstantPlayable, PlayableDto } from './model';
 
 export type PlayableRow = typeof playables.$inferSelect;
 
 /**
- * The only row → wire mapping of a playable. cms-media objects, copying to players and the schedule
- * are not part of this build, so a playable names no objects (`objectsDetails` is empty and
- * `mediaReady` vacuously true) and its copy status is idle; `isUpcomingSchedule` comes from the schedule.
+ * The only row → wire mapping of a playable. `objectsDetails` and `mediaReady` come from the objects
+ * its page names, read once by the caller (`named`, objects/media-playable.ts: the objects that still
+ * exist, in order, with `_links.get` signed for the reading request's origin; ready when every one is
+ * uploaded). Copying to players is not part of this build, so the copy status is idle;
+ * `isUpcomingSchedule` comes from the schedule.
  */
-export function toPlayableDto(row: PlayableRow, subsystemExternalId: string, isUpcomingSchedule: boolean): PlayableDto {
+export function toPlayableDto(
+  deps: Deps,
+  row: PlayableRow,
+  subsystemExternalId: string,
+  isUpcomingSchedule: boolean,
+  named: NamedObjects,
+): PlayableDto {
   return {
     ...entityMeta(row, 'playables', { subsystem: selfLink('subsystems', row.subsystemId) }),
     subsystemId: row.subsystemId,
@@ -24,8 +34,8 @@ export function toPlayableDto(row: PlayableRow, subsystemExternalId: string, isU
     durationType: row.durationType,
     type: row.type,
     objects: row.objects,
-    objectsDetails: [],
-    mediaReady: row.objects.length === 0,
+    objectsDetails: objectsDetailsOf(deps, named, row.objects),
+    mediaReady: mediaReadyOf(named, row.objects),
     thumbId: row.thumbId,
     templatePath: row.templatePath,
     compositionId: row.compositionId,

@@ -8,6 +8,7 @@ import {
   SubsystemNameFields,
 } from '../../http/fields';
 import { PageQuery } from '../../http/lists';
+import { type ObjectDto, ObjectModel } from '../objects/model';
 
 /** 31 days in milliseconds: the longest `duration` (§14). */
 export const MAX_DURATION_MS = 31 * 24 * 3600 * 1000;
@@ -43,7 +44,7 @@ const PlayableDtoModel = t.Object({
   durationType: t.String(),
   type: t.String(),
   objects: t.Array(t.Integer()),
-  objectsDetails: t.Array(t.Record(t.String(), t.Unknown())),
+  objectsDetails: t.Array(ObjectModel.dto),
   mediaReady: t.Boolean(),
   thumbId: t.Union([t.Integer(), t.Null()]),
   templatePath: t.Union([TemplatePathModel, t.Null()]),
@@ -134,7 +135,7 @@ export interface InstantPlayable {
   duration: number;
   durationType: string;
   objects: number[];
-  objectsDetails: Record<string, unknown>[];
+  objectsDetails: ObjectDto[];
   thumbId: number | null;
   active: boolean;
   autoSync: boolean;

@@ -1,6 +1,8 @@
 /**
  * Playables (§14), the registration part: list, read, delete; creating and updating is in write.ts.
- * Instances, orphans, copying to players and instant play come with cms-media and the schedule.
+ * Every read answers with `objectsDetails` whose download links are built for the origin of the
+ * request that reads (routes.ts passes it); a list page reads the objects of all its playables at
+ * once. Instances, orphans, copying to players and the play/stop routes come later.
  */
 import { and, asc, eq, type SQL } from 'drizzle-orm';
 import { audit } from '../../core/platform-log';
@@ -11,9 +13,14 @@ import type { Deps } from '../../deps';
 import { conflict, notFound } from '../../http/errors';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { upcomingPlayableIds } from '../schedule/snapshot/usage';
-import { findPlayableByRef, type PlayableRow, playableDto, playableRowById } from './lookup';
-import { toPlayableDto } from './mapper';
+import {
+  findPlayableByRef,
+  ownerExternalId,
+  type PlayableRow,
+  playableDto,
+  playableDtos,
+  playableRowById,
+} from './lookup';
 import type { PlayableDto, PlayableListQuery } from './model';
 
 /** Second path segments that always mean a sub-resource, never an externalRef (§14). */
@@ -21,26 +28,29 @@ const RESERVED_REFS = new Set(['instances', 'copyToPlayerStatus']);
 
 /**
  * `playable.<event>` with the §0.4 data (`_id`, `externalRef` when set, `subsystemExternalId`,
- * `changed`) and the audit entry of the write (rule 4: field names, never values).
+ * `changed`) and the audit entry of the write (rule 4: field names, never values). Built from the
+ * row, inside the write's transaction: the event carries no wire form, so no objects and no schedule
+ * are read for it (the schedule's snapshot must never be built from rows that may still roll back).
  */
 export function emitPlayable(
   deps: Deps,
   principal: Principal,
   event: 'created' | 'updated' | 'deleted',
-  playable: PlayableDto,
+  row: PlayableRow,
   changed: readonly string[],
 ): void {
+  const subsystemExternalId = ownerExternalId(deps, row);
   emit(deps, `playable.${event}`, {
-    _id: playable._id,
-    ...(playable.externalRef === null ? {} : { externalRef: playable.externalRef }),
-    subsystemExternalId: playable.subsystemExternalId,
+    _id: row.id,
+    ...(row.externalRef === null ? {} : { externalRef: row.externalRef }),
+    subsystemExternalId,
     changed: [...changed],
   });
   const subject = {
     kind: 'playable',
-    name: `playable ${playable._id}`,
-    subsystemId: playable.subsystemId,
-    subsystemExternalId: playable.subsystemExternalId,
+    name: `playable ${row.id}`,
+    subsystemId: row.subsystemId,
+    subsystemExternalId,
   };
   audit(deps, principal, event, subject, event === 'updated' ? changed : []);
 }
@@ -52,15 +62,15 @@ export function requirePlayableRow(deps: Deps, id: string | number): PlayableRow
   return row;
 }
 
-/** `GET /playables/{id}`. */
-export function getPlayable(deps: Deps, id: string): PlayableDto {
-  return playableDto(deps, requirePlayableRow(deps, id));
+/** `GET /playables/{id}`; `origin` is the reading request's. */
+export function getPlayable(deps: Deps, id: string, origin: string): PlayableDto {
+  return playableDto(deps, requirePlayableRow(deps, id), origin);
 }
 
 /** `GET /playables/{subsystemId}/{externalRef}`; the reserved sub-resource names are not looked up as refs. */
-export function getPlayableByRef(deps: Deps, subsystem: string, ref: string): PlayableDto {
+export function getPlayableByRef(deps: Deps, subsystem: string, ref: string, origin: string): PlayableDto {
   if (RESERVED_REFS.has(ref)) throw notFound(`${ref} of playable`, subsystem);
-  const dto = findPlayableByRef(deps, subsystem, ref);
+  const dto = findPlayableByRef(deps, subsystem, ref, origin);
   if (!dto) throw notFound('playable', `${subsystem}/${ref}`);
   return dto;
 }
@@ -85,9 +95,15 @@ function conditionsOf(deps: Deps, query: PlayableListQuery): SQL[] | null {
 /**
  * Playables in `_id` order filtered by exact `subsystemId` (`_id` or externalId),
  * `subsystemExternalId`, `externalRef`, `type`, `group`, `forceCached`, `compositionId`, `active`,
- * and `fuzzy` (displayName, externalRef, description).
+ * and `fuzzy` (displayName, externalRef, description). Only the page is mapped, so only its
+ * playables' objects are read (once for the page).
  */
-export function listPlayables(deps: Deps, query: PlayableListQuery, page: Page): ListResult<PlayableDto> {
+export function listPlayables(
+  deps: Deps,
+  query: PlayableListQuery,
+  page: Page,
+  origin: string,
+): ListResult<PlayableDto> {
   const conditions = conditionsOf(deps, query);
   if (conditions === null) return { items: [], total: 0 };
   const rows = deps.db
@@ -98,11 +114,8 @@ export function listPlayables(deps: Deps, query: PlayableListQuery, page: Page):
     .orderBy(asc(playables.id))
     .all()
     .filter(({ playable: p }) => fuzzyMatch(query.fuzzy, p.displayName, p.externalRef, p.description));
-  const upcoming = upcomingPlayableIds(deps);
-  return paginate(
-    rows.map((r) => toPlayableDto(r.playable, r.subsystemExternalId, upcoming.has(r.playable.id))),
-    page,
-  );
+  const { items, total } = paginate(rows, page);
+  return { items: playableDtos(deps, items, origin), total };
 }
 
 /**
@@ -115,9 +128,8 @@ export function deletePlayable(deps: Deps, principal: Principal, id: string): vo
   if (row.compositionId !== null) {
     throw conflict(`this playable belongs to composition ${row.compositionId}; delete the composition instead`);
   }
-  const gone = playableDto(deps, row);
   transact(deps, () => {
     deps.db.delete(playables).where(eq(playables.id, row.id)).run();
-    emitPlayable(deps, principal, 'deleted', gone, []);
+    emitPlayable(deps, principal, 'deleted', row, []);
   });
 }

@@ -228,7 +228,7 @@ describe('updating a playable (PUT/PATCH /playables/{id})', () => {
     }
   });
 
-  it("writes a media playable's command itself: none can be built while no object can be named", async () => {
+  it("writes a media playable's command itself: empty while it names no object (media.test.ts has the rest)", async () => {
     const t = await playableApp();
     const res = await t.register({ type: 'media', command: 'sent by the client' });
     expect(res).toMatchObject({ type: 'media', command: '', objects: [], mediaReady: true });
@@ -245,8 +245,8 @@ describe('playable field rules', () => {
     ['empty type', { type: '' }, '/type', 'must be a string of 1 to 64 characters'],
     ['long command', { command: 'x'.repeat(65537) }, '/command', 'must be a string of at most 65536 characters'],
     ['long group', { group: 'g'.repeat(257) }, '/group', 'must be a string of at most 256 characters'],
-    ['unknown object id', { objects: [5] }, '/objects/0', 'names an object that does not exist'],
-    ['unknown thumbnail', { thumbId: 7 }, '/thumbId', 'names an object that does not exist'],
+    ['unknown object id', { objects: [5] }, '/objects/0', 'names no object in cms-media'],
+    ['unknown thumbnail', { thumbId: 7 }, '/thumbId', 'names no object in cms-media'],
     ['blank displayName', { displayName: '   ' }, '/displayName', 'must not be blank'],
     [
       'a nested metadata key over 64 characters',

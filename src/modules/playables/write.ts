@@ -1,6 +1,21 @@
 /**
  * Creating and updating playables (§14): the collection upsert keyed by `_id` or subsystem +
  * externalRef, and updates by `{id}`. Integration callers write only their own subsystems' playables.
+ * The answer is the playable as read by the request that wrote it (`origin` for its object links).
+ *
+ * `media` playables (§14 rule 1), decisions where §14 is silent:
+ * - The server writes `command` at every write of a media playable, from its first object
+ *   (objects/media-playable.ts `mediaCommand`: the object's kind key and always `data.video.self`);
+ *   a `command` the client sends is ignored. With no object, the command is "". Rewriting at every
+ *   write (not only when `objects` or `type` change) means a playable registered before its
+ *   object's upload gets the right kind key at its next write. The stored command names the
+ *   object's path, which stays right when the content is replaced; nothing rewrites it from the
+ *   object store's side.
+ * - `duration` 0 means "none of its own": the write takes the first object's (`mediaDurationOf`:
+ *   10 000 ms for an image, `metadata.duration` for video and audio) when known. A duration once
+ *   stored is the playable's own: a client that changes the media sends `duration: 0` to have it
+ *   taken from the new object again.
+ * - A playable that stops being `media` keeps its last command until a client sends another.
  */
 import { eq } from 'drizzle-orm';
 import { changedFields } from '../../core/changes';
@@ -10,8 +25,9 @@ import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { cleanName, mergeMetadata } from '../../http/fields';
 import { transact } from '../../realtime/emit';
+import { mediaCommand, mediaDurationOf, mediaObject } from '../objects/media-playable';
 import { objectsOf, subsystemOf, templatePathOf, thumbOf, typeOf } from './checks';
-import { type PlayableRow, playableDto, playableEventDto, playableRowById, playableRowByRef } from './lookup';
+import { type PlayableRow, playableDto, playableRowById, playableRowByRef } from './lookup';
 import type { PlayableDto, PlayableWrite } from './model';
 import { emitPlayable } from './service';
 
@@ -58,19 +74,29 @@ function changesOf(deps: Deps, body: PlayableWrite, subsystemId: number, row: Pl
     const type = typeOf(body.type, row);
     if (type !== undefined) changes.type = type;
   }
-  if (body.objects !== undefined) changes.objects = objectsOf(body.objects);
-  if (body.thumbId !== undefined) changes.thumbId = thumbOf(body.thumbId);
+  if (body.objects !== undefined) changes.objects = objectsOf(deps, body.objects, row?.objects ?? []);
+  if (body.thumbId !== undefined) changes.thumbId = thumbOf(deps, body.thumbId, row?.thumbId ?? null);
   if (body.templatePath !== undefined) {
     changes.templatePath = templatePathOf(deps, subsystemId, row?.id ?? null, body.templatePath);
   }
   for (const flag of FLAGS) if (body[flag] !== undefined) changes[flag] = body[flag];
   if (body.metadata !== undefined) changes.metadata = mergeMetadata(row?.metadata ?? {}, body.metadata);
-  // The server writes a media playable's command from its objects (rule 1); none can be named yet.
-  if ((changes.type ?? row?.type) === 'media') changes.command = '';
+  if ((changes.type ?? row?.type) === 'media') mediaChanges(deps, changes, row);
   return changes;
 }
 
-function createPlayable(deps: Deps, principal: Principal, body: PlayableWrite): PlayableDto {
+/** A media playable's command and, while it has none of its own, its duration, from its first object. */
+function mediaChanges(deps: Deps, changes: Changes, row: PlayableRow | undefined): void {
+  const first = (changes.objects ?? row?.objects ?? [])[0];
+  const object = first === undefined ? undefined : mediaObject(deps, first);
+  changes.command = first === undefined ? '' : mediaCommand(first, object);
+  if ((changes.duration ?? row?.duration ?? 0) === 0) {
+    const duration = mediaDurationOf(object);
+    if (duration > 0) changes.duration = duration;
+  }
+}
+
+function createPlayable(deps: Deps, principal: Principal, body: PlayableWrite, origin: string): PlayableDto {
   const subsystem = subsystemOf(deps, body);
   requireOwnWrite(principal, 'media:write', subsystem.id);
   const externalRef = body.externalRef ?? null;
@@ -98,18 +124,24 @@ function createPlayable(deps: Deps, principal: Principal, body: PlayableWrite): 
       deps.db.update(playables).set({ displayName }).where(eq(playables.id, inserted.id)).run();
       created = { ...inserted, displayName };
     }
-    emitPlayable(deps, principal, 'created', playableEventDto(deps, created), Object.values(WIRE_NAMES));
+    emitPlayable(deps, principal, 'created', created, Object.values(WIRE_NAMES));
     return created;
   });
-  return playableDto(deps, row);
+  return playableDto(deps, row, origin);
 }
 
-function updatePlayable(deps: Deps, principal: Principal, row: PlayableRow, body: PlayableWrite): PlayableDto {
+function updatePlayable(
+  deps: Deps,
+  principal: Principal,
+  row: PlayableRow,
+  body: PlayableWrite,
+  origin: string,
+): PlayableDto {
   requireOwnWrite(principal, 'media:write', row.subsystemId);
   const changes = changesOf(deps, body, row.subsystemId, row);
   if (body.displayName === null) changes.displayName = defaultName(row.externalRef, row.id);
   const changed = changedFields(row, changes);
-  if (changed.length === 0) return playableDto(deps, row);
+  if (changed.length === 0) return playableDto(deps, row, origin);
   const updated = transact(deps, () => {
     const stored =
       deps.db
@@ -122,19 +154,25 @@ function updatePlayable(deps: Deps, principal: Principal, row: PlayableRow, body
       deps,
       principal,
       'updated',
-      playableEventDto(deps, stored),
+      stored,
       changed.map((key) => WIRE_NAMES[key]),
     );
     return stored;
   });
-  return playableDto(deps, updated);
+  return playableDto(deps, updated, origin);
 }
 
 /** `PUT`/`PATCH /playables/{id}`: updates the writable fields present in the body. */
-export function updatePlayableById(deps: Deps, principal: Principal, id: string, body: PlayableWrite): PlayableDto {
+export function updatePlayableById(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  body: PlayableWrite,
+  origin: string,
+): PlayableDto {
   const row = playableRowById(deps, id);
   if (!row) throw notFound('playable', id);
-  return updatePlayable(deps, principal, row, body);
+  return updatePlayable(deps, principal, row, body, origin);
 }
 
 /**
@@ -146,16 +184,17 @@ export function upsertPlayable(
   deps: Deps,
   principal: Principal,
   body: PlayableWrite,
+  origin: string,
 ): { entity: PlayableDto; created: boolean } {
   if (body._id !== undefined) {
     const row = playableRowById(deps, body._id);
     if (!row) throw notFound('playable', body._id);
-    return { entity: updatePlayable(deps, principal, row, body), created: false };
+    return { entity: updatePlayable(deps, principal, row, body, origin), created: false };
   }
   if (body.externalRef != null) {
     const subsystem = subsystemOf(deps, body);
     const existing = playableRowByRef(deps, subsystem.id, body.externalRef);
-    if (existing) return { entity: updatePlayable(deps, principal, existing, body), created: false };
+    if (existing) return { entity: updatePlayable(deps, principal, existing, body, origin), created: false };
   }
-  return { entity: createPlayable(deps, principal, body), created: true };
+  return { entity: createPlayable(deps, principal, body, origin), created: true };
 }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'bun:test';
+import { mp4 } from '../objects/probe/test-support';
+import { newObject, pngBytes, uploadedObject } from '../objects/test-support';
 import { queueMessage } from './actions';
 import { errorBody, subsystemApp as setup, validation } from './test-support';
 
@@ -11,7 +13,9 @@ describe('PUT /subsystems/:id/action', () => {
     [{ type: 'dance' }, '/type', 'must be one of: forcePlay, forceStop, previewPlay, previewStop, identify'],
     [{ type: 'forcePlay' }, '/playableId', 'is required'],
     [{ type: 'forcePlay', playableId: 999 }, '/playableId', 'is not a playable of this subsystem'],
-    [{ type: 'forcePlay', objectId: 5 }, '/objectId', 'names an object that does not exist'],
+    [{ type: 'forcePlay', objectId: 5 }, '/objectId', 'names no object in cms-media'],
+    [{ type: 'previewPlay', objectId: 5 }, '/objectId', 'names no object in cms-media'],
+    [{ type: 'forcePlay', playableId: 1, objectId: 5 }, '/objectId', 'must not be sent with playableId'],
     [{ type: 'forcePlay', playableId: 1, playType: 'twice' }, '/playType', 'must be one of: once, infinite'],
     [{ type: 'previewPlay' }, '/playableId', 'is required'],
     [{ type: 'forceStop', zoneId: 0 }, '/zoneId', 'must be an integer from 1 to 65535'],
@@ -119,6 +123,117 @@ describe('forcePlay and previewPlay', () => {
     });
     expect(foreign.body).toEqual(validation(foreign, '/playableId', 'is not a playable of this subsystem'));
     expect((await t.beat('media')).body.messages).toEqual([]);
+  });
+});
+
+describe('forcePlay and previewPlay of a cms-media object (objectId)', () => {
+  async function withMedia() {
+    const t = setup();
+    await t.create({ externalId: 'screen', directMediaPlayback: true });
+    await t.create({ externalId: 'show' });
+    const clip = await uploadedObject(t, 'clip.mp4', mp4());
+    return { t, clip };
+  }
+  const act = (t: ReturnType<typeof setup>, id: string, body: Record<string, unknown>) =>
+    t.call('PUT', `/subsystems/${id}/action`, { as: 'admin', body });
+
+  it('queues the instant playable of the object (§14 rule 1), delivered by the heartbeat', async () => {
+    const { t, clip } = await withMedia();
+    const res = await act(t, 'screen', { type: 'forcePlay', objectId: clip._id, zoneId: 3 });
+    expect(res.status).toBe(202);
+    const [message] = (await t.beat('screen')).body.messages;
+    const self = { self: `api/v1/objects/${clip._id}` };
+    const object = (await t.call('GET', `/objects/${clip._id}`, { as: 'admin' })).body;
+    expect(message).toMatchObject({ type: 'forcePlay', zone: 'Zone 3', zoneId: 3, playType: 'once' });
+    expect(message.payload).toEqual({
+      playable: {
+        _id: null,
+        type: 'media',
+        displayName: 'clip.mp4',
+        externalRef: null,
+        command: JSON.stringify({ data: { video: self } }),
+        duration: 10010,
+        durationType: 'static',
+        objects: [clip._id],
+        objectsDetails: [
+          {
+            ...object,
+            _links: {
+              ...object._links,
+              get: expect.stringMatching(
+                new RegExp(`^http://localhost/api/v1/objects/${clip._id}/content\\?expires=\\d+&signature=`),
+              ),
+            },
+          },
+        ],
+        thumbId: null,
+        active: true,
+        autoSync: false,
+        isCached: false,
+        metadata: {},
+        group_name: '',
+      },
+    });
+    const image = await uploadedObject(t, 'poster.png', pngBytes(16, 9));
+    const preview = await act(t, 'screen', { type: 'previewPlay', objectId: image._id, controlPanelId: 4 });
+    expect(preview.status).toBe(202);
+    expect((await t.beat('screen')).body.messages[0].payload).toEqual({
+      playable: expect.objectContaining({
+        _id: null,
+        command: JSON.stringify({
+          data: { image: { self: `api/v1/objects/${image._id}` }, video: { self: `api/v1/objects/${image._id}` } },
+        }),
+        duration: 10_000,
+      }),
+      controlPanelId: 4,
+    });
+  });
+
+  it('409 for an object without content or in the trash, and for a subsystem without directMediaPlayback', async () => {
+    const { t, clip } = await withMedia();
+    const pending = await newObject(t, 'later.mp4');
+    const waiting = await act(t, 'screen', { type: 'forcePlay', objectId: pending._id });
+    expect(waiting.body).toEqual(
+      errorBody(waiting, 409, 'conflict', `object ${pending._id} has no content yet; only uploaded media plays`),
+    );
+    const old = await uploadedObject(t, 'old.mp4', mp4());
+    await t.call('DELETE', `/objects/${old._id}`, { as: 'admin' });
+    const trashed = await act(t, 'screen', { type: 'previewPlay', objectId: old._id });
+    expect(trashed.body).toEqual(
+      errorBody(trashed, 409, 'conflict', `object ${old._id} is in the trash; only uploaded media plays`),
+    );
+    for (const type of ['forcePlay', 'previewPlay']) {
+      const res = await act(t, 'show', { type, objectId: clip._id });
+      expect(res.body).toEqual(
+        errorBody(res, 409, 'conflict', 'subsystem show does not play media objects (directMediaPlayback is false)'),
+      );
+    }
+    expect(await t.beat('screen')).toMatchObject({ body: { messages: [] } });
+    expect(await t.beat('show')).toMatchObject({ body: { messages: [] } });
+    expect(t.emitted('subsystem.action.queued')).toEqual([]);
+  });
+
+  it('sends a media playable only to a subsystem with directMediaPlayback', async () => {
+    const { t, clip } = await withMedia();
+    const make = async (subsystem: string) =>
+      (
+        await t.call('POST', '/playables', {
+          as: 'admin',
+          body: { subsystemExternalId: subsystem, externalRef: 'clip', type: 'media', objects: [clip._id] },
+        })
+      ).body;
+    const own = await make('screen');
+    const theirs = await make('show');
+    expect((await act(t, 'screen', { type: 'forcePlay', playableId: own._id })).status).toBe(202);
+    expect((await t.beat('screen')).body.messages[0].payload.playable).toMatchObject({
+      _id: own._id,
+      command: JSON.stringify({ data: { video: { self: `api/v1/objects/${clip._id}` } } }),
+      objectsDetails: [expect.objectContaining({ _id: clip._id, status: 'uploaded' })],
+    });
+    const refused = await act(t, 'show', { type: 'forcePlay', playableId: theirs._id });
+    expect(refused.body).toEqual(
+      errorBody(refused, 409, 'conflict', 'subsystem show does not play media objects (directMediaPlayback is false)'),
+    );
   });
 });
 

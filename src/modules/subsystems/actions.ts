@@ -4,6 +4,19 @@
  * `subsystems.actionMessageTtlSeconds`. Other modules queue through `queueMessage` (parameters:
  * `setParameters`; playables: `forcePlay`, `previewPlay`). A heartbeat of a subsystem with nothing
  * queued answers from memory (`deps.actionQueue`, a superset of the subsystems with queued messages).
+ *
+ * `forcePlay`/`previewPlay` name a playable of the subsystem (`playableId`) or a cms-media object
+ * (`objectId`, §14 rule 1: its unsaved instant playable, objects/media-playable.ts). Decisions:
+ * - Both ids → 400 at `/objectId`; neither → 400 at `/playableId`.
+ * - `objectId` naming no cms-media object (never made, purged, or of another bucket) → 400 at
+ *   `/objectId`; an object that exists but is not `uploaded` (no content yet, or in the trash) → 409,
+ *   as §3's action errors say ("409 object not uploaded").
+ * - Media (an object, or a playable of type `media`) to a subsystem without `directMediaPlayback`
+ *   → 409: it would not fetch the content.
+ * - The payload's object links (`objectsDetails[]._links.get`) are built for the origin of the
+ *   request that queued the message (the route passes it); without one, for the daemon's loopback
+ *   address (`localOrigin`). The payload is fixed when queued, as every message is: a heartbeat
+ *   delivers it as it was (its signed links last 24 h, longer than a message waits).
  */
 import { and, asc, desc, eq, gte, inArray, lt, lte, ne, sql } from 'drizzle-orm';
 import { writeAuditLog } from '../../core/platform-log';
@@ -16,7 +29,9 @@ import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
+import { instantPlayableOfObject, localOrigin, mediaObject } from '../objects/media-playable';
 import { findPlayable, toInstantPlayable } from '../playables/lookup';
+import type { InstantPlayable } from '../playables/model';
 import { liveHealth } from './health';
 import { type MessageRow, toActionMessage, toDeliveredMessage, toQueuedAction } from './mapper';
 import type { ActionMessageDto, ActionRequest, DeliveredMessageDto, QueuedActionDto } from './model';
@@ -225,29 +240,58 @@ export function listActions(deps: Deps, id: string, page: Page): ListResult<Acti
   );
 }
 
+/** Media goes only to a subsystem that fetches and plays objects itself (§3 `directMediaPlayback`). */
+function requireDirectMedia(subsystem: SubsystemRow): void {
+  if (!subsystem.directMediaPlayback) {
+    throw conflict(`subsystem ${subsystem.externalId} does not play media objects (directMediaPlayback is false)`);
+  }
+}
+
+/** The instant playable of the cms-media object an `objectId` names; it must have its content. */
+function objectPlayableFor(deps: Deps, subsystem: SubsystemRow, objectId: number, origin: string): InstantPlayable {
+  const object = mediaObject(deps, objectId);
+  if (!object) throw invalid('/objectId', 'names no object in cms-media');
+  if (object.status !== 'uploaded') {
+    throw conflict(
+      `object ${object.id} ${object.status === 'deleted' ? 'is in the trash' : 'has no content yet'}; only uploaded media plays`,
+    );
+  }
+  requireDirectMedia(subsystem);
+  return instantPlayableOfObject(deps, object, origin);
+}
+
 /**
- * The playable a `forcePlay`/`previewPlay` names, in its instant form. It must belong to the
- * subsystem (players and their containers come with §13). `objectId` names a cms-media object, and
- * this build has none yet, so it is always unknown.
+ * What a `forcePlay`/`previewPlay` plays, in its instant form: a playable of the subsystem (players
+ * and their containers come with §13), or a cms-media object (decisions above).
  */
-function instantPlayableFor(deps: Deps, subsystem: SubsystemRow, body: ActionRequest, mustBePlayable: boolean) {
-  if (body.objectId !== undefined) throw invalid('/objectId', 'names an object that does not exist');
+function instantPlayableFor(
+  deps: Deps,
+  subsystem: SubsystemRow,
+  body: ActionRequest,
+  mustBePlayable: boolean,
+  origin: string,
+): InstantPlayable {
+  if (body.objectId !== undefined) {
+    if (body.playableId !== undefined) throw invalid('/objectId', 'must not be sent with playableId');
+    return objectPlayableFor(deps, subsystem, body.objectId, origin);
+  }
   if (body.playableId === undefined) throw invalid('/playableId', 'is required');
-  const playable = findPlayable(deps, body.playableId);
+  const playable = findPlayable(deps, body.playableId, origin);
   if (!playable || playable.subsystemId !== subsystem.id) {
     throw invalid('/playableId', 'is not a playable of this subsystem');
   }
   if (mustBePlayable && (!playable.active || !playable.availableInSubsystem)) {
     throw conflict(`playable ${playable._id} is inactive or unavailable in its subsystem`);
   }
+  if (playable.type === 'media') requireDirectMedia(subsystem);
   return toInstantPlayable(playable);
 }
 
-function inputOf(deps: Deps, subsystem: SubsystemRow, body: ActionRequest): QueueInput {
+function inputOf(deps: Deps, subsystem: SubsystemRow, body: ActionRequest, origin: string): QueueInput {
   switch (body.type) {
     case 'forcePlay': {
       const zoneId = body.zoneId ?? 1;
-      const playable = instantPlayableFor(deps, subsystem, body, true);
+      const playable = instantPlayableFor(deps, subsystem, body, true, origin);
       return {
         type: body.type,
         zone: zoneName(zoneId),
@@ -257,7 +301,7 @@ function inputOf(deps: Deps, subsystem: SubsystemRow, body: ActionRequest): Queu
       };
     }
     case 'previewPlay': {
-      const playable = instantPlayableFor(deps, subsystem, body, false);
+      const playable = instantPlayableFor(deps, subsystem, body, false, origin);
       const panel = body.controlPanelId === undefined ? {} : { controlPanelId: body.controlPanelId };
       return { type: body.type, payload: { playable, ...panel } };
     }
@@ -272,11 +316,20 @@ function inputOf(deps: Deps, subsystem: SubsystemRow, body: ActionRequest): Queu
   }
 }
 
-/** `PUT /subsystems/{id}/action`: queues the message and answers what was queued (202). */
-export function requestAction(deps: Deps, principal: Principal, id: string, body: ActionRequest): QueuedActionDto {
+/**
+ * `PUT /subsystems/{id}/action`: queues the message and answers what was queued (202). `origin`: the
+ * request's, for the object links of a play payload.
+ */
+export function requestAction(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  body: ActionRequest,
+  origin: string = localOrigin(deps),
+): QueuedActionDto {
   const subsystem = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', subsystem.id);
-  const input = inputOf(deps, subsystem, body);
+  const input = inputOf(deps, subsystem, body, origin);
   const row = transact(deps, () => {
     const queued = queueMessage(deps, subsystem.id, input);
     writeAuditLog(deps, principal, {

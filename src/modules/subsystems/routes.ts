@@ -3,6 +3,7 @@ import type { Deps } from '../../deps';
 import { requestMeta } from '../../http/context';
 import { crudRoutes } from '../../http/crud';
 import { IdParam } from '../../http/fields';
+import { originOf } from '../../http/links';
 import { metadataFilterOf, PageQuery, pageOf, sendList } from '../../http/lists';
 import { listActions, requestAction } from './actions';
 import { heartbeat } from './heartbeat';
@@ -49,9 +50,9 @@ export function subsystemsRoutes(deps: Deps) {
     )
     .put(
       '/:id/action',
-      ({ principal, params, body, set }) => {
+      ({ principal, params, body, request, set }) => {
         set.status = 202;
-        return requestAction(deps, principal, params.id, body);
+        return requestAction(deps, principal, params.id, body, originOf(request));
       },
       {
         auth: 'subsystems:write',
