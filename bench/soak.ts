@@ -14,7 +14,7 @@
  * Prints a line per sample (RSS from /proc/<pid>/status VmRSS, the count of /proc/<pid>/fd) and the
  * growth over the last 5 minutes: the mean of the last 3 samples against the mean of the 3 samples
  * around 5 minutes before the end (must stay under 5 %). At the default load SQLite's page cache
- * (64 MiB, db/client.ts) takes ~6–7 minutes to fill, so RSS rises until then: DURATION=900 shows
+ * (8 MiB since the media issue, 64 MiB before; db/client.ts) takes minutes to fill, so RSS rises until then: DURATION=900 shows
  * the steady state (bench/RESULTS.md "Soak"). Everything targets 127.0.0.1, every loop
  * ends at the deadline, and the daemon is stopped with SIGTERM (exit 0 expected) and its data removed.
  */
