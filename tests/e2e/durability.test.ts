@@ -16,7 +16,9 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled): crash safety of value writes', (
   it('keeps every acknowledged value across kill -9', async () => {
     // Loopback is trusted by default: the writers act as an integration, like field clients; the
     // subsystem itself is created by the initial administrator.
-    let daemon = await suite.start({ PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    // The ingest flood budget is off: this measures durability, and 16 writers on loopback outrun
+    // the default 10 000 values/s (the limiter has tests of its own).
+    let daemon = await suite.start({ PMS_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD, PMS_RATE_LIMIT_INGEST: '0' });
     const api = (d: Daemon) => `${d.baseUrl}/api/v1`;
     const json = { 'content-type': 'application/json' };
     const session = await sessionOf(daemon, 'admin', ADMIN_PASSWORD);
