@@ -2,7 +2,8 @@
  * The usual resource routes, declared once (C: Requests, Responses): list, upsert by POST and PUT
  * (or create by POST), read, update by PUT and PATCH, delete. A module states what differs (paths,
  * rules, models, the service calls, summaries) and chains its other routes onto the instance this
- * returns, which carries the auth macro, so `principal` stays typed in them.
+ * returns, which carries the auth macro, so `principal` stays typed in them. Every verb's service gets
+ * the request last (for what depends on it, such as absolute links on the origin it came to).
  */
 import type { TObject } from '@sinclair/typebox';
 import { Elysia, type Static, type TSchema } from 'elysia';
@@ -61,25 +62,31 @@ export interface CrudSpec<
     run: (query: Static<Q>, page: Page, caller: { principal: Principal; request: Request }) => ListResult<Static<D>>;
   };
   /** GET on one entity; `query`, when given, is the query it accepts (the service gets it parsed). */
-  get: Verb & { query?: GQ; run: (id: string, principal: Principal, query: Static<GQ>) => Static<D> };
+  get: Verb & {
+    query?: GQ;
+    run: (id: string, principal: Principal, query: Static<GQ>, request: Request) => Static<D>;
+  };
   /** POST and PUT on the collection (or `path` under it, e.g. `/show`): 201 with Location when created, else 200. */
   upsert?: Verb & {
     path?: string;
     methods?: ReadonlyArray<'POST' | 'PUT'>;
     body?: UB;
-    run: (principal: Principal, body: Static<UB>) => Maybe<Upserted<Static<D>>>;
+    run: (principal: Principal, body: Static<UB>, request: Request) => Maybe<Upserted<Static<D>>>;
   };
   /**
    * POST on the collection that only creates, for a resource without upsert: always 201 with
    * Location, the only status its response schema names. `body` as upsert's; not beside an upsert by POST.
    */
-  create?: Verb & { body?: UB; run: (principal: Principal, body: Static<UB>) => Maybe<Linked<Static<D>>> };
+  create?: Verb & {
+    body?: UB;
+    run: (principal: Principal, body: Static<UB>, request: Request) => Maybe<Linked<Static<D>>>;
+  };
   /** PUT and PATCH on one entity: absent fields keep their value. */
-  update?: Verb & { run: (principal: Principal, id: string, body: Static<W>) => Maybe<Static<D>> };
+  update?: Verb & { run: (principal: Principal, id: string, body: Static<W>, request: Request) => Maybe<Static<D>> };
   /** DELETE on one entity: 204, whatever the service returns. */
   remove?: Verb & {
     query?: DQ;
-    run: (principal: Principal, id: string, query: Static<DQ>) => unknown;
+    run: (principal: Principal, id: string, query: Static<DQ>, request: Request) => unknown;
   };
 }
 
@@ -125,18 +132,26 @@ export function crudRoutes<
     };
     for (const method of upsert.methods ?? ['POST', 'PUT']) {
       const add = method === 'POST' ? app.post.bind(app) : app.put.bind(app);
-      add(path, ({ principal, body, set }) => whenDone(upsert.run(principal, body), (r) => upserted(set, r)), route);
+      add(
+        path,
+        ({ principal, body, request, set }) => whenDone(upsert.run(principal, body, request), (r) => upserted(set, r)),
+        route,
+      );
     }
   }
   if (create) {
-    app.post(base, ({ principal, body, set }) => whenDone(create.run(principal, body), (e) => created(set, e)), {
-      auth: create.auth ?? spec.write,
-      body: create.body ?? model.write,
-      response: { 201: model.dto },
-      ...detailOf(create),
-    });
+    app.post(
+      base,
+      ({ principal, body, request, set }) => whenDone(create.run(principal, body, request), (e) => created(set, e)),
+      {
+        auth: create.auth ?? spec.write,
+        body: create.body ?? model.write,
+        response: { 201: model.dto },
+        ...detailOf(create),
+      },
+    );
   }
-  app.get(one, ({ params, principal, query }) => spec.get.run(params.id, principal, query), {
+  app.get(one, ({ params, principal, query, request }) => spec.get.run(params.id, principal, query, request), {
     auth: spec.get.auth ?? spec.read,
     params: IdParam,
     ...(spec.get.query ? { query: spec.get.query } : {}),
@@ -151,13 +166,14 @@ export function crudRoutes<
       response: model.dto,
       ...detailOf(update),
     };
-    app.put(one, ({ principal, params, body }) => update.run(principal, params.id, body), route);
-    app.patch(one, ({ principal, params, body }) => update.run(principal, params.id, body), route);
+    app.put(one, ({ principal, params, body, request }) => update.run(principal, params.id, body, request), route);
+    app.patch(one, ({ principal, params, body, request }) => update.run(principal, params.id, body, request), route);
   }
   if (remove) {
     app.delete(
       one,
-      ({ principal, params, query, set }) => whenDone(remove.run(principal, params.id, query), () => noContent(set)),
+      ({ principal, params, query, request, set }) =>
+        whenDone(remove.run(principal, params.id, query, request), () => noContent(set)),
       {
         auth: remove.auth ?? spec.write,
         params: IdParam,
