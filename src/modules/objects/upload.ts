@@ -26,7 +26,7 @@ import type { Deps } from '../../deps';
 import { AppError, badRequest, conflict, invalid, isDiskFull } from '../../http/errors';
 import { transact } from '../../realtime/emit';
 import { bucketDir, contentFileName, partsDir, removeFile, retireFile, syncDir } from './files';
-import { type Digests, startHasher } from './hashing';
+import { type Digests, startSink } from './hashing';
 import type { ObjectRow } from './mapper';
 import { fileSource, type Probe, probe } from './probe';
 import { emitObject, mediaFreeBytes, storedBytes } from './service';
@@ -86,8 +86,12 @@ async function receive(deps: Deps, request: Request, length: number, expectedSha
   const expected = headerChecksums(request);
   const part = join(partsDir(deps), `${randomId()}.part`);
   const file = await open(part, 'wx', 0o640);
-  const hasher = await startHasher(deps.objects.hashWorkerUrl, deps.objects.hashRings, (reason) =>
-    deps.log.warn({ reason }, 'the upload hashing thread cannot start; this upload hashes on the request thread'),
+  const sink = await startSink(
+    deps.objects.hashWorkerUrl,
+    deps.objects.hashRings,
+    (bytes, position) => writeAll(file, bytes, position),
+    (reason) =>
+      deps.log.warn({ reason }, 'the upload hashing thread cannot start; this upload hashes on the request thread'),
   );
   let size = 0;
   try {
@@ -97,16 +101,14 @@ async function receive(deps: Deps, request: Request, length: number, expectedSha
         for await (const chunk of request.body) {
           size += chunk.byteLength;
           if (size > length) throw badRequest('the body is longer than its Content-Length');
-          // The write runs on the I/O pool while this thread hands the same bytes to the hasher.
-          const writing = writeAll(file, chunk);
-          await hasher.update(chunk);
-          await writing;
+          await sink.update(chunk);
         }
       }
       if (size !== length) throw badRequest(`the body ended after ${size} of ${length} bytes; nothing was stored`);
-      [digests] = await Promise.all([hasher.digest(), file.sync()]);
+      digests = await sink.digest();
+      await file.sync();
     } finally {
-      hasher.close();
+      sink.close();
       await file.close();
     }
     for (const [want, got] of [
@@ -124,10 +126,11 @@ async function receive(deps: Deps, request: Request, length: number, expectedSha
   }
 }
 
-async function writeAll(file: FileHandle, chunk: Uint8Array): Promise<void> {
+/** Writes all of `bytes` at `position` (a write may take fewer bytes than it was given). */
+async function writeAll(file: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
   let written = 0;
-  while (written < chunk.byteLength) {
-    const { bytesWritten } = await file.write(chunk, written, chunk.byteLength - written);
+  while (written < bytes.byteLength) {
+    const { bytesWritten } = await file.write(bytes, written, bytes.byteLength - written, position + written);
     written += bytesWritten;
   }
 }
