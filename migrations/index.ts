@@ -7,6 +7,7 @@ import m0001 from './0001_integration_core.sql' with { type: 'text' };
 import m0002 from './0002_realtime.sql' with { type: 'text' };
 import m0003 from './0003_webhook_outbox.sql' with { type: 'text' };
 import m0004 from './0004_media.sql' with { type: 'text' };
+import m0005 from './0005_players.sql' with { type: 'text' };
 
 export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0000_foundation', sql: m0000 },
@@ -14,4 +15,5 @@ export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0002_realtime', sql: m0002 },
   { tag: '0003_webhook_outbox', sql: m0003 },
   { tag: '0004_media', sql: m0004 },
+  { tag: '0005_players', sql: m0005 },
 ];

@@ -12,9 +12,16 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } 
 import { join } from 'node:path';
 
 /** The migration being built by the current piece of work; released ones are never regenerated. */
-const TAG = '0005_next';
+const TAG = '0006_next';
 const NAME = 'next';
-const RELEASED = ['0000_foundation', '0001_integration_core', '0002_realtime', '0003_webhook_outbox', '0004_media'];
+const RELEASED = [
+  '0000_foundation',
+  '0001_integration_core',
+  '0002_realtime',
+  '0003_webhook_outbox',
+  '0004_media',
+  '0005_players',
+];
 if (RELEASED.includes(TAG)) throw new Error(`${TAG} is released; start a new migration instead`);
 const dir = join(import.meta.dir, '..', 'migrations');
 const lock = join(dir, '.regen.lock');

@@ -21,6 +21,7 @@ import { objectsRoutes } from './modules/objects/routes';
 import { objectSearchRoutes } from './modules/objects/search-routes';
 import { parametersRoutes } from './modules/parameters/routes';
 import { playablesRoutes } from './modules/playables/routes';
+import { playersRoutes } from './modules/players/routes';
 import { presetsRoutes } from './modules/presets/routes';
 import { rolesRoutes } from './modules/roles/routes';
 import { scheduleRoutes } from './modules/schedule/routes';
@@ -52,6 +53,7 @@ export function apiRoutes(deps: Deps) {
     .use(objectsRoutes(deps))
     .use(objectSearchRoutes(deps))
     .use(playablesRoutes(deps))
+    .use(playersRoutes(deps))
     .use(parametersRoutes(deps))
     .use(presetsRoutes(deps))
     .use(usersRoutes(deps))

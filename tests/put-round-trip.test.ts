@@ -104,6 +104,19 @@ const MAKERS: Record<string, Maker | Changing | { exempt: string }> = {
   '/api/v1/subsystems/:id/variables/:ref': variableBy(
     async (t) => `/subsystems/media/variables/${(await variable(t)).externalRef}`,
   ),
+  '/api/v1/players/:id': async (t) => {
+    await addSubsystem(t, 'wall', { type: 'screenContainer' });
+    const e = await event(t);
+    const list = await made(t, '/playlists', { displayName: 'Idle', entries: [{ itemType: 'EVENT', itemId: e._id }] });
+    const player = await made(t, '/players', {
+      externalId: 'screen-1',
+      container: 'wall',
+      metadata: { floor: 2 },
+      defaultState: { mediaType: 'playlist', mediaId: list._id },
+    });
+    await made(t, '/zones', { displayName: 'Foyer', members: [player._id] });
+    return `/players/${player._id}`;
+  },
   '/api/v1/zones/:id': async (t) => `/zones/${(await made(t, '/zones', { displayName: 'Lobby' }))._id}`,
   '/api/v1/schedule/zones/:id': async () => '/schedule/zones/1',
   '/api/v1/schedule/calendars/:id': async (t) =>

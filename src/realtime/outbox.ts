@@ -289,14 +289,10 @@ export function outboxWaiting(deps: OutboxParts): boolean {
   return deps.sqlite.query('SELECT 1 FROM webhook_outbox LIMIT 1').get() !== null;
 }
 
-/** Subsystem changes can rename the externalIds a subsystem filter matches: read the webhooks again. */
+/** Subsystem and player changes can rename the externalIds a subsystem filter matches: read the webhooks again. */
 export function installOutboxListeners(deps: OutboxParts): void {
   deps.bus.subscribe((event) => {
-    if (
-      event.type === 'subsystem.updated' ||
-      event.type === 'subsystem.deleted' ||
-      event.type === 'subsystem.created'
-    ) {
+    if (/^(subsystem|player)\.(created|updated|deleted)$/.test(event.type)) {
       if (deps.outbox.hooks?.some((h) => h.subsystemIds !== null)) invalidateWebhookCache(deps);
     }
   });

@@ -165,6 +165,14 @@ BY_REF['/api/v1/objects/{id}/content'] = {
   fill: (item) => (item.status === 'uploaded' ? [{ id: String(item._id) }] : []),
 };
 
+// Subsystems (§3): a player answers by its `_id` and externalId too (its list needs includePlayers).
+for (const path of ['/api/v1/subsystems/{id}', '/api/v1/subsystems/{id}/actions']) {
+  BY_REF[path] = {
+    list: '/api/v1/subsystems?includePlayers=true',
+    fill: (item) => [{ id: String(item._id) }, { id: String(item.externalId) }],
+  };
+}
+
 /** At most this many items per route, spread over the list (first and last included). */
 const SAMPLE = 16;
 

@@ -10,6 +10,7 @@ import { buildDevices, type Devices } from './venue-devices';
 import { ADMIN, beat, gapsAround, INTEGRATION, must, need, OPERATOR, pass } from './venue-kit';
 import { buildMedia } from './venue-media';
 import { buildPeople, type People } from './venue-people';
+import { buildPlayers } from './venue-players';
 import { buildSchedule, type Schedule } from './venue-schedule';
 import { buildAlerts, buildWebhooks, type Watch } from './venue-watch';
 
@@ -18,6 +19,8 @@ export interface Venue {
   people: People;
   watch: Watch;
   schedule: Schedule;
+  /** The video wall container and its screens (§13), by externalId. */
+  players: Record<string, number>;
 }
 
 /** Deletes whose targets are still referred to: by alert rules, notifications, playlists, blocks, items, tokens. */
@@ -121,7 +124,8 @@ export async function buildVenue(t: TestApp): Promise<Venue> {
   await buildAlerts(t, devices, people, watch);
   const schedule = await buildSchedule(t, devices);
   await buildMedia(t);
-  const v: Venue = { devices, people, watch, schedule };
+  const players = await buildPlayers(t, schedule);
+  const v: Venue = { devices, people, watch, schedule, players };
   await pass(t, gapsAround(10_000.5, 3), ['media-1', 'show-ctrl', 'audio-dsp']);
   await leaveReferencesBehind(t, v);
   await queueActions(t, v);

@@ -26,7 +26,7 @@ import {
 } from './store';
 
 export interface AlertSource {
-  type: 'variable' | 'subsystem' | 'webhook' | 'schedule' | 'storage';
+  type: 'variable' | 'subsystem' | 'player' | 'webhook' | 'schedule' | 'storage';
   id: number;
   externalId: string | null;
   displayName: string | null;

@@ -70,6 +70,7 @@ function handle(deps: Deps, event: BusEvent): void {
       deactivateMissing(deps);
       return;
     case 'subsystem.deleted':
+    case 'player.deleted':
       onSubsystemDeleted(deps, id);
       deactivateMissing(deps);
       return;
@@ -93,12 +94,19 @@ function handle(deps: Deps, event: BusEvent): void {
 function onHealth(deps: Deps, type: string, data: Record<string, unknown>): void {
   const id = data._id;
   if (typeof id !== 'number') return;
-  if (type === 'subsystem.offline') onSubsystemOffline(deps, id);
-  else if (type === 'subsystem.online') onSubsystemOnline(deps, id);
+  if (type === 'subsystem.offline' || type === 'player.offline') onSubsystemOffline(deps, id);
+  else if (type === 'subsystem.online' || type === 'player.online') onSubsystemOnline(deps, id);
   else if (typeof data.healthState === 'number') onVariableHealth(deps, id, data.healthState);
 }
 
-const HEALTH_EVENTS = ['subsystem.offline', 'subsystem.online', 'variable.health_changed'] as const;
+/** Players use the `subsystem-offline` rule too, with the player as source (§13 rule 1). */
+const HEALTH_EVENTS = [
+  'subsystem.offline',
+  'subsystem.online',
+  'player.offline',
+  'player.online',
+  'variable.health_changed',
+] as const;
 
 export function installAlertListeners(deps: Deps): () => void {
   const offBus = deps.bus.subscribe((event) => handle(deps, event));

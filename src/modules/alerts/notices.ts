@@ -44,12 +44,15 @@ export interface NoticeContext {
   subsystemName: string;
 }
 
+/** How a `subsystem-offline` notice names its source: players use the rule too (§13 rule 1). */
+const sourceNoun = (incident: IncidentRow): string => (incident.sourceType === 'player' ? 'Player' : 'Subsystem');
+
 function texts(rule: AlertRow, incident: IncidentRow, ctx: NoticeContext): { title: string; message: string } {
   const name = incident.sourceDisplayName ?? incident.sourceExternalId ?? String(incident.sourceId);
   switch (rule.systemKind) {
     case 'subsystem-offline':
       return {
-        title: `Subsystem ${name} is offline`,
+        title: `${sourceNoun(incident)} ${name} is offline`,
         message: incident.lastValue
           ? `No contact from ${incident.sourceExternalId} since ${incident.lastValue}.`
           : `No contact from ${incident.sourceExternalId}.`,
@@ -119,7 +122,7 @@ export function sendRecoveryNotice(
     key: recoveryKey(rule, incident.sourceId),
     title:
       rule.systemKind === 'subsystem-offline'
-        ? `Subsystem ${name} is back online`
+        ? `${sourceNoun(incident)} ${name} is back online`
         : `Recovered: ${title}`.slice(0, 200),
     message:
       rule.type === 'variable'

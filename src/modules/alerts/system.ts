@@ -1,6 +1,7 @@
 /**
  * System rules (§8 rule 10): one per `systemKind`, created at boot when missing, their condition
- * fixed. Wired today: `subsystem-offline` (subsystem.offline / .online / .deleted), `webhook-disabled`
+ * fixed. Wired today: `subsystem-offline` (subsystem.offline / .online / .deleted, and the same of
+ * players, whose incidents name the player as source of type `player`, §13 rule 1), `webhook-disabled`
  * (webhook.disabled; closed by a webhook.updated that leaves it active, or webhook.deleted),
  * `variable-health` (variable.health_changed: a state above 0 opens, 0 closes) and `schedule-missed`
  * (the schedule.run.missed records of one daemon start: one incident with their count, §11.6 rule 15).
@@ -74,7 +75,7 @@ export function onSubsystemOffline(deps: Deps, id: number): void {
   fire(
     deps,
     rule,
-    { type: 'subsystem', id, externalId: subsystem.externalId, displayName: subsystem.displayName },
+    { type: subsystem.kind, id, externalId: subsystem.externalId, displayName: subsystem.displayName },
     since,
   );
 }

@@ -125,6 +125,25 @@ export type PlayableDto = typeof PlayableModel.dto.static;
 export type PlayableWrite = typeof PlayableModel.write.static;
 export type PlayableListQuery = typeof PlayableModel.listQuery.static;
 
+/** The instant playable (§14) as a schema, for the answers that carry it (players' default states). */
+export const InstantPlayableModel = t.Object({
+  _id: t.Union([t.Integer(), t.Null()]),
+  type: t.String(),
+  displayName: t.String(),
+  externalRef: t.Union([t.String(), t.Null()]),
+  command: t.String(),
+  duration: t.Integer(),
+  durationType: t.String(),
+  objects: t.Array(t.Integer()),
+  objectsDetails: t.Array(ObjectModel.dto),
+  thumbId: t.Union([t.Integer(), t.Null()]),
+  active: t.Boolean(),
+  autoSync: t.Boolean(),
+  isCached: t.Boolean(),
+  metadata: t.Record(t.String(), t.Unknown()),
+  group_name: t.String(),
+});
+
 /** The self-contained form sent in `forcePlay`/`previewPlay` payloads and default states (§14). */
 export interface InstantPlayable {
   _id: number | null;

@@ -6,6 +6,9 @@
  *
  * The platform-managed variables follow (rule 3): `is_alive` at every status change, and
  * `last_contacted_at` wherever `lastContactedAt` is persisted (so at most every 10 s).
+ *
+ * Players (§13 rule 1) go through the same machine; their transitions are `player.online` and
+ * `player.offline` (same data), logged under those keys as "player <externalId> …".
  */
 import { isoOrNull } from '../../clock';
 import { writePlatformLog } from '../../core/platform-log';
@@ -291,17 +294,17 @@ function goOnline(deps: Deps, id: number, e: HealthEntry): Promise<void> {
     const row = storeStatus(deps, id, fields);
     if (!row) return;
     const downtimeSeconds = Math.max(0, Math.round(downMs / 1000));
-    emit(deps, 'subsystem.online', {
+    emit(deps, `${row.kind}.online`, {
       ...statusData(row),
       recovered,
       ...(recovered ? { downtimeSeconds } : {}),
     });
     writePlatformLog(deps, {
       category: 'system',
-      key: 'subsystem.online',
+      key: `${row.kind}.online`,
       value: recovered
-        ? `subsystem ${row.externalId} is online again after ${downtimeSeconds} s offline`
-        : `subsystem ${row.externalId} is online`,
+        ? `${row.kind} ${row.externalId} is online again after ${downtimeSeconds} s offline`
+        : `${row.kind} ${row.externalId} is online`,
     });
   });
   return settledUnlessDiskFull(stored, () => Object.assign(e, before));
@@ -319,12 +322,12 @@ function goOffline(deps: Deps, due: ReadonlyArray<[number, HealthEntry]>): void 
       for (const [id, e] of due) {
         const row = setStatus(deps, id, e, 'offline');
         if (!row) continue;
-        emit(deps, 'subsystem.offline', statusData(row));
+        emit(deps, `${row.kind}.offline`, statusData(row));
         writePlatformLog(deps, {
           category: 'system',
-          key: 'subsystem.offline',
+          key: `${row.kind}.offline`,
           severity: 'warning',
-          value: `subsystem ${row.externalId} is offline: no contact for ${e.ownGrace ?? fallback} s`,
+          value: `${row.kind} ${row.externalId} is offline: no contact for ${e.ownGrace ?? fallback} s`,
         });
       }
     });

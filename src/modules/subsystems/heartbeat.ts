@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { isoOrNull } from '../../clock';
-import { type Principal, requireOwnWrite } from '../../core/principal';
+import { actsFor, type Principal, requireOwnWrite } from '../../core/principal';
 import { findSubsystem, forgetSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { updateRow } from '../../db/prepared';
 import { subsystems } from '../../db/schema';
@@ -51,13 +51,22 @@ function storeIpAddress(deps: Deps, id: number, address: string): void {
   forgetSubsystem(deps, id);
   if (!updated) return;
   const live = liveHealth(deps, updated);
-  emit(deps, 'subsystem.updated', {
+  emit(deps, `${updated.kind}.updated`, {
     _id: updated.id,
     externalId: updated.externalId,
     status: live.status,
     lastContactedAt: isoOrNull(live.lastContactedAt),
     changed: ['metadata'],
   });
+}
+
+/**
+ * Whom a heartbeat is judged for (§0.3 "heartbeat as a player"): a player's heartbeat may come from a
+ * credential acting for the player itself or for its container.
+ */
+function heartbeatOwner(principal: Principal, row: SubsystemRow): number {
+  if (row.kind === 'player' && row.containerId !== null && !actsFor(principal, row.id)) return row.containerId;
+  return row.id;
 }
 
 /**
@@ -73,7 +82,7 @@ export function heartbeat(
 ): HeartbeatAnswer | Promise<HeartbeatAnswer> {
   const started = performance.now();
   const row = requireSubsystem(deps, id);
-  requireOwnWrite(principal, 'subsystems:write', row.id);
+  requireOwnWrite(principal, 'subsystems:write', heartbeatOwner(principal, row));
   const address = plainAddress(remoteAddress);
   const contact = recordContact(deps, row.id, { heartbeat: true, remoteAddress: address });
   const filled = fillIpAddress(deps, row, address);

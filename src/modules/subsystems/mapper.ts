@@ -21,7 +21,7 @@ export function toSubsystemDto(row: SubsystemRow, defaultGracePeriod: number, li
     displayName: row.displayName,
     description: row.description,
     type: row.type,
-    kind: 'subsystem',
+    kind: row.kind,
     healthEnabled: row.healthEnabled,
     healthGracePeriod: row.healthGracePeriod ?? defaultGracePeriod,
     healthCheck: row.healthCheck,

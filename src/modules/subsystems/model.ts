@@ -20,7 +20,7 @@ const SubsystemDtoModel = t.Object({
   displayName: t.String(),
   description: t.String(),
   type: t.String(),
-  kind: t.Literal('subsystem'),
+  kind: t.Union([t.Literal('subsystem'), t.Literal('player')]),
   healthEnabled: t.Boolean(),
   healthGracePeriod: t.Integer(),
   healthCheck: HealthCheckModel,
@@ -69,6 +69,7 @@ export const SubsystemModel = {
     externalId: t.Optional(t.String()),
     fuzzy: t.Optional(t.String()),
     cms: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
+    includePlayers: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
   }),
 };
 

@@ -1,14 +1,28 @@
 /**
  * Subsystems (§3): upsert keyed by `_id` or `externalId`, update and delete by `{id}`, list, read.
  * Reads show the health monitor's live status; heartbeats, actions and health checks have their own files.
+ *
+ * Players (§13) are rows of the same table (`kind` player). The row writes here serve both kinds:
+ * events and audit entries are named after the row's kind (`player.created`, …), so the players
+ * module (modules/players) reuses them with its own checks. Decisions where §3 and §13 are silent:
+ * - `GET /subsystems/{id}` answers for a player too, in the subsystem form with `kind: "player"`
+ *   (the list leaves players out unless `includePlayers=true`).
+ * - Writes through `/subsystems` never touch a player: an upsert naming one (by `_id` or
+ *   `externalId`), and PUT, PATCH or DELETE `/subsystems/{id}` of one, are 409 pointing at
+ *   `/api/v1/players`, so its container and default state keep their rules.
+ * - A container's type may not leave `…Container` while it has players (409, §3). Deleting a
+ *   container emits `player.deleted` for each of its players (no audit entry of their own: the
+ *   container's names the delete), then the foreign key's cascade removes them with everything they
+ *   own; `subsystem.deleted` of a container counts them as `players`.
+ * - No licence exists in this build, so no limit applies to creating subsystems (§19 rule 3).
  */
-import { asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
 import { changedFields } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import { type Principal, requireOwnWrite, systemPrincipal } from '../../core/principal';
 import { getSettingGroup } from '../../core/settings';
-import { forgetSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
+import { findSubsystem, forgetSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import {
   controlPanels,
   events,
@@ -34,7 +48,31 @@ export function subsystemDto(deps: Deps, row: SubsystemRow): SubsystemDto {
   return toSubsystemDto(row, getSettingGroup(deps, 'health').defaultGracePeriodSeconds, liveHealth(deps, row));
 }
 
-function byExternalId(deps: Deps, externalId: string): SubsystemRow | undefined {
+export type SubsystemKind = SubsystemRow['kind'];
+
+/** Whether a `type` makes a subsystem a container of players (§3). */
+export function isContainerType(type: string): boolean {
+  return type.endsWith('Container');
+}
+
+/** The players of a container, in `_id` order. */
+export function playerRowsOf(deps: Deps, containerId: number): SubsystemRow[] {
+  return deps.db
+    .select()
+    .from(subsystems)
+    .where(and(eq(subsystems.kind, 'player'), eq(subsystems.containerId, containerId)))
+    .orderBy(asc(subsystems.id))
+    .all();
+}
+
+/** 409 for a write through `/subsystems` that names a player (decision above). */
+function refusePlayer(row: SubsystemRow): void {
+  if (row.kind === 'player') {
+    throw conflict(`${row.externalId} is a player: change it through /api/v1/players/${row.id}`);
+  }
+}
+
+export function byExternalId(deps: Deps, externalId: string): SubsystemRow | undefined {
   return deps.db.select().from(subsystems).where(eq(subsystems.externalId, externalId)).get();
 }
 
@@ -48,21 +86,52 @@ function upsertTarget(deps: Deps, body: SubsystemWrite): SubsystemRow | undefine
   return body.externalId === undefined ? undefined : byExternalId(deps, body.externalId);
 }
 
-function eventData(deps: Deps, row: SubsystemRow, changed: string[]): Record<string, unknown> {
+/**
+ * The data of a `<kind>.<change>` event: a player's also names its container
+ * (`container`, `subsystemExternalId`: the subsystem that owns it, §0.4 rule 2).
+ */
+export function eventData(deps: Deps, row: SubsystemRow, changed: string[]): Record<string, unknown> {
   const live = liveHealth(deps, row);
+  const owner = row.containerId === null ? undefined : findSubsystem(deps, row.containerId);
   return {
     _id: row.id,
     externalId: row.externalId,
+    ...(row.kind === 'player' ? { container: row.containerId, subsystemExternalId: owner?.externalId ?? null } : {}),
     status: live.status,
     lastContactedAt: isoOrNull(live.lastContactedAt),
     changed,
   };
 }
 
-function createSubsystem(deps: Deps, principal: Principal, body: SubsystemWrite): SubsystemRow {
-  const { externalId } = body;
-  if (externalId === undefined) throw invalid('/externalId', 'is required');
-  const values = valuesOf(body, undefined);
+/** Player columns and the wire field each stands for in `changed` (the players module writes them). */
+const PLAYER_FIELDS: Partial<Record<keyof SubsystemRow, string>> = {
+  containerId: 'container',
+  defaultMediaType: 'defaultState',
+  defaultMediaId: 'defaultState',
+};
+
+/** The wire names of the player columns `extra` changes against `row` (all set ones on create). */
+function extraChanged(row: SubsystemRow | undefined, extra: Partial<SubsystemRow>): string[] {
+  const names = changedFields(row, extra, Object.keys(PLAYER_FIELDS) as Array<keyof SubsystemRow>).map(
+    (key) => PLAYER_FIELDS[key] ?? key,
+  );
+  return [...new Set(names)];
+}
+
+/**
+ * Inserts a subsystem, or a player when `extra.kind` says so, from checked body values: its platform
+ * variables, `<kind>.created` and the audit entry in one unit. A player's type defaults to `player`
+ * and its `directMediaPlayback` to true (§13).
+ */
+export function createSubsystemRow(
+  deps: Deps,
+  principal: Principal,
+  externalId: string,
+  values: Partial<SubsystemRow>,
+  extra: Partial<SubsystemRow> = {},
+): SubsystemRow {
+  const kind = extra.kind ?? 'subsystem';
+  const player = kind === 'player';
   const now = deps.clock.now();
   return transact(deps, () => {
     const created = deps.db
@@ -71,28 +140,46 @@ function createSubsystem(deps: Deps, principal: Principal, body: SubsystemWrite)
         externalId,
         displayName: values.displayName ?? externalId,
         description: values.description ?? '',
-        type: values.type ?? 'generic',
+        type: values.type ?? (player ? 'player' : 'generic'),
         healthEnabled: values.healthEnabled ?? true,
         status: values.healthEnabled === false ? 'disabled' : 'unknown',
         healthGracePeriod: values.healthGracePeriod ?? null,
         healthCheck: values.healthCheck ?? { mode: 'heartbeat' },
-        directMediaPlayback: values.directMediaPlayback ?? false,
+        directMediaPlayback: values.directMediaPlayback ?? player,
         metadata: values.metadata ?? {},
+        ...extra,
+        kind,
         createdAt: now,
         updatedAt: now,
       })
       .returning()
       .get();
-    // Every subsystem owns its `is_alive` and `last_contacted_at` from the start (§3 rule 3).
+    // Every subsystem and player owns its `is_alive` and `last_contacted_at` from the start (§3 rule 3).
     ensurePlatformVariables(deps, created.id);
-    emit(deps, 'subsystem.created', eventData(deps, created, [...WRITABLE]));
-    audit(deps, principal, 'created', subsystemSubject(created), WRITABLE);
+    const changed = [...WRITABLE, ...extraChanged(undefined, extra)];
+    emit(deps, `${kind}.created`, eventData(deps, created, changed));
+    audit(deps, principal, 'created', subsystemSubject(created), changed);
     return created;
   });
 }
 
-function updateSubsystem(deps: Deps, principal: Principal, row: SubsystemRow, body: SubsystemWrite): SubsystemRow {
-  const values = valuesOf(body, row);
+function createSubsystem(deps: Deps, principal: Principal, body: SubsystemWrite): SubsystemRow {
+  const { externalId } = body;
+  if (externalId === undefined) throw invalid('/externalId', 'is required');
+  return createSubsystemRow(deps, principal, externalId, valuesOf(body, undefined));
+}
+
+/**
+ * Updates a subsystem or player row from checked body values (and, for players, `extra` columns):
+ * `<kind>.updated` and the audit entry name the changed fields; nothing is written when none changed.
+ */
+export function updateSubsystemRow(
+  deps: Deps,
+  principal: Principal,
+  row: SubsystemRow,
+  values: Partial<SubsystemRow>,
+  extra: Partial<SubsystemRow> = {},
+): SubsystemRow {
   // A read sends the effective grace period; sending it back unchanged must not pin the setting default.
   if (
     row.healthGracePeriod === null &&
@@ -104,20 +191,28 @@ function updateSubsystem(deps: Deps, principal: Principal, row: SubsystemRow, bo
     const other = byExternalId(deps, values.externalId);
     if (other && other.id !== row.id) throw conflict('another subsystem already has this externalId');
   }
-  const changed = changedFields(row, values, WRITABLE);
+  if (
+    values.type !== undefined &&
+    isContainerType(row.type) &&
+    !isContainerType(values.type) &&
+    playerRowsOf(deps, row.id).length > 0
+  ) {
+    throw conflict(`subsystem ${row.externalId} is a container with players; its type must keep ending in Container`);
+  }
+  const changed = [...changedFields(row, values, WRITABLE), ...extraChanged(row, extra)];
   if (changed.length === 0) return row;
   try {
     return transact(deps, () => {
       const updated =
         deps.db
           .update(subsystems)
-          .set({ ...values, updatedAt: deps.clock.now() })
+          .set({ ...values, ...extra, updatedAt: deps.clock.now() })
           .where(eq(subsystems.id, row.id))
           .returning()
           .get() ?? row;
       forgetSubsystem(deps, row.id);
       configureHealth(deps, updated);
-      emit(deps, 'subsystem.updated', eventData(deps, updated, changed));
+      emit(deps, `${row.kind}.updated`, eventData(deps, updated, changed));
       audit(deps, principal, 'updated', subsystemSubject(updated), changed);
       return updated;
     });
@@ -138,15 +233,19 @@ export function upsertSubsystem(
   principal: Principal = systemPrincipal(),
 ): { entity: SubsystemDto; created: boolean } {
   const existing = upsertTarget(deps, body);
-  if (existing) return { entity: subsystemDto(deps, updateSubsystem(deps, principal, existing, body)), created: false };
+  if (existing) refusePlayer(existing);
+  if (existing) {
+    const entity = subsystemDto(deps, updateSubsystemRow(deps, principal, existing, valuesOf(body, existing)));
+    return { entity, created: false };
+  }
   return { entity: subsystemDto(deps, createSubsystem(deps, principal, body)), created: true };
 }
 
-/** How the `subsystem.<change>` audit entries name a subsystem. */
+/** How the `subsystem.<change>` (or `player.<change>`) audit entries name a subsystem or player. */
 function subsystemSubject(row: SubsystemRow): AuditSubject {
   return {
-    kind: 'subsystem',
-    name: `subsystem ${row.id} (${row.externalId})`,
+    kind: row.kind,
+    name: `${row.kind} ${row.id} (${row.externalId})`,
     subsystemId: row.id,
     subsystemExternalId: row.externalId,
   };
@@ -159,7 +258,8 @@ export function getSubsystem(deps: Deps, id: string): SubsystemDto {
 
 /**
  * Subsystems in `_id` order, filtered by exact `type`, live `status`, `externalId` and `metadata[key]`,
- * `fuzzy` (displayName, externalId, description) and `cms=true` (containers and direct-playback ones).
+ * `fuzzy` (displayName, externalId, description) and `cms=true` (containers and direct-playback ones);
+ * players only with `includePlayers=true`.
  */
 export function listSubsystems(
   deps: Deps,
@@ -177,7 +277,8 @@ export function listSubsystems(
         (query.type === undefined || r.type === query.type) &&
         (query.status === undefined || liveHealth(deps, r).status === query.status) &&
         (query.externalId === undefined || r.externalId === query.externalId) &&
-        (query.cms !== 'true' || r.type.endsWith('Container') || r.directMediaPlayback) &&
+        (r.kind === 'subsystem' || query.includePlayers === 'true') &&
+        (query.cms !== 'true' || isContainerType(r.type) || r.directMediaPlayback) &&
         metadataMatches(r.metadata, metadataFilter) &&
         fuzzyMatch(query.fuzzy, r.displayName, r.externalId, r.description),
     );
@@ -189,14 +290,14 @@ export function listSubsystems(
 
 /**
  * PUT/PATCH `/subsystems/{id}`: the writable fields present change (same rules as the upsert);
- * `externalId` may change (rule 10). The 409 for a container with players turned into a non-container
- * comes with players (§13).
+ * `externalId` may change (rule 10); 409 for a container with players turned into a non-container.
  */
 export function updateSubsystemById(deps: Deps, principal: Principal, id: string, body: SubsystemWrite): SubsystemDto {
   const row = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', row.id);
+  refusePlayer(row);
   const { _id: _ignored, ...fields } = body;
-  return subsystemDto(deps, updateSubsystem(deps, principal, row, fields));
+  return subsystemDto(deps, updateSubsystemRow(deps, principal, row, valuesOf(fields, row)));
 }
 
 /** Everything a subsystem owns, by the name its count carries in `subsystem.deleted` (rule 9). */
@@ -210,7 +311,8 @@ const OWNED = {
   messages: subsystemMessages,
 } as const;
 
-export type DeletedCounts = Record<keyof typeof OWNED, number>;
+/** `players` only for a container. */
+export type DeletedCounts = Record<keyof typeof OWNED, number> & { players?: number };
 
 /**
  * DELETE `/subsystems/{id}` (rule 9): the row goes, and with it, by the foreign keys' cascade, its
@@ -221,6 +323,17 @@ export type DeletedCounts = Record<keyof typeof OWNED, number>;
 export function deleteSubsystem(deps: Deps, principal: Principal, id: string): DeletedCounts {
   const row = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', row.id);
+  refusePlayer(row);
+  return deleteSubsystemRow(deps, principal, row);
+}
+
+/**
+ * Deletes a subsystem or player row and what it owns (rule 9, §13 rule 2): a container's players go
+ * with it, each announced by `player.deleted`; zones drop the deleted members when they hear the
+ * events (schedule listeners), their queued messages go by the cascade.
+ */
+export function deleteSubsystemRow(deps: Deps, principal: Principal, row: SubsystemRow): DeletedCounts {
+  const players = playerRowsOf(deps, row.id);
   return transact(deps, () => {
     // Counted here rather than through each owner's service: the cascade deletes them in the same
     // statement, and these counts are only what the event reports.
@@ -230,11 +343,31 @@ export function deleteSubsystem(deps: Deps, principal: Principal, id: string): D
         deps.db.select({ n: count() }).from(table).where(eq(table.subsystemId, row.id)).get()?.n ?? 0,
       ]),
     ) as DeletedCounts;
+    if (isContainerType(row.type) || players.length > 0) counts.players = players.length;
+    for (const player of players) {
+      emit(deps, 'player.deleted', {
+        _id: player.id,
+        externalId: player.externalId,
+        container: row.id,
+        subsystemExternalId: row.externalId,
+        changed: [],
+      });
+    }
+    // The players go by the foreign key's cascade, with everything they own.
     deps.db.delete(subsystems).where(eq(subsystems.id, row.id)).run();
-    forgetSubsystem(deps, row.id);
-    // Forgotten live health is rebuilt from the row on its next read, so a rollback loses nothing stored.
-    forgetHealth(deps, row.id);
-    emit(deps, 'subsystem.deleted', { _id: row.id, externalId: row.externalId, changed: [], counts });
+    for (const gone of [row, ...players]) {
+      forgetSubsystem(deps, gone.id);
+      // Forgotten live health is rebuilt from the row on its next read, so a rollback loses nothing stored.
+      forgetHealth(deps, gone.id);
+    }
+    const owner = row.containerId === null ? undefined : findSubsystem(deps, row.containerId);
+    emit(deps, `${row.kind}.deleted`, {
+      _id: row.id,
+      externalId: row.externalId,
+      ...(row.kind === 'player' ? { container: row.containerId, subsystemExternalId: owner?.externalId ?? null } : {}),
+      changed: [],
+      counts,
+    });
     audit(deps, principal, 'deleted', subsystemSubject(row), []);
     return counts;
   });

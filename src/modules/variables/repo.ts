@@ -102,8 +102,7 @@ function ownerFields(deps: Deps, subsystemId: number): OwnerFields | undefined {
     // Subscribed on first use, as the cache fills: a daemon that never writes a value never listens.
     state.ownersWatched = true;
     deps.bus.subscribe((event) => {
-      if (event.type === 'subsystem.updated' || event.type === 'subsystem.deleted')
-        cache.delete(Number(event.data._id));
+      if (/^(subsystem|player)\.(updated|deleted)$/.test(event.type)) cache.delete(Number(event.data._id));
     });
   }
   const known = cache.get(subsystemId);

@@ -1,11 +1,19 @@
 /** Playlists (§11.3): entries played in order, looping until the occurrence ends by default. */
 import { and, asc, eq, ne } from 'drizzle-orm';
 import type { Principal } from '../../../core/principal';
-import { type StoredPlaylistEntry, scheduleBlocks, scheduledItems, schedulePlaylists } from '../../../db/schema';
+import { forgetSubsystem } from '../../../core/subsystems';
+import {
+  type StoredPlaylistEntry,
+  scheduleBlocks,
+  scheduledItems,
+  schedulePlaylists,
+  subsystems,
+} from '../../../db/schema';
 import type { Deps } from '../../../deps';
 import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
 import { type ListResult, type Page, paginate } from '../../../http/lists';
+import { emit } from '../../../realtime/emit';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
 import type { LoadedSchedule, PlaylistRow } from '../snapshot/loaded';
@@ -146,8 +154,9 @@ export function updatePlaylist(deps: Deps, principal: Principal, id: string, bod
 }
 
 /**
- * Deletes a playlist. One used by scheduled items or block entries is 409 unless `force`, which
- * removes those items and entries (player default states come with §13).
+ * Deletes a playlist. One used by scheduled items, block entries or player default states (§13) is
+ * 409 unless `force`, which removes those items and entries and turns those default states to `none`
+ * (each player emits `player.updated` with changed `defaultState` and `player.default_state_changed`).
  */
 export function deletePlaylist(deps: Deps, principal: Principal, id: string, force: boolean): void {
   const row = playlistRow(deps, id);
@@ -159,10 +168,23 @@ export function deletePlaylist(deps: Deps, principal: Principal, id: string, for
   const uses = (b: typeof scheduleBlocks.$inferSelect) =>
     b.items.some((x) => PLAYLIST_BLOCK_TYPES.has(x.type) && x.typeId === row.id);
   const blocks = deps.db.select().from(scheduleBlocks).all().filter(uses);
-  if ((items.length > 0 || blocks.length > 0) && !force)
+  const players = deps.db
+    .select({ id: subsystems.id, externalId: subsystems.externalId })
+    .from(subsystems)
+    .where(
+      and(
+        eq(subsystems.kind, 'player'),
+        eq(subsystems.defaultMediaType, 'playlist'),
+        eq(subsystems.defaultMediaId, row.id),
+      ),
+    )
+    .all();
+  if ((items.length > 0 || blocks.length > 0 || players.length > 0) && !force) {
+    const states = players.length > 0 ? ` and ${players.length} player default state(s)` : '';
     throw conflict(
-      `playlist ${row.id} is used by ${items.length} scheduled item(s) and ${blocks.length} block(s); use force=true`,
+      `playlist ${row.id} is used by ${items.length} scheduled item(s) and ${blocks.length} block(s)${states}; use force=true`,
     );
+  }
   const now = deps.clock.now();
   scheduleWrite(deps, () => {
     deps.db
@@ -173,10 +195,25 @@ export function deletePlaylist(deps: Deps, principal: Principal, id: string, for
       const kept = block.items.filter((x) => !(PLAYLIST_BLOCK_TYPES.has(x.type) && x.typeId === row.id));
       deps.db.update(scheduleBlocks).set({ items: kept, updatedAt: now }).where(eq(scheduleBlocks.id, block.id)).run();
     }
+    for (const player of players) {
+      deps.db
+        .update(subsystems)
+        .set({ defaultMediaType: 'none', defaultMediaId: null, updatedAt: now })
+        .where(eq(subsystems.id, player.id))
+        .run();
+      forgetSubsystem(deps, player.id);
+      emit(deps, 'player.updated', { _id: player.id, externalId: player.externalId, changed: ['defaultState'] });
+      emit(deps, 'player.default_state_changed', {
+        _id: player.id,
+        externalId: player.externalId,
+        defaultState: { mediaType: 'none', mediaId: null },
+      });
+    }
     deps.db.delete(schedulePlaylists).where(eq(schedulePlaylists.id, row.id)).run();
     announceScheduleWrite(deps, principal, 'playlist', 'deleted', { _id: row.id, displayName: row.displayName }, [], {
       deletedItems: items.length,
       changedBlocks: blocks.length,
+      ...(players.length > 0 ? { clearedDefaultStates: players.length } : {}),
     });
   });
 }

@@ -8,7 +8,7 @@ import { applyTargetChange, syncItemTargets } from '../items/targets';
 import { dropZoneMember } from '../zones/service';
 import { changeClock, markDependencyChanged } from './change-clock';
 
-const TARGETS = new Set(['event', 'playable', 'subsystem']);
+const TARGETS = new Set(['event', 'playable', 'subsystem', 'player']);
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
@@ -23,10 +23,11 @@ function onEvent(deps: Deps, event: BusEvent): void {
     if (event.type === 'settings.changed') changeClock(deps);
     return;
   }
-  if (noun === 'subsystem') {
-    // Only who a target belongs to matters; a subsystem's delete takes its events and playables along silently.
+  if (noun === 'subsystem' || noun === 'player') {
+    // Only who a target belongs to matters; a subsystem's delete takes its events and playables along
+    // silently. A player counts by its externalId and container (§11.6 rule 11); a deleted one leaves its zones.
     const changed = Array.isArray(event.data.changed) ? event.data.changed : [];
-    if (change === 'updated' && !changed.includes('externalId') && !changed.includes('type')) return;
+    if (change === 'updated' && !['externalId', 'type', 'container'].some((f) => changed.includes(f))) return;
     markDependencyChanged(deps);
     if (change !== 'created') syncItemTargets(deps);
     if (change === 'deleted' && typeof event.data._id === 'number') dropZoneMember(deps, event.data._id);

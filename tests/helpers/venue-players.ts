@@ -1,0 +1,53 @@
+/**
+ * The venue's players (§13): a video wall container with two screens, one showing the lobby poster
+ * by default (a `single` default state), the other the signage playlist (whose playable goes with
+ * the signage subsystem later, so its `mediaDetails` meets a missing entry). screen-1 is a member of
+ * the lobby zone and beats once, so it goes offline later and opens a `subsystem-offline` incident
+ * with a player as source.
+ */
+import type { TestApp } from './app';
+import { ADMIN, beat, made, must, need, OPERATOR } from './venue-kit';
+import type { Schedule } from './venue-schedule';
+
+export async function buildPlayers(t: TestApp, s: Schedule): Promise<Record<string, number>> {
+  const players: Record<string, number> = {};
+  players.wall = (
+    await made(t, 'POST', '/subsystems', { ...ADMIN, body: { externalId: 'video-wall', type: 'screenContainer' } })
+  )._id;
+  const poster = await must(t, 'GET', '/objects/cms-media/lobby-poster.png', OPERATOR, 200);
+  players['screen-1'] = (
+    await made(t, 'POST', '/players', {
+      ...OPERATOR,
+      body: {
+        externalId: 'screen-1',
+        displayName: 'Lobby screen',
+        container: 'video-wall',
+        defaultState: { mediaType: 'single', mediaId: poster.body._id },
+      },
+    })
+  )._id;
+  players['screen-2'] = (
+    await made(t, 'PUT', '/players', {
+      ...ADMIN,
+      body: { externalId: 'screen-2', container: players.wall, type: 'brightsign', healthGracePeriod: 45 },
+    })
+  )._id;
+  await must(
+    t,
+    'PUT',
+    '/players/screen-2/defaultState',
+    { ...OPERATOR, body: { mediaType: 'playlist', mediaId: need(s.playlists, 'signage') } },
+    200,
+  );
+  const lobby = need(s.zones, 'lobby');
+  const zone = await must(t, 'GET', `/zones/${lobby}`, OPERATOR, 200);
+  await must(
+    t,
+    'PATCH',
+    `/zones/${lobby}`,
+    { ...OPERATOR, body: { members: [...zone.body.members, 'screen-1'] } },
+    200,
+  );
+  await beat(t, 'screen-1');
+  return players;
+}
