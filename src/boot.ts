@@ -29,6 +29,7 @@ import { logJobs } from './modules/logs/jobs';
 import { notificationJobs } from './modules/notifications/jobs';
 import { objectJobs } from './modules/objects/jobs';
 import { ObjectStoreState } from './modules/objects/state';
+import { installPlayerListeners } from './modules/players/listeners';
 import { ensureBuiltInRoles } from './modules/roles/service';
 import { RoleCaches } from './modules/roles/state';
 import { installScheduleRunnerFor } from './modules/schedule/runner/install';
@@ -123,6 +124,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
   installScheduleRunnerFor(deps);
   ensureSystemRules(deps);
   installAlertListeners(deps);
+  installPlayerListeners(deps);
   installOutboxListeners(deps);
   loadHealth(deps);
   return { deps, migration };

@@ -8,8 +8,9 @@
  *   (`media.quotaBytes`) counts every stored byte of cms-media, trash included, since it is on disk.
  * - Deleting an object already in the trash answers 204 and changes nothing, unless `purge=true`.
  * - Restoring an object that is not in the trash answers 200 with it, unchanged.
- * - "In use" counts playables naming it in `objects` or `thumbId`; compositions and player default
- *   states join when they exist (the media issue's later parts).
+ * - "In use" counts playables naming it in `objects` or `thumbId` and player default states showing
+ *   it; compositions join when they exist. A forced delete (to the trash or purged) turns those
+ *   default states to `none` and raises one warning notification naming the players.
  */
 import { and, asc, count, eq, inArray, type SQL, sql, sum } from 'drizzle-orm';
 import { audit } from '../../core/platform-log';
@@ -22,6 +23,7 @@ import { AppError, conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, mergeMetadata, numericId, tagsOf } from '../../http/fields';
 import { type ListResult, metadataMatches, type Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
+import { clearDefaultStates } from '../players/default-states';
 import {
   BUCKETS,
   type Bucket,
@@ -106,6 +108,17 @@ export function usageOf(deps: Deps, ids: readonly number[] | null): Map<number, 
   for (const { id, n } of rows) {
     if (wanted && !wanted.has(id)) continue;
     usage.set(id, { ...NOT_USED, playables: n });
+  }
+  const players = deps.sqlite
+    .query<{ id: number; n: number }, []>(
+      `SELECT default_media_id AS id, count(*) AS n FROM subsystems
+       WHERE kind = 'player' AND default_media_type = 'single' AND default_media_id IS NOT NULL
+       GROUP BY default_media_id`,
+    )
+    .all();
+  for (const { id, n } of players) {
+    if (wanted && !wanted.has(id)) continue;
+    usage.set(id, { ...(usage.get(id) ?? NOT_USED), players: n });
   }
   return usage;
 }
@@ -334,11 +347,14 @@ export function updateObject(deps: Deps, principal: Principal, id: string, body:
 }
 
 /** Removes a row now and retires its content file once the removal committed. */
-function purgeRow(deps: Deps, principal: Principal, row: ObjectRow): void {
+function purgeRow(deps: Deps, principal: Principal, row: ObjectRow, cleared: readonly unknown[] = []): void {
   const path = contentPath(deps, row);
   transact(deps, (unit) => {
     deps.db.delete(objects).where(eq(objects.id, row.id)).run();
-    emitObject(deps, principal, 'deleted', row, [], { purged: true });
+    emitObject(deps, principal, 'deleted', row, [], {
+      purged: true,
+      ...(cleared.length > 0 ? { clearedDefaultStates: cleared } : {}),
+    });
     if (path) unit.afterCommit(() => retireFile(deps, path));
   });
 }
@@ -358,17 +374,26 @@ export function deleteObject(
   const usage = usedByOf(deps, row.id);
   if (inUse(usage) && !options.force) {
     throw conflict(
-      `object ${row.id} is in use by ${usage.playables} playable(s); delete with force=true to remove it anyway`,
+      `object ${row.id} is in use by ${usage.playables} playable(s) and ${usage.players} player default state(s); delete with force=true to remove it anyway`,
     );
   }
+  // Forced: default states showing it turn to none (§13 "Never lost"); `object.deleted` names them,
+  // and players/listeners.ts raises the notification in the same unit.
+  const clearDefaults = () =>
+    clearDefaultStates(deps, 'single', row.id).map((p) => ({
+      _id: p.id,
+      externalId: p.externalId,
+      displayName: p.displayName,
+    }));
   if (options.purge) {
-    purgeRow(deps, principal, row);
+    transact(deps, () => purgeRow(deps, principal, row, clearDefaults()));
     return;
   }
   if (row.status === 'deleted') return;
   const now = deps.clock.now();
   const purgeAt = now + getSettingGroup(deps, 'media').trashDays * DAY_MS;
   transact(deps, () => {
+    const cleared = clearDefaults();
     const stored =
       deps.db
         .update(objects)
@@ -376,7 +401,11 @@ export function deleteObject(
         .where(eq(objects.id, row.id))
         .returning()
         .get() ?? row;
-    emitObject(deps, principal, 'deleted', stored, [], { purged: false, purgeAt: new Date(purgeAt).toISOString() });
+    emitObject(deps, principal, 'deleted', stored, [], {
+      purged: false,
+      purgeAt: new Date(purgeAt).toISOString(),
+      ...(cleared.length > 0 ? { clearedDefaultStates: cleared } : {}),
+    });
   });
 }
 

@@ -135,7 +135,7 @@ describe('objects and thumbId name cms-media objects', () => {
           refused,
           409,
           'conflict',
-          `object ${id} is in use by 1 playable(s); delete with force=true to remove it anyway`,
+          `object ${id} is in use by 1 playable(s) and 0 player default state(s); delete with force=true to remove it anyway`,
         ),
       );
       expect((await t.call('GET', `/objects/${id}`, { as: 'viewer' })).body.usedBy.playables).toBe(1);

@@ -151,7 +151,7 @@ describe('GET, PUT and POST /players/{id}/defaultState', () => {
     expect(patched.body.defaultState.mediaId).toBe(t.image._id);
   });
 
-  it('a stored state whose object went to the trash still reads and may be sent back unchanged', async () => {
+  it('a forced delete of its object turns the state to none (§13 "Never lost"); a trashed object is refused', async () => {
     const t = await withMedia();
     await t.call('PUT', `/players/${t.player}/defaultState`, {
       as: 'admin',
@@ -160,13 +160,13 @@ describe('GET, PUT and POST /players/{id}/defaultState', () => {
     const trashed = await t.call('DELETE', `/objects/${t.image._id}`, { as: 'admin', query: { force: 'true' } });
     expect(trashed.status).toBe(204);
     const read = await t.read(t.player);
-    expect(read.defaultState.mediaDetails.objectsDetails[0].status).toBe('deleted');
+    expect(read.defaultState).toMatchObject({ mediaType: 'none', mediaId: null, mediaDetails: null });
     expect((await t.call('PUT', `/players/${t.player}`, { as: 'admin', body: read })).status).toBe(200);
     const again = await t.call('PUT', `/players/${t.player}/defaultState`, {
       as: 'admin',
       body: { mediaType: 'single', mediaId: t.image._id },
     });
-    expect(again.status).toBe(200);
+    expect(again.status).toBe(400);
   });
 
   it('a playlist in a default state is not deleted without force; force turns the state to none', async () => {

@@ -1,4 +1,5 @@
 /** Playlists (§11.3): entries played in order, looping until the occurrence ends by default. */
+
 import { and, asc, eq, ne } from 'drizzle-orm';
 import type { Principal } from '../../../core/principal';
 import { forgetSubsystem } from '../../../core/subsystems';
@@ -14,6 +15,7 @@ import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
 import { type ListResult, type Page, paginate } from '../../../http/lists';
 import { emit } from '../../../realtime/emit';
+import { clearDefaultStates, playersShowing } from '../../players/default-states';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
 import type { LoadedSchedule, PlaylistRow } from '../snapshot/loaded';
@@ -168,17 +170,7 @@ export function deletePlaylist(deps: Deps, principal: Principal, id: string, for
   const uses = (b: typeof scheduleBlocks.$inferSelect) =>
     b.items.some((x) => PLAYLIST_BLOCK_TYPES.has(x.type) && x.typeId === row.id);
   const blocks = deps.db.select().from(scheduleBlocks).all().filter(uses);
-  const players = deps.db
-    .select({ id: subsystems.id, externalId: subsystems.externalId })
-    .from(subsystems)
-    .where(
-      and(
-        eq(subsystems.kind, 'player'),
-        eq(subsystems.defaultMediaType, 'playlist'),
-        eq(subsystems.defaultMediaId, row.id),
-      ),
-    )
-    .all();
+  const players = playersShowing(deps, 'playlist', row.id);
   if ((items.length > 0 || blocks.length > 0 || players.length > 0) && !force) {
     const states = players.length > 0 ? ` and ${players.length} player default state(s)` : '';
     throw conflict(
@@ -195,20 +187,7 @@ export function deletePlaylist(deps: Deps, principal: Principal, id: string, for
       const kept = block.items.filter((x) => !(PLAYLIST_BLOCK_TYPES.has(x.type) && x.typeId === row.id));
       deps.db.update(scheduleBlocks).set({ items: kept, updatedAt: now }).where(eq(scheduleBlocks.id, block.id)).run();
     }
-    for (const player of players) {
-      deps.db
-        .update(subsystems)
-        .set({ defaultMediaType: 'none', defaultMediaId: null, updatedAt: now })
-        .where(eq(subsystems.id, player.id))
-        .run();
-      forgetSubsystem(deps, player.id);
-      emit(deps, 'player.updated', { _id: player.id, externalId: player.externalId, changed: ['defaultState'] });
-      emit(deps, 'player.default_state_changed', {
-        _id: player.id,
-        externalId: player.externalId,
-        defaultState: { mediaType: 'none', mediaId: null },
-      });
-    }
+    clearDefaultStates(deps, 'playlist', row.id);
     deps.db.delete(schedulePlaylists).where(eq(schedulePlaylists.id, row.id)).run();
     announceScheduleWrite(deps, principal, 'playlist', 'deleted', { _id: row.id, displayName: row.displayName }, [], {
       deletedItems: items.length,
