@@ -34,6 +34,7 @@ import {
   mediaDir,
   retireFile,
 } from './files';
+import { objectLinks } from './links';
 import { bucketDto, metadataOf, NOT_USED, type ObjectRow, objectDto, type UsedBy } from './mapper';
 import {
   type BucketDto,
@@ -467,4 +468,36 @@ export function storedBytes(deps: Deps): number {
 export function mediaFreeBytes(deps: Deps): number {
   ensureMediaDirs(deps);
   return deps.objects.freeBytes(mediaDir(deps));
+}
+
+/**
+ * The schedule's `objectList` (§11.5): each object of `ids` that has content to download, in that
+ * order, as `{_id, bucket, name, objectSize, objectMD5, sha256, _links: {self, get}}` with `get`
+ * signed for `origin`. Objects without content, in the trash or purged are left out: a player
+ * could not fetch them.
+ */
+export function objectListOf(deps: Deps, ids: readonly number[], origin: string) {
+  if (ids.length === 0) return [];
+  const rows = deps.db
+    .select()
+    .from(objects)
+    .where(and(inArray(objects.id, [...ids]), eq(objects.status, 'uploaded')))
+    .all();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    if (!row) return [];
+    const links = objectLinks(deps, origin, row.id);
+    return [
+      {
+        _id: row.id,
+        bucket: row.bucket,
+        name: row.name,
+        objectSize: row.size,
+        objectMD5: row.md5,
+        sha256: row.sha256,
+        _links: { self: links.self, get: links.get },
+      },
+    ];
+  });
 }

@@ -29,6 +29,8 @@ export interface ScheduleRead {
   depthLimitReached: boolean;
   /** Every start and end of the answer's entries, ascending (for `Last-Modified`). */
   boundaries: Float64Array;
+  /** With `objectList`: the media objects the entries use, in first-use order (the list itself is built per request). */
+  objectIds: number[];
 }
 
 /** Playables with an entry starting within 24 h, as worked out for a version and minute (snapshot/usage.ts). */

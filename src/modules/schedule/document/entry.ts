@@ -10,10 +10,10 @@ export interface DeliveredTo {
 }
 
 /**
- * `delivered` replaces the owner when the read is filtered by a delivery target; `objects` is only
- * present with `objectList` (media objects do not exist in this build, so it is empty).
+ * `delivered` replaces the owner when the read is filtered by a delivery target; `objects` (the
+ * playable's media object ids; none for an event) is only present with `objectList`.
  */
-export function toEntryDto(e: Entry, timezone: string, delivered: DeliveredTo | null, objectList: boolean) {
+export function toEntryDto(e: Entry, timezone: string, delivered: DeliveredTo | null, objects: number[] | null) {
   return {
     _id: e.id,
     itemType: e.itemType,
@@ -34,7 +34,7 @@ export function toEntryDto(e: Entry, timezone: string, delivered: DeliveredTo | 
     zoneId: e.zoneId,
     priority: e.priority,
     ...entryTimes(e, timezone),
-    ...(objectList ? { objects: [] as number[] } : {}),
+    ...(objects === null ? {} : { objects }),
     createdAt: iso(e.createdAt),
     updatedAt: iso(e.updatedAt),
     _links: {

@@ -3,6 +3,8 @@
  * (schedule version, query) and kept until the schedule changes or, for reads around now, until
  * the next start or end of one of its entries. A conditional read is then a map look-up.
  */
+import { inArray } from 'drizzle-orm';
+import { playables } from '../../../db/schema';
 import type { Deps } from '../../../deps';
 import { numericId } from '../../../http/fields';
 import { entriesAround, resolveCached } from '../engine/cache';
@@ -83,6 +85,21 @@ function windowEntries(
   return { entries, depthLimitReached };
 }
 
+/** The media object ids of the playables these entries play, read once per computed answer. */
+function playableObjects(deps: Deps, entries: readonly Entry[]): Map<number, number[]> {
+  const ids = [...new Set(entries.filter((e) => e.itemType === 'PLAYABLE').map((e) => e.itemId))];
+  if (ids.length === 0) return new Map();
+  const rows = deps.db
+    .select({ id: playables.id, objects: playables.objects })
+    .from(playables)
+    .where(inArray(playables.id, ids))
+    .all();
+  return new Map(rows.map((r) => [r.id, r.objects]));
+}
+
+const objectsOfEntry = (objects: Map<number, number[]>, e: Entry): number[] =>
+  e.itemType === 'PLAYABLE' ? (objects.get(e.itemId) ?? []) : [];
+
 function compute(deps: Deps, q: ReadQuery, version: number, now: number): ScheduleRead {
   const { snapshot } = loadSchedule(deps);
   const target = filterTarget(q, snapshot.subsystems);
@@ -95,12 +112,16 @@ function compute(deps: Deps, q: ReadQuery, version: number, now: number): Schedu
   const entries = chosen.slice(0, q.limit);
   const delivered = target === null || target === '' ? null : target;
   const plain = delivered === null && !q.objectList;
+  const objectsOf = q.objectList ? playableObjects(deps, entries) : null;
+  const objectIds = objectsOf === null ? [] : [...new Set(entries.flatMap((e) => objectsOfEntry(objectsOf, e)))];
   const valuesJson = `[${entries
     .map((e) => {
       // Entries come from the engine's per-snapshot cache, so the plain form is written once per entry.
       let text = plain ? entryJson.get(e) : undefined;
       if (text === undefined) {
-        text = JSON.stringify(toEntryDto(e, snapshot.timezone, delivered, q.objectList));
+        text = JSON.stringify(
+          toEntryDto(e, snapshot.timezone, delivered, objectsOf === null ? null : objectsOfEntry(objectsOf, e)),
+        );
         if (plain) entryJson.set(e, text);
       }
       return text;
@@ -136,6 +157,7 @@ function compute(deps: Deps, q: ReadQuery, version: number, now: number): Schedu
     countLimitReached: chosen.length > entries.length,
     depthLimitReached: result.depthLimitReached,
     boundaries,
+    objectIds,
   };
 }
 

@@ -55,8 +55,8 @@ export function explainSchedule(deps: Deps, query: typeof ResolveModel.query.sta
   const zones = explainAt(index, at, query.zoneId === undefined ? undefined : Number(query.zoneId)).map((x) => ({
     zoneId: x.zoneId,
     at: new Date(x.at).toISOString(),
-    winner: x.winner && toEntryDto(x.winner, tz, null, false),
-    candidates: x.candidates.map((c) => ({ entry: toEntryDto(c.entry, tz, null, false), reason: c.reason })),
+    winner: x.winner && toEntryDto(x.winner, tz, null, null),
+    candidates: x.candidates.map((c) => ({ entry: toEntryDto(c.entry, tz, null, null), reason: c.reason })),
   }));
   return { lastModified, zones };
 }

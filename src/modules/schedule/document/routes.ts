@@ -1,7 +1,9 @@
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../../deps';
 import { authPlugin } from '../../../http/auth';
+import { originOf } from '../../../http/links';
 import { pageOf, paginate, sendList } from '../../../http/lists';
+import { objectListOf } from '../../objects/service';
 import type { ScheduleRead } from '../state';
 import { conditional } from './conditional';
 import { readQuery, ScheduleReadQuery } from './query';
@@ -35,8 +37,11 @@ function answer(
   return new Response(body(), { status: 200, headers: { ...headers, ...extra, 'content-type': 'application/json' } });
 }
 
-/** The document of §11.5 around the cached `values` text. */
-function documentText(deps: Deps, read: ScheduleRead, objectList: boolean, startedAt: number): string {
+/**
+ * The document of §11.5 around the cached `values` text; with `objectList` (the origin its download
+ * links are signed for) the objects the entries use.
+ */
+function documentText(deps: Deps, read: ScheduleRead, objectList: string | null, startedAt: number): string {
   const head = JSON.stringify({
     _id: read.id,
     queryTime: Math.round((performance.now() - startedAt) * 1000) / 1000,
@@ -46,7 +51,9 @@ function documentText(deps: Deps, read: ScheduleRead, objectList: boolean, start
     numberOfResults: read.count,
     timezone: read.timezone,
   });
-  return `${head.slice(0, -1)},"values":${read.valuesJson}${objectList ? ',"objectList":[]' : ''}}`;
+  const list =
+    objectList === null ? '' : `,"objectList":${JSON.stringify(objectListOf(deps, read.objectIds, objectList))}`;
+  return `${head.slice(0, -1)},"values":${read.valuesJson}${list}}`;
 }
 
 /** The schedule reads (§11.5): the document, the bare entry list and the explanation of a moment. */
@@ -59,7 +66,8 @@ export function readsRoutes(deps: Deps) {
         const startedAt = performance.now();
         const q = readQuery(query, deps.clock.now());
         const read = scheduleRead(deps, q);
-        return answer(deps, request, read, () => documentText(deps, read, q.objectList, startedAt));
+        const origin = q.objectList ? originOf(request) : null;
+        return answer(deps, request, read, () => documentText(deps, read, origin, startedAt));
       },
       {
         auth: 'schedule:read',

@@ -157,6 +157,14 @@ export function markDependencyChanged(deps: Deps): void {
   replan(deps);
 }
 
+/**
+ * Media content changed (an object uploaded again, deleted or restored): what the engine resolves is
+ * the same, but an `objectList` read and its `Last-Modified` are not (§11.5). New version only.
+ */
+export function markMediaChanged(deps: Deps): void {
+  bump(deps);
+}
+
 export type ScheduleNoun = 'zone' | 'calendar' | 'scheduleditem' | 'playlist' | 'block';
 
 const KIND: Record<ScheduleNoun, SchedulePart> = {

@@ -1,14 +1,17 @@
 /**
  * What moves the schedule besides its own writes (§11.5 `Last-Modified`, §11.6 rules 4 and 17):
- * changes to events, playables and subsystems (targets, delivery), and the `timezone` setting.
+ * changes to events, playables and subsystems (targets, delivery), media content (`objectList`), and
+ * the `timezone` setting.
  */
 import type { Deps } from '../../../deps';
 import type { BusEvent } from '../../../realtime/bus';
 import { applyTargetChange, syncItemTargets } from '../items/targets';
 import { dropZoneMember } from '../zones/service';
-import { changeClock, markDependencyChanged } from './change-clock';
+import { changeClock, markDependencyChanged, markMediaChanged } from './change-clock';
 
 const TARGETS = new Set(['event', 'playable', 'subsystem', 'player']);
+/** Content a read's `objectList` describes (size, digests, whether it can be fetched). */
+const MEDIA_EVENTS = new Set(['object.uploaded', 'object.deleted', 'object.restored']);
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
@@ -21,6 +24,7 @@ function onEvent(deps: Deps, event: BusEvent): void {
   ) {
     // A timezone change is picked up (and announced) by the change clock itself.
     if (event.type === 'settings.changed') changeClock(deps);
+    else if (MEDIA_EVENTS.has(event.type)) markMediaChanged(deps);
     return;
   }
   if (noun === 'subsystem' || noun === 'player') {
