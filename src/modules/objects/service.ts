@@ -93,34 +93,35 @@ export function searchTextOf(row: Pick<ObjectRow, 'name' | 'displayName' | 'desc
   return [row.name, row.displayName, row.description, ...row.tags].join('\n').toLowerCase();
 }
 
-/** `usedBy` of the given objects (every one when `ids` is null), from one query per kind. */
+/**
+ * `usedBy` of the given objects (every one when `ids` is null), from one query per kind, each
+ * narrowed to those ids in SQL (UNION keeps a playable naming an object twice, or as its thumbnail
+ * too, counted once).
+ */
 export function usageOf(deps: Deps, ids: readonly number[] | null): Map<number, UsedBy> {
   const usage = new Map<number, UsedBy>();
   if (ids !== null && ids.length === 0) return usage;
-  const rows = deps.sqlite
-    .query<{ id: number; n: number }, []>(
+  const only = ids === null ? null : JSON.stringify(ids);
+  const playables = deps.sqlite
+    .query<{ id: number; n: number }, [string | null]>(
       `SELECT id, count(*) AS n FROM (
-         SELECT DISTINCT p.id AS pid, j.value AS id FROM playables p, json_each(p.objects) j
-         UNION SELECT id AS pid, thumb_id AS id FROM playables WHERE thumb_id IS NOT NULL
+         SELECT p.id AS pid, j.value AS id FROM playables p, json_each(p.objects) j
+           WHERE ?1 IS NULL OR j.value IN (SELECT value FROM json_each(?1))
+         UNION SELECT id AS pid, thumb_id AS id FROM playables
+           WHERE thumb_id IS NOT NULL AND (?1 IS NULL OR thumb_id IN (SELECT value FROM json_each(?1)))
        ) GROUP BY id`,
     )
-    .all();
-  const wanted = ids === null ? null : new Set(ids);
-  for (const { id, n } of rows) {
-    if (wanted && !wanted.has(id)) continue;
-    usage.set(id, { ...NOT_USED, playables: n });
-  }
+    .all(only);
+  for (const { id, n } of playables) usage.set(id, { ...NOT_USED, playables: n });
   const players = deps.sqlite
-    .query<{ id: number; n: number }, []>(
+    .query<{ id: number; n: number }, [string | null]>(
       `SELECT default_media_id AS id, count(*) AS n FROM subsystems
        WHERE kind = 'player' AND default_media_type = 'single' AND default_media_id IS NOT NULL
+         AND (?1 IS NULL OR default_media_id IN (SELECT value FROM json_each(?1)))
        GROUP BY default_media_id`,
     )
-    .all();
-  for (const { id, n } of players) {
-    if (wanted && !wanted.has(id)) continue;
-    usage.set(id, { ...(usage.get(id) ?? NOT_USED), players: n });
-  }
+    .all(only);
+  for (const { id, n } of players) usage.set(id, { ...(usage.get(id) ?? NOT_USED), players: n });
   return usage;
 }
 
