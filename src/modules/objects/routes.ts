@@ -57,6 +57,13 @@ async function upload(deps: Deps, principal: Parameters<typeof attachContent>[1]
 }
 
 export function objectsRoutes(deps: Deps) {
+  const updateRoute = {
+    auth: WRITE,
+    params: ObjectModel.idParams,
+    body: ObjectModel.update,
+    response: ObjectModel.dto,
+    detail: { summary: 'Update displayName, description, tags and user metadata' },
+  };
   return new Elysia({ prefix: '/objects' })
     .use(authPlugin(deps))
     .get(
@@ -173,25 +180,13 @@ export function objectsRoutes(deps: Deps) {
       '/:id',
       ({ principal, params, body, request }) =>
         readObject(deps, updateObject(deps, principal, params.id, body), originOf(request)),
-      {
-        auth: WRITE,
-        params: ObjectModel.idParams,
-        body: ObjectModel.update,
-        response: ObjectModel.dto,
-        detail: { summary: 'Update displayName, description, tags and user metadata' },
-      },
+      updateRoute,
     )
     .patch(
       '/:id',
       ({ principal, params, body, request }) =>
         readObject(deps, updateObject(deps, principal, params.id, body), originOf(request)),
-      {
-        auth: WRITE,
-        params: ObjectModel.idParams,
-        body: ObjectModel.update,
-        response: ObjectModel.dto,
-        detail: { summary: 'Update displayName, description, tags and user metadata' },
-      },
+      updateRoute,
     )
     .delete(
       '/:id',

@@ -23,6 +23,7 @@ import { randomId } from '../../crypto';
 import type { ObjectMediaMeta } from '../../db/schema';
 import { objects } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { tooLarge } from '../../http/body';
 import { AppError, badRequest, conflict, invalid, isDiskFull } from '../../http/errors';
 import { transact } from '../../realtime/emit';
 import { bucketDir, contentFileName, partsDir, removeFile, retireFile, syncDir } from './files';
@@ -66,9 +67,7 @@ function admit(deps: Deps, request: Request, replacing: ObjectRow | null): numbe
   }
   const length = Number(raw.trim());
   const media = getSettingGroup(deps, 'media');
-  if (length > media.maxUploadBytes) {
-    throw new AppError('payload_too_large', `the content is larger than the ${media.maxUploadBytes} bytes allowed`);
-  }
+  if (length > media.maxUploadBytes) throw tooLarge(media.maxUploadBytes);
   if (mediaFreeBytes(deps) - length < media.minFreeBytes) {
     throw insufficientStorage('storing this would leave less free disk space than media.minFreeBytes');
   }
@@ -148,7 +147,7 @@ export function mediaMetaOf(p: Probe): ObjectMediaMeta {
 
 /**
  * Moves received content into an object inside the open unit: renamed into place (undone by the
- * unit's undo), the row pointed at it, `object.uploaded` emitted; the old file goes after the commit.
+ * unit's undo), the row pointed at it, `object.uploaded` emitted; the old file is retired after the commit.
  */
 export function attachContent(deps: Deps, principal: Principal, row: ObjectRow, content: ReceivedContent): ObjectRow {
   const dir = bucketDir(deps, row.bucket);

@@ -233,8 +233,8 @@ export function upsertSubsystem(
   principal: Principal = systemPrincipal(),
 ): { entity: SubsystemDto; created: boolean } {
   const existing = upsertTarget(deps, body);
-  if (existing) refusePlayer(existing);
   if (existing) {
+    refusePlayer(existing);
     const entity = subsystemDto(deps, updateSubsystemRow(deps, principal, existing, valuesOf(body, existing)));
     return { entity, created: false };
   }
