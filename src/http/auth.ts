@@ -113,12 +113,15 @@ export function authorize(deps: Deps, request: Request, rule: AuthMeta): Princip
   return gate(deps, request, rule);
 }
 
-/** Whether the query carries a link signature (which the route then must verify). */
+/** Whether the query carries a link signature (which the route then must verify); read once per request. */
 function hasSignedQuery(request: Request): boolean {
-  const query = request.url.indexOf('?');
-  if (query < 0) return false;
-  const params = new URLSearchParams(request.url.slice(query + 1));
-  return params.has('signature') || params.has('expires');
+  const meta = requestMeta(request);
+  if (meta.signed === undefined) {
+    const query = request.url.indexOf('?');
+    const params = query < 0 ? null : new URLSearchParams(request.url.slice(query + 1));
+    meta.signed = params !== null && (params.has('signature') || params.has('expires'));
+  }
+  return meta.signed;
 }
 
 const SECURITY = [{ bearer: [] }, { isaacToken: [] }, { sessionCookie: [] }];
@@ -153,6 +156,7 @@ export function authPlugin(deps: Deps) {
       return {
         detail: { security: [...SECURITY, {}], 'x-pms-auth': meta } as Record<string, unknown>,
         transform: ({ request }) => check(request),
+        // Checked again, as the auth rule does: both the caller and the query's reading are kept per request.
         resolve: ({ request }) => {
           check(request);
           return { signed: hasSignedQuery(request) };

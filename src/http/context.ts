@@ -20,6 +20,8 @@ export interface RequestMeta {
   authError?: unknown;
   /** The peer's address, once asked (the server's look-up builds a new object each time). */
   address?: string | null;
+  /** Whether the query carries a link signature (`signedLink` routes), once asked. */
+  signed?: boolean;
 }
 
 const metas = new WeakMap<Request, RequestMeta>();
