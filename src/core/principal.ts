@@ -68,6 +68,11 @@ export function actsFor(principal: Principal, subsystemId: number): boolean {
   return principal.subsystemIds.length === 0 || principal.subsystemIds.includes(subsystemId);
 }
 
+/** `actsFor` a subsystem, or for a player through its container (a container's token drives its players, §13). */
+export function actsForDevice(principal: Principal, row: { id: number; containerId: number | null }): boolean {
+  return actsFor(principal, row.id) || (row.containerId !== null && actsFor(principal, row.containerId));
+}
+
 /**
  * Writing something a subsystem owns: the area's write permission or the integration role, and in
  * both cases a credential limited to some subsystems (token `subsystemIds`) must act for this one.

@@ -68,10 +68,15 @@ export function forgetSubsystem(deps: Deps, id: number): void {
   rows.delete(id);
 }
 
-/** Every subsystem's `_id`, `externalId` and `type`, in `_id` order (the schedule's targets). */
-export function allSubsystemKeys(deps: Deps): Array<Pick<SubsystemRow, 'id' | 'externalId' | 'type'>> {
+/** Every subsystem's and player's `_id`, `externalId`, `type` and container, in `_id` order (the schedule's targets). */
+export function allSubsystemKeys(deps: Deps): Array<Pick<SubsystemRow, 'id' | 'externalId' | 'type' | 'containerId'>> {
   return deps.db
-    .select({ id: subsystems.id, externalId: subsystems.externalId, type: subsystems.type })
+    .select({
+      id: subsystems.id,
+      externalId: subsystems.externalId,
+      type: subsystems.type,
+      containerId: subsystems.containerId,
+    })
     .from(subsystems)
     .orderBy(asc(subsystems.id))
     .all();

@@ -92,6 +92,31 @@ describe('rpc server: who may subscribe', () => {
     expect(t.deps.push.publish(['media-other', 'not-registered'], 'm', {})).toEqual([]);
     expect(t.deps.push.publish(['media-own'], 'm', {})).toEqual(['media-own']);
   });
+
+  it("lets a container's token subscribe to its players, not to another container's (§13)", async () => {
+    const t = untrusted();
+    const wall = (
+      await t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'wall', type: 'screenContainer' } })
+    ).body._id as number;
+    await subsystem(t, 'lobby');
+    await t.call('PATCH', '/subsystems/lobby', { as: 'admin', body: { type: 'signageContainer' } });
+    for (const [externalId, container] of [
+      ['wall-1', 'wall'],
+      ['lobby-1', 'lobby'],
+    ]) {
+      expect((await t.call('POST', '/players', { as: 'admin', body: { externalId, container } })).status).toBe(201);
+    }
+    const c = await t.client();
+    c.call({ jsonrpc: '2.0', method: 'auth', params: [t.tokenWith(['schedule:read'], [wall])], id: 1 });
+    expect(await c.next()).toEqual(ok(1, true));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['wall', 'wall-1'], id: 2 });
+    expect(await c.next()).toEqual(ok(2, true));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['wall-1', 'lobby-1'], id: 3 });
+    expect(await c.next()).toEqual(
+      err(3, -32003, 'forbidden', 'params[1] is not a subsystem this credential acts for'),
+    );
+    expect(t.deps.push.publish(['wall-1', 'lobby-1'], 'm', {})).toEqual(['wall-1']);
+  });
 });
 
 describe('rpc server: idle connections', () => {

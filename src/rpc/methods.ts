@@ -6,7 +6,7 @@
  * and a credential limited to some subsystems subscribes only to their externalIds.
  */
 
-import { actsFor, can, type Principal } from '../core/principal';
+import { actsForDevice, can, type Principal } from '../core/principal';
 import { findSubsystem } from '../core/subsystems';
 import type { Deps } from '../deps';
 import type { PushConnection } from './hub';
@@ -53,8 +53,8 @@ function targetsOf(params: unknown): string[] {
 }
 
 /**
- * A limited credential may name only its own subsystems; an unknown externalId is accepted otherwise
- * (the subsystem or player may register later).
+ * A limited credential may name only its own subsystems and their players; an unknown externalId is
+ * accepted otherwise (the subsystem or player may register later).
  */
 function checkTargets(deps: Deps, principal: Principal, targets: readonly string[]): void {
   if (!principal.integration && !can(principal, 'schedule:read')) {
@@ -63,7 +63,7 @@ function checkTargets(deps: Deps, principal: Principal, targets: readonly string
   if (principal.subsystemIds.length === 0) return;
   targets.forEach((target, i) => {
     const subsystem = findSubsystem(deps, target);
-    if (!subsystem || !actsFor(principal, subsystem.id)) {
+    if (!subsystem || !actsForDevice(principal, subsystem)) {
       throw new RpcError('forbidden', `params[${i}] is not a subsystem this credential acts for`);
     }
   });

@@ -149,15 +149,37 @@ export function changedItems(before: ScheduleSnapshot, after: ScheduleSnapshot):
 }
 
 /**
+ * Whether a container or a player was added, removed or changed: who a container's segments are
+ * delivered to (rule 11) may differ for any item, so no window is carried (players change rarely).
+ */
+function deliveryChanged(before: ScheduleSnapshot, after: ScheduleSnapshot): boolean {
+  const was = new Map(before.subsystems.map((s) => [s.id, s]));
+  let changed = false;
+  diffById(before.subsystems, after.subsystems, (id, now) => {
+    const old = was.get(id);
+    if (
+      old?.isContainer ||
+      (old?.containerId ?? null) !== null ||
+      now?.isContainer ||
+      (now?.containerId ?? null) !== null
+    ) {
+      changed = true;
+    }
+  });
+  return changed;
+}
+
+/**
  * Hands the windows resolved for `before` to `after`, its successor, each to be brought up to date
- * with the changed items on first use (a window where too much changed is dropped). A change of time zone moves every instant: nothing is carried.
+ * with the changed items on first use (a window where too much changed is dropped). A change of time
+ * zone moves every instant, a change of containers or players every delivery: nothing is carried.
  * `before` keeps no windows (it would resolve afresh if still asked).
  */
 export function carryExpansions(before: ScheduleSnapshot, after: ScheduleSnapshot): void {
   const cached = caches.get(before);
   if (!cached || before === after || caches.has(after)) return;
   caches.delete(before);
-  if (before.timezone !== after.timezone) return;
+  if (before.timezone !== after.timezone || deliveryChanged(before, after)) return;
   const changed = changedItems(before, after);
   if (changed.size > 0) {
     for (const [key, window] of cached.windows) if (!noteChanges(window, changed)) cached.windows.delete(key);

@@ -10,6 +10,7 @@ import type {
   EngineCalendar,
   EngineItem,
   EnginePlaylist,
+  EngineSubsystem,
   EngineTarget,
   EngineZone,
   Entry,
@@ -35,9 +36,40 @@ export interface SnapshotIndex {
   blocks: Map<number, EngineBlock>;
   events: Map<number, EngineTarget>;
   playables: Map<number, EngineTarget>;
+  /** Containers (by `_id`) and their players' `_id` and externalId, in `_id` order. */
+  containers: Map<number, EngineSubsystem[]>;
 }
 
 const byId = <T extends { id: number }>(list: T[]) => new Map(list.map((x) => [x.id, x]));
+
+function containersOf(subsystems: readonly EngineSubsystem[]): Map<number, EngineSubsystem[]> {
+  const out = new Map<number, EngineSubsystem[]>();
+  for (const s of subsystems) if (s.isContainer) out.set(s.id, []);
+  for (const s of subsystems) {
+    if (s.containerId === null || s.containerId === undefined) continue;
+    out.get(s.containerId)?.push(s);
+  }
+  return out;
+}
+
+/**
+ * Rule 11: who a segment of `target` in `zone` is delivered to. A container's playables (and its
+ * events marked `eventPlayer`) go to its players that are members of the zone, or to all of them when
+ * none is; a container without players keeps its own segments, so nothing scheduled is silently lost.
+ */
+export function deliveryTargets(
+  index: SnapshotIndex,
+  kind: 'EVENT' | 'PLAYABLE',
+  target: EngineTarget,
+  zone: EngineZone | undefined,
+): string[] {
+  const players = index.containers.get(target.subsystemId);
+  if (!players || players.length === 0 || (kind === 'EVENT' && !target.eventPlayer)) {
+    return [target.subsystemExternalId];
+  }
+  const members = zone ? players.filter((p) => zone.members.includes(p.id)) : [];
+  return (members.length > 0 ? members : players).map((p) => p.externalId);
+}
 
 export function indexSnapshot(snapshot: ScheduleSnapshot): SnapshotIndex {
   return {
@@ -48,6 +80,7 @@ export function indexSnapshot(snapshot: ScheduleSnapshot): SnapshotIndex {
     blocks: byId(snapshot.blocks),
     events: byId(snapshot.events),
     playables: byId(snapshot.playables),
+    containers: containersOf(snapshot.subsystems),
   };
 }
 
@@ -101,7 +134,7 @@ function push(
       externalRef: target.externalRef,
       subsystemId: target.subsystemId,
       subsystemExternalId: target.subsystemExternalId,
-      targets: [target.subsystemExternalId],
+      targets: deliveryTargets(ctx.index, kind, target, zone),
       zone: zone?.displayName ?? '',
       zoneId: item.zoneId,
       priority: item.priority,

@@ -113,12 +113,16 @@ export interface EngineTarget {
   description?: string | null;
   /** Inactive targets are not scheduled. Default true. */
   active?: boolean;
+  /** Events of a container: delivered to the zone's players instead of the container (§5, §11.6 rule 11). */
+  eventPlayer?: boolean;
 }
 
 export interface EngineSubsystem {
   id: number;
   externalId: string;
   isContainer?: boolean;
+  /** A player's container (§13); null or absent for a subsystem. */
+  containerId?: number | null;
 }
 
 export interface ScheduleSnapshot {
@@ -156,7 +160,10 @@ export interface Entry {
   externalRef: string;
   subsystemId: number;
   subsystemExternalId: string;
-  /** Every delivery target's externalId (owner; players of a container per rule 11 later). */
+  /**
+   * Every delivery target's externalId (rule 11): the owner, or the players of a container owner (the
+   * zone's members among them, all of them when none is a member; the container while it has none).
+   */
   targets: string[];
   zone: string;
   zoneId: number;

@@ -55,12 +55,15 @@ export function runnerState(deps: Deps): RunnerState | null {
   return deps.schedule.runner;
 }
 
-/** The push params of C: Realtime; a playable carries its unsplit times so a resumed client can seek. */
-export function pushParams(e: Entry): Record<string, unknown> {
+/**
+ * The push params of C: Realtime for one delivery target (the owner unless rule 11 sent the segment
+ * to players); a playable carries its unsplit times so a resumed client can seek.
+ */
+export function pushParams(e: Entry, target: string = e.subsystemExternalId): Record<string, unknown> {
   return {
     itemType: e.itemType,
     command: e.command,
-    subsystemExternalId: e.subsystemExternalId,
+    subsystemExternalId: target,
     externalRef: e.externalRef,
     itemId: e.itemId,
     zoneId: e.zoneId,
@@ -69,10 +72,17 @@ export function pushParams(e: Entry): Record<string, unknown> {
   };
 }
 
+/**
+ * One line per delivery target, each naming its own target and sent to the connections subscribed
+ * to it (C: Realtime): a connection subscribed to a container and all its players gets each
+ * player's line once and none naming the container. Returns the targets that had a connection.
+ */
 function deliver(deps: Deps, method: 'schedule.item.start' | 'schedule.item.end', e: Entry): string[] {
-  const params = pushParams(e);
-  const deliveredTo = deps.push.publish(e.targets, method, params);
-  emit(deps, method, { ...params, scheduledItemId: e.scheduledItemId });
+  const deliveredTo: string[] = [];
+  for (const target of e.targets) {
+    if (deps.push.publish([target], method, pushParams(e, target)).length > 0) deliveredTo.push(target);
+  }
+  emit(deps, method, { ...pushParams(e), scheduledItemId: e.scheduledItemId });
   return deliveredTo;
 }
 
@@ -213,8 +223,10 @@ export function runningLines(deps: Deps, targets: readonly string[]): string[] {
   const lines: string[] = [];
   for (const e of resolveCached(state.load(), now, now + 1).entries) {
     if (e.itemType !== 'PLAYABLE' || e.start > now || now >= e.end || state.suppressed.has(playKey(e))) continue;
-    if (!e.targets.some((t) => wanted.has(t))) continue;
-    lines.push(JSON.stringify({ jsonrpc: '2.0', method: 'schedule.item.start', params: pushParams(e) }));
+    for (const target of e.targets) {
+      if (!wanted.has(target)) continue;
+      lines.push(JSON.stringify({ jsonrpc: '2.0', method: 'schedule.item.start', params: pushParams(e, target) }));
+    }
   }
   return lines;
 }

@@ -39,6 +39,7 @@ export function readTargets(deps: Deps): Targets {
       displayName: e.displayName,
       description: e.description,
       active: e.active,
+      eventPlayer: e.eventPlayer,
     };
   });
   const playableTargets = playableRows.map(({ playable: p, subsystemExternalId }): PlayableTarget => {
@@ -63,7 +64,8 @@ export function readTargets(deps: Deps): Targets {
     subsystems: subsystemRows.map((s) => ({
       id: s.id,
       externalId: s.externalId,
-      isContainer: s.type.endsWith('Container'),
+      isContainer: s.containerId === null && s.type.endsWith('Container'),
+      containerId: s.containerId,
     })),
     newestChange,
   };
