@@ -10,6 +10,7 @@ import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
+import { deliveryTargetsNow } from '../schedule/snapshot/usage';
 import { eventDto, eventRow } from './service';
 
 export interface Triggered {
@@ -25,16 +26,26 @@ export function triggerEvent(deps: Deps, principal: Principal, id: string, zoneI
   const event = eventDto(deps, row.id);
   const now = deps.clock.now();
   const firedAt = iso(now);
-  const deliveredTo = deps.push.publish([event.subsystemExternalId], 'schedule.item.start', {
-    itemType: 'EVENT',
-    command: event.command,
-    subsystemExternalId: event.subsystemExternalId,
-    externalRef: event.externalRef,
-    itemId: event._id,
+  // A container's event marked eventPlayer goes to the zone's players, one line each (§11.6 rule 11).
+  const targets = deliveryTargetsNow(
+    deps,
+    'EVENT',
+    { subsystemId: row.subsystemId, subsystemExternalId: event.subsystemExternalId, eventPlayer: row.eventPlayer },
     zoneId,
-    startTime: firedAt,
-    endTime: firedAt,
-  });
+  );
+  const deliveredTo = targets.filter(
+    (target) =>
+      deps.push.publish([target], 'schedule.item.start', {
+        itemType: 'EVENT',
+        command: event.command,
+        subsystemExternalId: target,
+        externalRef: event.externalRef,
+        itemId: event._id,
+        zoneId,
+        startTime: firedAt,
+        endTime: firedAt,
+      }).length > 0,
+  );
   const where = { subsystemId: row.subsystemId, subsystemExternalId: event.subsystemExternalId };
   // The push above is not stored; the stamp, its event and the log entries commit together (§10 rule 3).
   transact(deps, () => {
@@ -51,7 +62,7 @@ export function triggerEvent(deps: Deps, principal: Principal, id: string, zoneI
         category: 'system',
         severity: 'warning',
         key: 'event.undelivered',
-        value: `event ${event._id} (${event.subsystemExternalId}/${event.externalRef}) fired by hand but no push connection is subscribed to ${event.subsystemExternalId}`,
+        value: `event ${event._id} (${event.subsystemExternalId}/${event.externalRef}) fired by hand but no push connection is subscribed to ${targets.join(', ')}`,
         ...where,
       });
     }

@@ -31,6 +31,11 @@ function cacheFor(snapshot: ScheduleSnapshot): Cached {
   return cached;
 }
 
+/** The snapshot's look-up maps, built once per snapshot. */
+export function snapshotIndex(snapshot: ScheduleSnapshot): SnapshotIndex {
+  return cacheFor(snapshot).index;
+}
+
 /** `resolveWindow` through the cache: the hour-aligned window around [from, to), filtered. */
 export function resolveCached(snapshot: ScheduleSnapshot, from: number, to: number): ResolveResult {
   const { index, windows } = cacheFor(snapshot);

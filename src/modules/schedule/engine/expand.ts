@@ -60,7 +60,7 @@ function containersOf(subsystems: readonly EngineSubsystem[]): Map<number, Engin
 export function deliveryTargets(
   index: SnapshotIndex,
   kind: 'EVENT' | 'PLAYABLE',
-  target: EngineTarget,
+  target: Pick<EngineTarget, 'subsystemId' | 'subsystemExternalId' | 'eventPlayer'>,
   zone: EngineZone | undefined,
 ): string[] {
   const players = index.containers.get(target.subsystemId);

@@ -173,4 +173,24 @@ describe('schedule delivery to a container’s players (§11.6 rule 11)', () => 
     await Bun.sleep(0);
     expect(late.sort()).toEqual(['wall-1', 'wall-3']);
   });
+
+  it("an event of the container marked eventPlayer, triggered by hand, goes to the zone's players", async () => {
+    const t = await venue();
+    const made = await t.call('POST', '/events', {
+      as: 'admin',
+      body: { subsystemExternalId: 'wall', externalRef: 'flash', command: 'FLASH', eventPlayer: true },
+    });
+    const res = await t.call('POST', `/events/${made.body._id}/trigger`, {
+      as: 'operator',
+      body: { zoneId: t.zoneId },
+    });
+    expect(res.body.deliveredTo).toEqual(['wall-1', 'wall-2']);
+    expect(t.sent()).toEqual(['start wall-1', 'start wall-2']);
+    // Zone 1 lists none of them: every player.
+    expect((await t.call('POST', `/events/${made.body._id}/trigger`, { as: 'operator' })).body.deliveredTo).toEqual([
+      'wall-1',
+      'wall-2',
+      'wall-3',
+    ]);
+  });
 });

@@ -7,7 +7,9 @@
 import { and, count, eq, inArray } from 'drizzle-orm';
 import { scheduledItems } from '../../../db/schema';
 import type { Deps } from '../../../deps';
-import { resolveCached } from '../engine/cache';
+import { resolveCached, snapshotIndex } from '../engine/cache';
+import { deliveryTargets } from '../engine/expand';
+import type { EngineTarget } from '../engine/types';
 import { loadScheduleSnapshot } from './load';
 
 const DAY_MS = 24 * 3_600_000;
@@ -38,4 +40,18 @@ export function upcomingPlayableIds(deps: Deps): ReadonlySet<number> {
   // A snapshot read inside an open transaction may be rolled back: its answer is not kept.
   if (!deps.sqlite.inTransaction) deps.schedule.upcoming = { version: snapshot.version, minute, ids };
   return ids;
+}
+
+/**
+ * Rule 11 for something fired now rather than scheduled (an event triggered by hand): the externalIds
+ * it is delivered to in `zoneId`, by the same rule the schedule uses.
+ */
+export function deliveryTargetsNow(
+  deps: Deps,
+  kind: 'EVENT' | 'PLAYABLE',
+  target: Pick<EngineTarget, 'subsystemId' | 'subsystemExternalId' | 'eventPlayer'>,
+  zoneId: number,
+): string[] {
+  const index = snapshotIndex(loadScheduleSnapshot(deps));
+  return deliveryTargets(index, kind, target, index.zones.get(zoneId));
 }
