@@ -14,6 +14,11 @@ export interface Principal {
   integration: boolean;
   /** Subsystems this credential acts for; empty = any (§0.3 "own"). */
   subsystemIds: number[];
+  /**
+   * A player's container (null for a subsystem or an unknown id), looked up when asked: a credential
+   * limited to a container acts for the container's players too (§13). Set for limited credentials.
+   */
+  containerOf?: (subsystemId: number) => number | null;
   expiresAt: number | null;
   address: string | null;
   /** `user:<name>`, `token:<_id>` or `trusted:<address>`: the log's `postedBy`. */
@@ -65,12 +70,10 @@ export function requireCovers(principal: Principal, held: Holdings, what: string
 
 /** Integration writes are limited to the credential's own subsystems (§0.3). */
 export function actsFor(principal: Principal, subsystemId: number): boolean {
-  return principal.subsystemIds.length === 0 || principal.subsystemIds.includes(subsystemId);
-}
-
-/** `actsFor` a subsystem, or for a player through its container (a container's token drives its players, §13). */
-export function actsForDevice(principal: Principal, row: { id: number; containerId: number | null }): boolean {
-  return actsFor(principal, row.id) || (row.containerId !== null && actsFor(principal, row.containerId));
+  const own = principal.subsystemIds;
+  if (own.length === 0 || own.includes(subsystemId)) return true;
+  const container = principal.containerOf?.(subsystemId) ?? null;
+  return container !== null && own.includes(container);
 }
 
 /**

@@ -6,7 +6,7 @@
  * and a credential limited to some subsystems subscribes only to their externalIds.
  */
 
-import { actsForDevice, can, type Principal } from '../core/principal';
+import { actsFor, can, type Principal } from '../core/principal';
 import { findSubsystem } from '../core/subsystems';
 import type { Deps } from '../deps';
 import type { PushConnection } from './hub';
@@ -63,7 +63,7 @@ function checkTargets(deps: Deps, principal: Principal, targets: readonly string
   if (principal.subsystemIds.length === 0) return;
   targets.forEach((target, i) => {
     const subsystem = findSubsystem(deps, target);
-    if (!subsystem || !actsForDevice(principal, subsystem)) {
+    if (!subsystem || !actsFor(principal, subsystem.id)) {
       throw new RpcError('forbidden', `params[${i}] is not a subsystem this credential acts for`);
     }
   });

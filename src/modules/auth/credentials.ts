@@ -8,6 +8,7 @@
  * use, exactly as when every use read the row.
  */
 import type { Principal } from '../../core/principal';
+import { findSubsystem } from '../../core/subsystems';
 import { sha256Hex } from '../../crypto';
 import type { Deps } from '../../deps';
 import { grantsOf } from '../roles/service';
@@ -59,6 +60,7 @@ function tokenPrincipal(
     permissions,
     integration,
     subsystemIds: token.subsystemIds,
+    ...(token.subsystemIds.length > 0 && { containerOf: (id: number) => findSubsystem(deps, id)?.containerId ?? null }),
     expiresAt: token.expiresAt,
     address,
     label: `token:${token.id}`,

@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { isoOrNull } from '../../clock';
-import { actsFor, type Principal, requireOwnWrite } from '../../core/principal';
+import { type Principal, requireOwnWrite } from '../../core/principal';
 import { findSubsystem, forgetSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { updateRow } from '../../db/prepared';
 import { subsystems } from '../../db/schema';
@@ -61,15 +61,6 @@ function storeIpAddress(deps: Deps, id: number, address: string): void {
 }
 
 /**
- * Whom a heartbeat is judged for (§0.3 "heartbeat as a player"): a player's heartbeat may come from a
- * credential acting for the player itself or for its container.
- */
-function heartbeatOwner(principal: Principal, row: SubsystemRow): number {
-  if (row.kind === 'player' && row.containerId !== null && !actsFor(principal, row.id)) return row.containerId;
-  return row.id;
-}
-
-/**
  * A heartbeat: contact, then every queued message, oldest first, each sent once. It answers from
  * memory unless something must be stored (a status change, the throttled last contact, the first
  * address, delivered messages); then it answers after that is committed.
@@ -82,7 +73,8 @@ export function heartbeat(
 ): HeartbeatAnswer | Promise<HeartbeatAnswer> {
   const started = performance.now();
   const row = requireSubsystem(deps, id);
-  requireOwnWrite(principal, 'subsystems:write', heartbeatOwner(principal, row));
+  // A player's heartbeat may come from a credential of its container (§0.3; `actsFor`).
+  requireOwnWrite(principal, 'subsystems:write', row.id);
   const address = plainAddress(remoteAddress);
   const contact = recordContact(deps, row.id, { heartbeat: true, remoteAddress: address });
   const filled = fillIpAddress(deps, row, address);
