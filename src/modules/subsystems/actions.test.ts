@@ -275,7 +275,7 @@ describe('GET /subsystems/:id/actions', () => {
     ]);
   });
 
-  it('shows at most 100 and shows a queued message past its expiry as expired', async () => {
+  it('shows at most 100 and shows a queued message past its expiry as expired (each counts from the head)', async () => {
     const t = setup();
     const { body } = await t.create({ externalId: 'media' });
     for (let i = 0; i < 105; i++) {
@@ -286,9 +286,15 @@ describe('GET /subsystems/:id/actions', () => {
     expect(res.body).toHaveLength(100);
     expect(res.body[0].payload).toEqual({ topic: '104' });
     expect(res.body[99].payload).toEqual({ topic: '5' });
+    // The oldest reached the head when the 101st pushed the first out; those behind it wait their turn.
     t.clock.advance(60_000);
     const later = await t.call('GET', '/subsystems/media/actions', { as: 'admin' });
-    expect(new Set(later.body.map((m: { state: string }) => m.state))).toEqual(new Set(['expired']));
+    const states = later.body.map((m: { state: string }) => m.state);
+    expect(states.slice(-1)).toEqual(['expired']);
+    expect(states.slice(0, -1)).toEqual(Array(99).fill('queued'));
+    t.clock.advance(99 * 60_000);
+    const last = await t.call('GET', '/subsystems/media/actions', { as: 'admin' });
+    expect(last.body.map((m: { state: string }) => m.state)).toEqual(Array(100).fill('expired'));
   });
 
   it('pages like every list: X-Total-Count of the (at most 100) messages, limit/offset, Link rel="next" when cut', async () => {

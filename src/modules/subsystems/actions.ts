@@ -1,13 +1,22 @@
 /**
- * The action queue of §3 (rule 8, "Heartbeat answer", "Action request"): messages wait as rows until
- * the subsystem's next heartbeat collects them, at most once, or they expire after the setting
- * `subsystems.actionMessageTtlSeconds`. Other modules queue through `queueMessage` (parameters:
+ * The action queue of §3 (rules 1 and 8, "Heartbeat answer", "Action request"): messages wait as rows
+ * until a heartbeat collects them, one per answer, oldest first, each at most once, or they expire
+ * after the setting `subsystems.actionMessageTtlSeconds`, counted from when they reach the head of
+ * the queue. A queued stop removes the earlier undelivered plays it would only undo. Other modules queue through `queueMessage` (parameters:
  * `setParameters`; playables: `forcePlay`, `previewPlay`). A heartbeat of a subsystem with nothing
  * queued answers from memory (`deps.actionQueue`, a superset of the subsystems with queued messages).
  *
  * `forcePlay`/`previewPlay` name a playable of the subsystem (`playableId`) or a cms-media object
- * (`objectId`, §14 rule 1: its unsaved instant playable, objects/media-playable.ts). Decisions:
+ * (`objectId`, §14 rule 1: its unsaved instant playable, objects/media-playable.ts). Instant play of a
+ * stored playable (`POST /playables/{id}/play` and `/stop`, modules/playables/play.ts) builds its
+ * messages with `forcePlayInput`/`forceStopInput` and queues them through `queueAction`, the same
+ * path as this route. Decisions:
  * - Both ids → 400 at `/objectId`; neither → 400 at `/playableId`.
+ * - A player may be sent its own playables and those of its container (§3 "Bad input"); any other
+ *   playable → 400 at `/playableId`.
+ * - `zone` is the zone's `displayName` (zone 1 is "Main"); a `zoneId` naming no zone is sent as
+ *   `Zone <id>`, as before zones existed: this route does not refuse it (§3 does not say to), the
+ *   play and stop routes of §14 do (400).
  * - `objectId` naming no cms-media object (never made, purged, or of another bucket) → 400 at
  *   `/objectId`; an object that exists but is not `uploaded` (no content yet, or in the trash) → 409,
  *   as §3's action errors say ("409 object not uploaded").
@@ -26,12 +35,13 @@ import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { prepared } from '../../db/prepared';
 import { subsystemMessages, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { conflict, invalid } from '../../http/errors';
+import { type AppError, conflict, invalid } from '../../http/errors';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { instantPlayableOfObject, localOrigin, mediaObject } from '../objects/media-playable';
 import { findPlayable, toInstantPlayable } from '../playables/lookup';
-import type { InstantPlayable } from '../playables/model';
+import type { InstantPlayable, PlayableDto } from '../playables/model';
+import { findZoneRow } from '../schedule/zones/service';
 import { liveHealth } from './health';
 import { type MessageRow, toActionMessage, toDeliveredMessage, toQueuedAction } from './mapper';
 import type { ActionMessageDto, ActionRequest, DeliveredMessageDto, QueuedActionDto } from './model';
@@ -49,14 +59,20 @@ export interface QueueInput {
   playType?: string;
 }
 
-/** Until zones exist (§11), a zone is named after its id. */
-export function zoneName(zoneId: number): string {
-  return `Zone ${zoneId}`;
+/** The `zone` of a message: the zone's name, or `Zone <id>` for an id naming no zone (decisions above). */
+function zoneName(deps: Deps, zoneId: number): string {
+  return findZoneRow(deps, zoneId)?.displayName ?? `Zone ${zoneId}`;
 }
 
-function announce(deps: Deps, event: string, externalId: string, messages: readonly MessageRow[]): void {
+function announce(
+  deps: Deps,
+  event: string,
+  externalId: string,
+  messages: readonly MessageRow[],
+  extra: Record<string, unknown> = {},
+): void {
   for (const m of messages) {
-    emit(deps, `subsystem.action.${event}`, { _id: m.subsystemId, externalId, uuid: m.uuid, type: m.type });
+    emit(deps, `subsystem.action.${event}`, { _id: m.subsystemId, externalId, uuid: m.uuid, type: m.type, ...extra });
   }
 }
 
@@ -87,30 +103,70 @@ function mayWait(deps: Deps): Set<number> {
   return deps.actionQueue.waiting;
 }
 
-/** Queues a message for the subsystem's next heartbeat answer; emits `subsystem.action.queued`. */
+/** What a stop undoes (rule 1): the plays of its zone (forceStop) or every preview (previewStop). */
+function undoneBy(input: QueueInput, m: MessageRow): boolean {
+  if (input.type === 'forceStop') return m.type === 'forcePlay' && (m.zoneId ?? 1) === (input.zoneId ?? 1);
+  return input.type === 'previewStop' && m.type === 'previewPlay';
+}
+
+/**
+ * Rule 1's expiry: a message's time to live counts from when it reaches the head of its queue, so
+ * each stored `expiresAt` is the head's expiry plus one TTL per place behind it — exact for as long
+ * as no heartbeat comes, and written again (`rechain`) when one takes the head or a message leaves
+ * the middle. Expiry checks stay one comparison, and the sweep takes the head first.
+ */
+function rechain(deps: Deps, queue: readonly MessageRow[], headExpiresAt: number, ttlMs: number): void {
+  const setExpiry = prepared(deps, 'subsystems.actions.expiry', () =>
+    deps.db
+      .update(subsystemMessages)
+      .set({ expiresAt: sql`${sql.placeholder('expiresAt')}` })
+      .where(eq(subsystemMessages.id, sql.placeholder('id')))
+      .prepare(),
+  );
+  queue.forEach((m, i) => {
+    const expiresAt = headExpiresAt + i * ttlMs;
+    if (m.expiresAt !== expiresAt) setExpiry.run({ id: m.id, expiresAt });
+  });
+}
+
+function markExpired(deps: Deps, messages: readonly MessageRow[]): void {
+  if (messages.length === 0) return;
+  deps.db
+    .update(subsystemMessages)
+    .set({ state: 'expired' })
+    .where(
+      inArray(
+        subsystemMessages.id,
+        messages.map((m) => m.id),
+      ),
+    )
+    .run();
+}
+
+const ttlOf = (deps: Deps): number => getSettingGroup(deps, 'subsystems').actionMessageTtlSeconds * 1000;
+
+/**
+ * Queues a message for the subsystem's next heartbeat answer; emits `subsystem.action.queued`. A
+ * stop removes the earlier undelivered plays it would only undo (marked expired, rule 1); beyond
+ * `MAX_WAITING` the oldest expires (rule 8).
+ */
 export function queueMessage(deps: Deps, subsystemId: number, input: QueueInput): MessageRow {
   const subsystem = requireSubsystem(deps, subsystemId);
   const now = deps.clock.now();
-  const ttlMs = getSettingGroup(deps, 'subsystems').actionMessageTtlSeconds * 1000;
+  const ttlMs = ttlOf(deps);
   return transact(deps, () => {
     const waiting = waitingOf(deps, subsystem.id);
-    const live = waiting.filter((m) => m.expiresAt > now);
-    const expired = [
-      ...waiting.filter((m) => m.expiresAt <= now),
-      ...live.slice(0, Math.max(0, live.length - (MAX_WAITING - 1))),
-    ];
-    if (expired.length > 0) {
-      deps.db
-        .update(subsystemMessages)
-        .set({ state: 'expired' })
-        .where(
-          inArray(
-            subsystemMessages.id,
-            expired.map((m) => m.id),
-          ),
-        )
-        .run();
-    }
+    const overdue = waiting.filter((m) => m.expiresAt <= now);
+    const undone = waiting.filter((m) => m.expiresAt > now && undoneBy(input, m));
+    const live = waiting.filter((m) => m.expiresAt > now && !undoneBy(input, m));
+    const dropped = live.slice(0, Math.max(0, live.length - (MAX_WAITING - 1)));
+    const kept = live.slice(dropped.length);
+    const expired = [...overdue, ...dropped];
+    markExpired(deps, [...expired, ...undone]);
+    // The first kept message is the head from now on unless it already was.
+    const head = kept[0];
+    const headExpiresAt = head === undefined ? now + ttlMs : head === live[0] ? head.expiresAt : now + ttlMs;
+    rechain(deps, kept, headExpiresAt, ttlMs);
     const row = deps.db
       .insert(subsystemMessages)
       .values({
@@ -123,21 +179,24 @@ export function queueMessage(deps: Deps, subsystemId: number, input: QueueInput)
         payload: input.payload,
         state: 'queued',
         createdAt: now,
-        expiresAt: now + ttlMs,
+        expiresAt: headExpiresAt + kept.length * ttlMs,
       })
       .returning()
       .get();
     // Added before the commit: a rollback leaves a superset, which only costs one query.
     mayWait(deps).add(subsystem.id);
     announce(deps, 'expired', subsystem.externalId, expired);
+    announce(deps, 'expired', subsystem.externalId, undone, { reason: `undone by ${input.type} ${row.uuid}` });
     announce(deps, 'queued', subsystem.externalId, [row]);
     return row;
   });
 }
 
 /**
- * The heartbeat's part (rule 1): every queued, unexpired message, oldest first, marked delivered so
- * it is sent once; overdue ones are marked expired and skipped. Writes only when something waits.
+ * The heartbeat's part (rule 1): the oldest queued, unexpired message, marked delivered so it is
+ * sent once (a field driver reads only `message[0]`); overdue ones before it are marked expired and
+ * skipped; the ones behind it start counting their time to live from now, one after the other.
+ * Writes only when something waits.
  */
 export function collectMessages(deps: Deps, subsystem: SubsystemRow): DeliveredMessageDto[] {
   const candidates = mayWait(deps);
@@ -148,39 +207,26 @@ export function collectMessages(deps: Deps, subsystem: SubsystemRow): DeliveredM
     return [];
   }
   const now = deps.clock.now();
-  const due = waiting.filter((m) => m.expiresAt > now);
   const overdue = waiting.filter((m) => m.expiresAt <= now);
+  const live = waiting.filter((m) => m.expiresAt > now);
+  const [due, ...behind] = live;
   transact(deps, (unit) => {
-    if (due.length > 0) {
+    markExpired(deps, overdue);
+    if (due) {
       deps.db
         .update(subsystemMessages)
         .set({ state: 'delivered', deliveredAt: now })
-        .where(
-          inArray(
-            subsystemMessages.id,
-            due.map((m) => m.id),
-          ),
-        )
+        .where(eq(subsystemMessages.id, due.id))
         .run();
     }
-    if (overdue.length > 0) {
-      deps.db
-        .update(subsystemMessages)
-        .set({ state: 'expired' })
-        .where(
-          inArray(
-            subsystemMessages.id,
-            overdue.map((m) => m.id),
-          ),
-        )
-        .run();
-    }
+    const ttlMs = ttlOf(deps);
+    rechain(deps, behind, now + ttlMs, ttlMs);
     announce(deps, 'expired', subsystem.externalId, overdue);
-    announce(deps, 'delivered', subsystem.externalId, due);
-    // Everything that waited is now delivered or expired; a rollback keeps the id.
-    unit.afterCommit(() => candidates.delete(subsystem.id));
+    announce(deps, 'delivered', subsystem.externalId, due ? [due] : []);
+    // Nothing waits any more; a rollback keeps the id.
+    if (behind.length === 0) unit.afterCommit(() => candidates.delete(subsystem.id));
   });
-  return due.map(toDeliveredMessage);
+  return due ? [toDeliveredMessage(due)] : [];
 }
 
 /** Marks every overdue queued message expired (`subsystem.action.expired`); run every second by the jobs. */
@@ -195,19 +241,10 @@ export function sweepExpiredMessages(deps: Deps): number {
     .all();
   if (overdue.length === 0) return 0;
   transact(deps, () => {
-    deps.db
-      .update(subsystemMessages)
-      .set({ state: 'expired' })
-      .where(
-        and(
-          inArray(
-            subsystemMessages.id,
-            overdue.map((o) => o.message.id),
-          ),
-          eq(subsystemMessages.state, 'queued'),
-        ),
-      )
-      .run();
+    markExpired(
+      deps,
+      overdue.map((o) => o.message),
+    );
     for (const o of overdue) announce(deps, 'expired', o.externalId, [o.message]);
   });
   return overdue.length;
@@ -260,9 +297,33 @@ function objectPlayableFor(deps: Deps, subsystem: SubsystemRow, objectId: number
   return instantPlayableOfObject(deps, object, origin);
 }
 
+/** A player plays its own playables and its container's (§3 "Bad input"); a subsystem only its own. */
+function playsFor(subsystem: SubsystemRow, playable: PlayableDto): boolean {
+  return (
+    playable.subsystemId === subsystem.id ||
+    (subsystem.kind === 'player' && subsystem.containerId !== null && playable.subsystemId === subsystem.containerId)
+  );
+}
+
+/** 400 at `/playableId`: a playable unknown or not `subsystem`'s to play. */
+function notItsPlayable(subsystem: SubsystemRow): AppError {
+  const owner = subsystem.kind === 'player' ? 'this player or its container' : 'this subsystem';
+  return invalid('/playableId', `is not a playable of ${owner}`);
+}
+
+/** The instant form of a stored playable for `subsystem`, checked as the decisions above say. */
+function checkedPlayable(subsystem: SubsystemRow, playable: PlayableDto, mustBePlayable: boolean): InstantPlayable {
+  if (!playsFor(subsystem, playable)) throw notItsPlayable(subsystem);
+  if (mustBePlayable && (!playable.active || !playable.availableInSubsystem)) {
+    throw conflict(`playable ${playable._id} is inactive or unavailable in its subsystem`);
+  }
+  if (playable.type === 'media') requireDirectMedia(subsystem);
+  return toInstantPlayable(playable);
+}
+
 /**
- * What a `forcePlay`/`previewPlay` plays, in its instant form: a playable of the subsystem (players
- * and their containers come with §13), or a cms-media object (decisions above).
+ * What a `forcePlay`/`previewPlay` plays, in its instant form: a playable of the subsystem (or of a
+ * player's container), or a cms-media object (decisions above).
  */
 function instantPlayableFor(
   deps: Deps,
@@ -277,14 +338,29 @@ function instantPlayableFor(
   }
   if (body.playableId === undefined) throw invalid('/playableId', 'is required');
   const playable = findPlayable(deps, body.playableId, origin);
-  if (!playable || playable.subsystemId !== subsystem.id) {
-    throw invalid('/playableId', 'is not a playable of this subsystem');
-  }
-  if (mustBePlayable && (!playable.active || !playable.availableInSubsystem)) {
-    throw conflict(`playable ${playable._id} is inactive or unavailable in its subsystem`);
-  }
-  if (playable.type === 'media') requireDirectMedia(subsystem);
-  return toInstantPlayable(playable);
+  if (!playable) throw notItsPlayable(subsystem);
+  return checkedPlayable(subsystem, playable, mustBePlayable);
+}
+
+/**
+ * The `forcePlay` of a stored playable (already read, with its links on the caller's origin) for
+ * `subsystem`: 400 when the subsystem may not play it, 409 when it is inactive or unavailable, or
+ * media to a subsystem without `directMediaPlayback`.
+ */
+export function forcePlayInput(
+  deps: Deps,
+  subsystem: SubsystemRow,
+  playable: PlayableDto,
+  zoneId: number,
+  playType: 'once' | 'infinite',
+): QueueInput {
+  const instant = checkedPlayable(subsystem, playable, true);
+  return { type: 'forcePlay', zone: zoneName(deps, zoneId), zoneId, playType, payload: { playable: instant } };
+}
+
+/** The `forceStop` of a zone. */
+export function forceStopInput(deps: Deps, zoneId: number): QueueInput {
+  return { type: 'forceStop', zone: zoneName(deps, zoneId), zoneId, payload: {} };
 }
 
 function inputOf(deps: Deps, subsystem: SubsystemRow, body: ActionRequest, origin: string): QueueInput {
@@ -294,7 +370,7 @@ function inputOf(deps: Deps, subsystem: SubsystemRow, body: ActionRequest, origi
       const playable = instantPlayableFor(deps, subsystem, body, true, origin);
       return {
         type: body.type,
-        zone: zoneName(zoneId),
+        zone: zoneName(deps, zoneId),
         zoneId,
         playType: body.playType ?? 'once',
         payload: { playable },
@@ -307,13 +383,35 @@ function inputOf(deps: Deps, subsystem: SubsystemRow, body: ActionRequest, origi
     }
     case 'identify':
       return { type: body.type, payload: { topic: body.topic ?? '' } };
-    case 'forceStop': {
-      const zoneId = body.zoneId ?? 1;
-      return { type: body.type, zone: zoneName(zoneId), zoneId, payload: {} };
-    }
+    case 'forceStop':
+      return forceStopInput(deps, body.zoneId ?? 1);
     case 'previewStop':
       return { type: body.type, payload: {} };
   }
+}
+
+/**
+ * Queues one message built by the functions above with the audit entry of who asked, and answers
+ * what was queued (the 202 body). Joins the caller's unit when there is one, so several targets
+ * queue together or not at all. The caller has checked the permission.
+ */
+export function queueAction(
+  deps: Deps,
+  principal: Principal,
+  subsystem: SubsystemRow,
+  input: QueueInput,
+): QueuedActionDto {
+  const row = transact(deps, () => {
+    const queued = queueMessage(deps, subsystem.id, input);
+    writeAuditLog(deps, principal, {
+      key: 'subsystem.action.queued',
+      value: `action ${queued.type} (${queued.uuid}) queued for subsystem ${subsystem.id} (${subsystem.externalId})`,
+      subsystemId: subsystem.id,
+      subsystemExternalId: subsystem.externalId,
+    });
+    return queued;
+  });
+  return toQueuedAction(row, liveHealth(deps, subsystem).status);
 }
 
 /**
@@ -329,16 +427,5 @@ export function requestAction(
 ): QueuedActionDto {
   const subsystem = requireSubsystem(deps, id);
   requireOwnWrite(principal, 'subsystems:write', subsystem.id);
-  const input = inputOf(deps, subsystem, body, origin);
-  const row = transact(deps, () => {
-    const queued = queueMessage(deps, subsystem.id, input);
-    writeAuditLog(deps, principal, {
-      key: 'subsystem.action.queued',
-      value: `action ${queued.type} (${queued.uuid}) queued for subsystem ${subsystem.id} (${subsystem.externalId})`,
-      subsystemId: subsystem.id,
-      subsystemExternalId: subsystem.externalId,
-    });
-    return queued;
-  });
-  return toQueuedAction(row, liveHealth(deps, subsystem).status);
+  return queueAction(deps, principal, subsystem, inputOf(deps, subsystem, body, origin));
 }
