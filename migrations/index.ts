@@ -8,6 +8,7 @@ import m0002 from './0002_realtime.sql' with { type: 'text' };
 import m0003 from './0003_webhook_outbox.sql' with { type: 'text' };
 import m0004 from './0004_media.sql' with { type: 'text' };
 import m0005 from './0005_players.sql' with { type: 'text' };
+import m0006 from './0006_playback.sql' with { type: 'text' };
 
 export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0000_foundation', sql: m0000 },
@@ -16,4 +17,5 @@ export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0003_webhook_outbox', sql: m0003 },
   { tag: '0004_media', sql: m0004 },
   { tag: '0005_players', sql: m0005 },
+  { tag: '0006_playback', sql: m0006 },
 ];

@@ -83,6 +83,28 @@ const MAKERS: Record<string, Maker | Changing | { exempt: string }> = {
   '/api/v1/subsystem/:id/events/:ref': async (t) => `/subsystem/media/events/${(await event(t)).externalRef}`,
   '/api/v1/subsystems/:id/events/:ref': async (t) => `/subsystems/media/events/${(await event(t)).externalRef}`,
   '/api/v1/playables/:id': async (t) => `/playables/${(await playable(t))._id}`,
+  '/api/v1/compositions/:id': async (t) => {
+    await withSubsystem(t);
+    const slots = [{ name: 'background' }, { name: 'logo', types: ['image'] }];
+    const template = await made(t, '/playables', {
+      subsystemExternalId: 'media',
+      externalRef: 'lower-third',
+      type: 'template',
+      duration: 15000,
+      metadata: { slots },
+    });
+    await made(t, '/parameters', { subsystemExternalId: 'media', externalRef: 'headline', playableId: template._id });
+    const clip = await made(t, '/objects/cms-media', { name: 'clip.mp4' });
+    const body = {
+      subsystemExternalId: 'media',
+      externalRef: 'news',
+      displayName: 'News',
+      templatePath: { _id: template._id },
+      slots: [{ name: 'background', objectId: clip._id }],
+      parameters: [{ parameter: 'headline', value: 'Doors at 7' }],
+    };
+    return `/compositions/${(await made(t, '/compositions', body))._id}`;
+  },
   '/api/v1/parameters/:id': async (t) => {
     await withSubsystem(t);
     return `/parameters/${(await made(t, '/parameters', { subsystemExternalId: 'media', externalRef: 'gain' }))._id}`;

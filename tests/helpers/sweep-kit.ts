@@ -141,6 +141,13 @@ for (const p of [
   BY_REF[p] = { list: '/api/v1/events', fill: subsystemAndRef };
 }
 BY_REF['/api/v1/playables/{id}/{ref}'] = { list: '/api/v1/playables', fill: subsystemAndRef };
+// Compositions through their subsystem (§15), under both forms: the subsystems that have some.
+for (const p of ['/api/v1/subsystem/{id}/compositions', '/api/v1/subsystems/{id}/compositions']) {
+  BY_REF[p] = {
+    list: '/api/v1/compositions',
+    fill: (item) => [{ id: String(item.subsystemExternalId) }, { id: String(item.subsystemId) }],
+  };
+}
 for (const base of ['/api/v1/subsystem/{id}/variables/{ref}', '/api/v1/subsystems/{id}/variables/{ref}']) {
   BY_REF[base] = { list: '/api/v1/variables', fill: subsystemAndRef };
   BY_REF[`${base}/lastValue`] = { list: '/api/v1/variables', fill: subsystemAndRef };

@@ -6,6 +6,7 @@
  * every state. Every set-up call must answer as expected, or the build throws with the answer.
  */
 import type { TestApp } from './app';
+import { buildCompositions } from './venue-compositions';
 import { buildDevices, type Devices } from './venue-devices';
 import { ADMIN, beat, gapsAround, INTEGRATION, must, need, OPERATOR, pass } from './venue-kit';
 import { buildMedia } from './venue-media';
@@ -21,6 +22,8 @@ export interface Venue {
   schedule: Schedule;
   /** The video wall container and its screens (§13), by externalId. */
   players: Record<string, number>;
+  /** The compositions (§15): `welcome` ready, `trailer` broken by its deleted template. */
+  compositions: Record<string, number>;
 }
 
 /** Deletes whose targets are still referred to: by alert rules, notifications, playlists, blocks, items, tokens. */
@@ -125,7 +128,8 @@ export async function buildVenue(t: TestApp): Promise<Venue> {
   const schedule = await buildSchedule(t, devices);
   await buildMedia(t);
   const players = await buildPlayers(t, schedule);
-  const v: Venue = { devices, people, watch, schedule, players };
+  const compositions = await buildCompositions(t);
+  const v: Venue = { devices, people, watch, schedule, players, compositions };
   await pass(t, gapsAround(10_000.5, 3), ['media-1', 'show-ctrl', 'audio-dsp']);
   await leaveReferencesBehind(t, v);
   await queueActions(t, v);

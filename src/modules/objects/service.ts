@@ -8,9 +8,10 @@
  *   (`media.quotaBytes`) counts every stored byte of cms-media, trash included, since it is on disk.
  * - Deleting an object already in the trash answers 204 and changes nothing, unless `purge=true`.
  * - Restoring an object that is not in the trash answers 200 with it, unchanged.
- * - "In use" counts playables naming it in `objects` or `thumbId` and player default states showing
- *   it; compositions join when they exist. A forced delete (to the trash or purged) turns those
- *   default states to `none` and raises one warning notification naming the players.
+ * - "In use" counts playables naming it in `objects` or `thumbId`, compositions naming it in a slot
+ *   (their playables name it too) and player default states showing it. A forced delete (to the
+ *   trash or purged) turns those default states to `none` and raises one warning notification
+ *   naming the players; compositions keep the slot and turn `draft` (compositions/listeners.ts).
  */
 import { and, asc, count, eq, inArray, type SQL, sql, sum } from 'drizzle-orm';
 import { audit } from '../../core/platform-log';
@@ -122,6 +123,16 @@ export function usageOf(deps: Deps, ids: readonly number[] | null): Map<number, 
     )
     .all(only);
   for (const { id, n } of players) usage.set(id, { ...(usage.get(id) ?? NOT_USED), players: n });
+  // A composition filling two slots with one object counts once (DISTINCT).
+  const compositions = deps.sqlite
+    .query<{ id: number; n: number }, [string | null]>(
+      `SELECT id, count(*) AS n FROM (
+         SELECT DISTINCT c.id AS cid, json_extract(j.value, '$.objectId') AS id FROM compositions c, json_each(c.slots) j
+           WHERE ?1 IS NULL OR json_extract(j.value, '$.objectId') IN (SELECT value FROM json_each(?1))
+       ) GROUP BY id`,
+    )
+    .all(only);
+  for (const { id, n } of compositions) usage.set(id, { ...(usage.get(id) ?? NOT_USED), compositions: n });
   return usage;
 }
 
@@ -376,7 +387,7 @@ export function deleteObject(
   const usage = usedByOf(deps, row.id);
   if (inUse(usage) && !options.force) {
     throw conflict(
-      `object ${row.id} is in use by ${usage.playables} playable(s) and ${usage.players} player default state(s); delete with force=true to remove it anyway`,
+      `object ${row.id} is in use by ${usage.playables} playable(s)${usage.compositions > 0 ? `, ${usage.compositions} composition(s)` : ''} and ${usage.players} player default state(s); delete with force=true to remove it anyway`,
     );
   }
   // Forced: default states showing it turn to none (§13 "Never lost"); `object.deleted` names them,

@@ -24,6 +24,7 @@ import { type Principal, requireOwnWrite, systemPrincipal } from '../../core/pri
 import { getSettingGroup } from '../../core/settings';
 import { findSubsystem, forgetSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import {
+  compositions,
   controlPanels,
   events,
   parameters,
@@ -305,6 +306,7 @@ const OWNED = {
   variables,
   events,
   playables,
+  compositions,
   parameters,
   presets,
   controlPanels,
@@ -316,9 +318,9 @@ export type DeletedCounts = Record<keyof typeof OWNED, number> & { players?: num
 
 /**
  * DELETE `/subsystems/{id}` (rule 9): the row goes, and with it, by the foreign keys' cascade, its
- * variables (and their history), events, playables, parameters, presets, registered panels (and their
- * available copies) and queued messages. Logs keep the subsystem's externalId as text. One
- * `subsystem.deleted` carries the counts.
+ * variables (and their history), events, playables, compositions, parameters, presets, registered
+ * panels (and their available copies) and queued messages. Logs keep the subsystem's externalId as
+ * text. One `subsystem.deleted` carries the counts.
  */
 export function deleteSubsystem(deps: Deps, principal: Principal, id: string): DeletedCounts {
   const row = requireSubsystem(deps, id);

@@ -144,7 +144,16 @@ describe('DELETE /subsystems/:id', () => {
         _id: t.media,
         externalId: 'media',
         changed: [],
-        counts: { variables: 3, events: 1, playables: 1, parameters: 1, presets: 1, controlPanels: 2, messages: 1 },
+        counts: {
+          variables: 3,
+          events: 1,
+          playables: 1,
+          compositions: 0,
+          parameters: 1,
+          presets: 1,
+          controlPanels: 2,
+          messages: 1,
+        },
       },
     ]);
     const left = await t.call('GET', '/variables', { as: 'admin', query: { subsystemExternalId: 'media' } });

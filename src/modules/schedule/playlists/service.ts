@@ -2,19 +2,11 @@
 
 import { and, asc, eq, ne } from 'drizzle-orm';
 import type { Principal } from '../../../core/principal';
-import { forgetSubsystem } from '../../../core/subsystems';
-import {
-  type StoredPlaylistEntry,
-  scheduleBlocks,
-  scheduledItems,
-  schedulePlaylists,
-  subsystems,
-} from '../../../db/schema';
+import { type StoredPlaylistEntry, scheduleBlocks, scheduledItems, schedulePlaylists } from '../../../db/schema';
 import type { Deps } from '../../../deps';
 import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
 import { type ListResult, type Page, paginate } from '../../../http/lists';
-import { emit } from '../../../realtime/emit';
 import { clearDefaultStates, playersShowing } from '../../players/default-states';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
