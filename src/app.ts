@@ -12,6 +12,7 @@ import type { RouteLike } from './http/openapi';
 import { rateLimitHook } from './http/rate-limit';
 import { alertsRoutes } from './modules/alerts/routes';
 import { authRoutes } from './modules/auth/routes';
+import { compositionsRoutes } from './modules/compositions/routes';
 import { controlPanelsRoutes } from './modules/control-panels/routes';
 import { docsRoutes } from './modules/docs/routes';
 import { eventRefRoutes, eventsRoutes } from './modules/events/routes';
@@ -20,6 +21,7 @@ import { notificationsRoutes } from './modules/notifications/routes';
 import { objectsRoutes } from './modules/objects/routes';
 import { objectSearchRoutes } from './modules/objects/search-routes';
 import { parametersRoutes } from './modules/parameters/routes';
+import { playableCopyRoutes } from './modules/playables/copy-routes';
 import { playablesRoutes } from './modules/playables/routes';
 import { playersRoutes } from './modules/players/routes';
 import { presetsRoutes } from './modules/presets/routes';
@@ -52,7 +54,9 @@ export function apiRoutes(deps: Deps) {
     .use(eventRefRoutes(deps))
     .use(objectsRoutes(deps))
     .use(objectSearchRoutes(deps))
+    .use(playableCopyRoutes(deps))
     .use(playablesRoutes(deps))
+    .use(compositionsRoutes(deps))
     .use(playersRoutes(deps))
     .use(parametersRoutes(deps))
     .use(presetsRoutes(deps))

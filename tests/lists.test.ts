@@ -17,6 +17,7 @@ type Json = Record<string, unknown>;
 const UNPAGED: Record<string, string> = {
   '/api/v1/scheduledItems':
     'a schedule read (§11.5): its `limit` cuts the resolved entries and sets countLimitReached; it has no offset',
+  '/api/v1/playables/{id}/instances': 'a schedule read (§14, query of §11.5), as /scheduledItems',
 };
 
 const t = makeTestApp({ start: '2026-01-15T12:00:00.000Z' });
@@ -55,6 +56,23 @@ beforeAll(async () => {
   for (const name of ['a.txt', 'b.txt']) {
     await t.call('POST', '/objects/cms-media', { as: 'admin', body: { name, tags: ['x', 'y'] } });
   }
+  const playable = await t.call('POST', '/playables', {
+    as: 'admin',
+    body: { subsystemExternalId: 'media', externalRef: 'show' },
+  });
+  const template = await t.call('POST', '/playables', {
+    as: 'admin',
+    body: { subsystemExternalId: 'media', externalRef: 'tpl', type: 'template' },
+  });
+  for (const externalRef of ['a', 'b']) {
+    const body = {
+      subsystemExternalId: 'media',
+      externalRef,
+      displayName: externalRef,
+      templatePath: { _id: template.body._id },
+    };
+    await t.call('POST', '/compositions', { as: 'admin', body });
+  }
   const user = await makeUser(t, 'una');
   Object.assign(ids, {
     '/api/v1/subsystems/{id}/actions': String(media._id),
@@ -65,6 +83,9 @@ beforeAll(async () => {
     // Calendar 1 ("Main") exists from the first start.
     '/api/v1/schedule/calendars/{id}/scheduledItems': '1',
     '/api/v1/objects/{id}/_tags': 'cms-media',
+    '/api/v1/subsystem/{id}/compositions': 'media',
+    '/api/v1/subsystems/{id}/compositions': String(media._id),
+    '/api/v1/playables/{id}/instances': String(playable.body._id),
   });
 });
 

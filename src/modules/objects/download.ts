@@ -9,7 +9,9 @@
  * replaced or purged is not removed at once but retired for a grace period (files.ts `retireFile`),
  * so an answer built from the row a moment earlier still finds its file, and once opened it is read
  * whole. HTML, SVG and other documents a browser would run are sent as attachments; every answer
- * carries `nosniff`.
+ * carries `nosniff`. A download attributed to a player (§12 rule 6) is not a file body: its bytes go
+ * through a stream that counts what the client took (`countedStream`), one chunk in memory at a
+ * time; every other download keeps the file body.
  */
 import { existsSync } from 'node:fs';
 import type { Deps } from '../../deps';
@@ -55,8 +57,17 @@ function notModifiedSince(request: Request, updatedAt: number): boolean {
   return Number.isFinite(since) && Math.floor(updatedAt / 1000) * 1000 <= since;
 }
 
-/** The answer to `GET /objects/{id}/content` for a row that has content. */
-export function serveContent(deps: Deps, row: ObjectRow, request: Request): Response {
+/**
+ * The answer to `GET /objects/{id}/content` for a row that has content. With `onSent` (a download
+ * attributed to a player, §12 rule 6) the body is a counting stream instead of the file body, and
+ * `onSent(start, bytes)` runs once the body has finished or the client left.
+ */
+export function serveContent(
+  deps: Deps,
+  row: ObjectRow,
+  request: Request,
+  onSent?: (start: number, sent: number) => void,
+): Response {
   const path = contentPath(deps, row);
   if (path === null || row.status !== 'uploaded' || row.sha256 === null || row.size === null || !existsSync(path)) {
     throw notFound('object content', row.id);
@@ -89,5 +100,55 @@ export function serveContent(deps: Deps, row: ObjectRow, request: Request): Resp
   const length = range ? range.end - range.start + 1 : size;
   headers.set('content-length', String(length));
   if (range) headers.set('content-range', `bytes ${range.start}-${range.end}/${size}`);
-  return new Response(Bun.file(path).slice(start, start + length), { status: range ? 206 : 200, headers });
+  const body = Bun.file(path).slice(start, start + length);
+  const status = range ? 206 : 200;
+  if (!onSent || length === 0) return new Response(body, { status, headers });
+  return new Response(
+    countedStream(body, (sent) => onSent(start, sent)),
+    { status, headers },
+  );
+}
+
+/**
+ * The bytes of `blob` as a stream that reports, once, how many of them the client took: when it has
+ * read to the end, or when it went away (`cancel`). A chunk counts once the client asks for the next
+ * one (or the end), so one cut off in the middle is not counted. Pulled one chunk at a time, so
+ * memory stays at one chunk whatever the size.
+ */
+function countedStream(blob: Blob, report: (sent: number) => void): ReadableStream<Uint8Array> {
+  const reader = blob.stream().getReader();
+  let sent = 0;
+  let handed = 0;
+  let reported = false;
+  const finish = () => {
+    if (reported) return;
+    reported = true;
+    report(sent);
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        sent += handed;
+        handed = 0;
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            controller.close();
+            finish();
+            return;
+          }
+          handed = value.byteLength;
+          controller.enqueue(value);
+        } catch (err) {
+          finish();
+          controller.error(err);
+        }
+      },
+      cancel(reason) {
+        finish();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }

@@ -92,6 +92,8 @@ export const ObjectModel = {
   contentQuery: t.Object({
     expires: t.Optional(t.String({ maxLength: 20 })),
     signature: t.Optional(t.String({ maxLength: 100 })),
+    /** The player the download counts for (§12 rule 6): its externalId (or `_id`). */
+    player: t.Optional(t.String({ maxLength: 128 })),
   }),
   idParams: t.Object({ id: t.String({ minLength: 1, maxLength: 255 }) }),
   nameParams: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), name: t.String({ minLength: 1 }) }),

@@ -6,6 +6,8 @@
  * `GET /objects/{id}/content` takes `media:read`, or instead the signed query of `_links.get`
  * (display players are browsers that cannot send a credential): the `signedLink` rule of the auth
  * macro lets a signed request past the credential check, and the handler verifies the signature.
+ * A download naming a player (`?player=`, `x-player-id`) counts toward its copies (§12 rule 6,
+ * playables/copy-downloads.ts).
  */
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
@@ -15,6 +17,7 @@ import { numericId } from '../../http/fields';
 import { originOf } from '../../http/links';
 import { metadataFilterOf, PageQuery, pageOf, paginate, sendList } from '../../http/lists';
 import { created, noContent } from '../../http/responses';
+import { attributedPlayer, recordReceived } from '../playables/copy-downloads';
 import { serveContent } from './download';
 import { validSignature } from './links';
 import type { ObjectRow } from './mapper';
@@ -225,7 +228,12 @@ export function objectsRoutes(deps: Deps) {
           return readObject(deps, requireObjectByName(deps, params.id, 'content'), originOf(request));
         }
         const row = requireObject(deps, params.id);
-        return serveContent(deps, row, request);
+        const player = attributedPlayer(deps, request, query.player);
+        if (player === null || row.sha256 === null) return serveContent(deps, row, request);
+        const version = { id: row.id, sha256: row.sha256 };
+        return serveContent(deps, row, request, (start, sent) => {
+          void recordReceived(deps, player, version, start, sent);
+        });
       },
       {
         signedLink: READ,
@@ -233,7 +241,7 @@ export function objectsRoutes(deps: Deps) {
         query: ObjectModel.contentQuery,
         detail: {
           summary:
-            "Download an object's content (Range, ETag); needs media:read, or the signed query of its _links.get",
+            "Download an object's content (Range, ETag); needs media:read, or the signed query of its _links.get; player=<externalId> (or x-player-id) counts it toward that player's copies",
           responses: {
             200: { description: 'The whole content', content: { 'application/octet-stream': { schema: BINARY } } },
             206: { description: 'One byte range of it', content: { 'application/octet-stream': { schema: BINARY } } },

@@ -13,6 +13,7 @@ import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
 import { localOrigin, namedObjects } from '../objects/media-playable';
 import { upcomingPlayableIds } from '../schedule/snapshot/usage';
+import { copyStatusRows } from './copy-summary';
 import { type PlayableRow, toInstantPlayable, toPlayableDto } from './mapper';
 import type { InstantPlayable, PlayableDto } from './model';
 import type { OwnedPlayable } from './read';
@@ -36,7 +37,8 @@ export function playableRowByRef(deps: Deps, subsystemId: number, externalRef: s
 
 /**
  * The wire forms of playables with their owners' externalIds, in the order given: the objects they
- * name are read once for all of them (one query, and one for their `usedBy` when there are any).
+ * name are read once for all of them (one query, and one for their `usedBy` when there are any), and
+ * so are their copy statuses (one query).
  */
 export function playableDtos(deps: Deps, owned: readonly OwnedPlayable[], origin: string): PlayableDto[] {
   if (owned.length === 0) return [];
@@ -46,12 +48,19 @@ export function playableDtos(deps: Deps, owned: readonly OwnedPlayable[], origin
     owned.map((o) => o.playable.objects),
     origin,
   );
-  return owned.map((o) => toPlayableDto(deps, o.playable, o.subsystemExternalId, upcoming.has(o.playable.id), named));
+  const copies = copyStatusRows(
+    deps,
+    owned.map((o) => o.playable.id),
+  );
+  return owned.map((o) =>
+    toPlayableDto(deps, o.playable, o.subsystemExternalId, upcoming.has(o.playable.id), named, copies),
+  );
 }
 
 function oneDto(deps: Deps, row: PlayableRow, subsystemExternalId: string, origin: string): PlayableDto {
   const named = namedObjects(deps, [row.objects], origin);
-  return toPlayableDto(deps, row, subsystemExternalId, upcomingPlayableIds(deps).has(row.id), named);
+  const copies = copyStatusRows(deps, [row.id]);
+  return toPlayableDto(deps, row, subsystemExternalId, upcomingPlayableIds(deps).has(row.id), named, copies);
 }
 
 /** The wire form of a stored row. */

@@ -3,6 +3,7 @@ import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
 import { selfLink } from '../../http/links';
 import { mediaReadyOf, type NamedObjects, objectsDetailsOf } from '../objects/media-playable';
+import { type CopyStatuses, toCopyStatusDto } from './copy-summary';
 import type { InstantPlayable, PlayableDto } from './model';
 
 export type PlayableRow = typeof playables.$inferSelect;
@@ -11,8 +12,8 @@ export type PlayableRow = typeof playables.$inferSelect;
  * The only row → wire mapping of a playable. `objectsDetails` and `mediaReady` come from the objects
  * its page names, read once by the caller (`named`, objects/media-playable.ts: the objects that still
  * exist, in order, with `_links.get` signed for the reading request's origin; ready when every one is
- * uploaded). Copying to players is not part of this build, so the copy status is idle;
- * `isUpcomingSchedule` comes from the schedule.
+ * uploaded). `copyToPlayerStatus` is built from the copy status rows of the page's playables, read
+ * once by the caller too (`copies`, copy-summary.ts); `isUpcomingSchedule` comes from the schedule.
  */
 export function toPlayableDto(
   deps: Deps,
@@ -20,6 +21,7 @@ export function toPlayableDto(
   subsystemExternalId: string,
   isUpcomingSchedule: boolean,
   named: NamedObjects,
+  copies: CopyStatuses,
 ): PlayableDto {
   return {
     ...entityMeta(row, 'playables', { subsystem: selfLink('subsystems', row.subsystemId) }),
@@ -45,18 +47,7 @@ export function toPlayableDto(
     isCached: row.isCached,
     copyToPlayer: row.copyToPlayer,
     autoSync: row.autoSync,
-    copyToPlayerStatus: {
-      playableId: row.id,
-      state: 'idle',
-      targets: 0,
-      complete: 0,
-      pending: 0,
-      failed: 0,
-      bytesTotal: 0,
-      bytesDone: 0,
-      updatedAt: null,
-      players: [],
-    },
+    copyToPlayerStatus: toCopyStatusDto(deps, row.id, copies.get(row.id) ?? []),
     isUpcomingSchedule,
     metadata: row.metadata,
   };

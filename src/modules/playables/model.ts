@@ -9,6 +9,7 @@ import {
 } from '../../http/fields';
 import { PageQuery } from '../../http/lists';
 import { type ObjectDto, ObjectModel } from '../objects/model';
+import { CopyStatusModel } from './copy-model';
 
 /** 31 days in milliseconds: the longest `duration` (§14). */
 export const MAX_DURATION_MS = 31 * 24 * 3600 * 1000;
@@ -17,19 +18,6 @@ export const MAX_GROUP = 256;
 export const DURATION_TYPES = ['static', 'dynamic', 'infinite'] as const;
 
 const TemplatePathModel = t.Object({ group: t.String(), name: t.String(), _id: t.Integer() });
-
-const CopyStatusModel = t.Object({
-  playableId: t.Integer(),
-  state: t.String(),
-  targets: t.Integer(),
-  complete: t.Integer(),
-  pending: t.Integer(),
-  failed: t.Integer(),
-  bytesTotal: t.Integer(),
-  bytesDone: t.Integer(),
-  updatedAt: t.Union([t.String(), t.Null()]),
-  players: t.Array(t.Record(t.String(), t.Unknown())),
-});
 
 const PlayableDtoModel = t.Object({
   ...EntityMeta,

@@ -70,9 +70,10 @@ describe('reading one playable', () => {
       ['/playables/999', 'playable 999 not found'],
       ['/playables/show-1', 'playable show-1 not found'],
       ['/playables/media/nope', 'playable media/nope not found'],
-      ['/playables/light/instances', 'instances of playable light not found'],
+      // The instances route answers: `light` is no playable `_id` (never read as an externalRef).
+      ['/playables/light/instances', 'playable light not found'],
       ['/playables/nope/show-1', 'playable nope/show-1 not found'],
-      ['/playables/media/instances', 'instances of playable media not found'],
+      ['/playables/media/instances', 'playable media not found'],
       ['/playables/media/copyToPlayerStatus', 'copyToPlayerStatus of playable media not found'],
     ];
     for (const [path, message] of cases) {

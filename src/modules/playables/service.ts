@@ -2,7 +2,8 @@
  * Playables (§14), the registration part: list, read, delete; creating and updating is in write.ts.
  * Every read answers with `objectsDetails` whose download links are built for the origin of the
  * request that reads (routes.ts passes it); a list page reads the objects of all its playables at
- * once. Instances, orphans, copying to players and the play/stop routes come later.
+ * once. Play and stop are in play.ts, instances in instances.ts, orphans in orphans.ts, copying to
+ * players in copy*.ts.
  */
 import { and, asc, eq, type SQL } from 'drizzle-orm';
 import { audit } from '../../core/platform-log';

@@ -98,7 +98,7 @@ describe('registering a playable (POST/PUT /playables)', () => {
       availableInSubsystem: false,
       forceCached: 'true',
       isCached: true,
-      copyToPlayer: true,
+      copyToPlayer: 'false',
       autoSync: 'true',
       metadata: { fps: 50, nested: { a: 1 } },
     };
@@ -117,7 +117,7 @@ describe('registering a playable (POST/PUT /playables)', () => {
       availableInSubsystem: false,
       forceCached: true,
       isCached: true,
-      copyToPlayer: true,
+      copyToPlayer: false,
       autoSync: true,
       metadata: { fps: 50, nested: { a: 1 } },
     });
@@ -310,5 +310,25 @@ describe('audit', () => {
         ['playable.deleted', `playable ${p._id} deleted`],
       ].sort(),
     );
+  });
+});
+
+describe('copyToPlayer (§14 bad input)', () => {
+  it('400 at /copyToPlayer on a playable whose owner is not a container; accepted on a container', async () => {
+    const t = await playableApp();
+    const res = await t.call('POST', '/playables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'media', externalRef: 'clip', copyToPlayer: true },
+    });
+    expect(res.body).toEqual(
+      validation(res, '/copyToPlayer', 'needs a container subsystem as owner: only its players can receive copies'),
+    );
+    expect((await t.call('GET', '/playables', { as: 'admin' })).body).toEqual([]);
+    await t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'wall', type: 'screenContainer' } });
+    const ok = await t.call('POST', '/playables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'wall', externalRef: 'clip', copyToPlayer: true },
+    });
+    expect([ok.status, ok.body.copyToPlayer]).toEqual([201, true]);
   });
 });

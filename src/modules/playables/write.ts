@@ -16,16 +16,22 @@
  *   stored is the playable's own: a client that changes the media sends `duration: 0` to have it
  *   taken from the new object again.
  * - A playable that stops being `media` keeps its last command until a client sends another.
+ *
+ * A composition's playable (§15 rule 1): its `type`, `objects`, `templatePath`, `duration` and
+ * `command` belong to the composition, whose every save rewrites them; written here they are
+ * ignored like read-only fields (CONVENTIONS), the rest (names, flags, metadata) stays writable.
  */
 import { eq } from 'drizzle-orm';
 import { changedFields } from '../../core/changes';
 import { type Principal, requireOwnWrite } from '../../core/principal';
+import { findSubsystem } from '../../core/subsystems';
 import { playables } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { notFound } from '../../http/errors';
+import { invalid, notFound } from '../../http/errors';
 import { cleanName, mergeMetadata } from '../../http/fields';
 import { transact } from '../../realtime/emit';
 import { mediaCommand, mediaDurationOf, mediaObject } from '../objects/media-playable';
+import { isContainerType } from '../subsystems/service';
 import { objectsOf, subsystemOf, templatePathOf, thumbOf, typeOf } from './checks';
 import { type PlayableRow, playableDto, playableRowById, playableRowByRef } from './lookup';
 import type { PlayableDto, PlayableWrite } from './model';
@@ -58,6 +64,12 @@ const WIRE_NAMES: Record<keyof Changes, string> = {
 
 const FLAGS = ['active', 'availableInSubsystem', 'forceCached', 'isCached', 'copyToPlayer', 'autoSync'] as const;
 
+/** A container owns players (§3); a player never does. */
+function isContainer(deps: Deps, subsystemId: number): boolean {
+  const row = findSubsystem(deps, subsystemId);
+  return row?.kind === 'subsystem' && isContainerType(row.type);
+}
+
 /** The default name: the externalRef, else `Playable <_id>`. */
 const defaultName = (externalRef: string | null, id: number): string => externalRef ?? `Playable ${id}`;
 
@@ -80,10 +92,17 @@ function changesOf(deps: Deps, body: PlayableWrite, subsystemId: number, row: Pl
     changes.templatePath = templatePathOf(deps, subsystemId, row?.id ?? null, body.templatePath);
   }
   for (const flag of FLAGS) if (body[flag] !== undefined) changes[flag] = body[flag];
+  if (changes.copyToPlayer === true && row?.copyToPlayer !== true && !isContainer(deps, subsystemId)) {
+    throw invalid('/copyToPlayer', 'needs a container subsystem as owner: only its players can receive copies');
+  }
   if (body.metadata !== undefined) changes.metadata = mergeMetadata(row?.metadata ?? {}, body.metadata);
   if ((changes.type ?? row?.type) === 'media') mediaChanges(deps, changes, row);
+  if (row?.compositionId != null) for (const field of COMPOSED) delete changes[field];
   return changes;
 }
+
+/** What each save of its composition rewrites on a composition's playable (§15 rule 1): ignored here. */
+const COMPOSED = ['type', 'objects', 'templatePath', 'duration', 'command'] as const;
 
 /** A media playable's command and, while it has none of its own, its duration, from its first object. */
 function mediaChanges(deps: Deps, changes: Changes, row: PlayableRow | undefined): void {

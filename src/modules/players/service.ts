@@ -28,7 +28,9 @@
  *   Delete needs `players:write` (the integration role may not delete players).
  * - No licence exists in this build, so creating players has no limit (§19 rule 3: missing licence,
  *   no limits); the 409 of §13 arrives with §19.
- * - Changing `container` keeps zone membership (§13 rule 3); copy statuses are not built yet.
+ * - Changing `container` keeps zone membership (§13 rule 3) and resets copy statuses: the player
+ *   leaves its old container's copies and joins its new one's (playables/copy-listeners.ts, in the
+ *   same unit as the `player.updated` it reacts to); deleting it removes them (ON DELETE CASCADE).
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { actsFor, type Principal, requireOwnWrite } from '../../core/principal';

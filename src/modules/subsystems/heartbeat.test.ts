@@ -142,7 +142,9 @@ describe('PUT /subsystems/:id/heartbeat', () => {
     for (const [i, m] of expected.entries()) {
       const res = await t.beat('media');
       expect(res.body).toEqual({ message: [m], messages: [m], queryTime: expect.any(Number) });
-      expect(t.emitted('subsystem.action.delivered').map((d) => d.uuid)).toEqual(expected.slice(0, i + 1).map((x) => x.uuid));
+      expect(t.emitted('subsystem.action.delivered').map((d) => d.uuid)).toEqual(
+        expected.slice(0, i + 1).map((x) => x.uuid),
+      );
     }
     expect((await t.beat('media')).body.messages).toEqual([]);
     expect(t.emitted('subsystem.action.delivered')).toHaveLength(3);

@@ -77,10 +77,7 @@ export type SubsystemDto = typeof SubsystemModel.dto.static;
 export type SubsystemWrite = typeof SubsystemModel.write.static;
 export type SubsystemListQuery = typeof SubsystemModel.listQuery.static;
 
-/**
- * Action types this build accepts. `forcePlay` and `previewPlay` need playables and media objects,
- * which arrive with §12/§14; they join this list then.
- */
+/** The action types of §3's heartbeat answer table (setParameters is queued by §6, never asked for). */
 export const ACTION_TYPES = ['forcePlay', 'forceStop', 'previewPlay', 'previewStop', 'identify'] as const;
 
 const MessageFields = {

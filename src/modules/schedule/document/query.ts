@@ -37,6 +37,8 @@ export interface ReadQuery {
   itemType: 'EVENT' | 'PLAYABLE' | 'PLAYLIST' | 'BLOCK' | null;
   objectList: boolean;
   limit: number;
+  /** Only the entries playing this playable (`GET /playables/{id}/instances`, §14); null: all. */
+  playableId: number | null;
   /** The normalised query: equal keys give the same answer for the same schedule version. */
   key: string;
 }
@@ -94,6 +96,14 @@ export function readQuery(query: ScheduleReadQueryIn, now: number): ReadQuery {
     itemType,
     objectList: query.objectList === 'true',
     limit: integer(query.limit, 'limit', 1, MAX_LIMIT, MAX_LIMIT),
+    playableId: null,
   };
   return { ...parsed, key: JSON.stringify(parsed) };
+}
+
+/** The same read narrowed to the entries of one playable (its instances, §14), with its own cache key. */
+export function playableReadQuery(q: ReadQuery, playableId: number): ReadQuery {
+  const { key: _key, ...parsed } = q;
+  const narrowed = { ...parsed, playableId };
+  return { ...narrowed, key: JSON.stringify(narrowed) };
 }

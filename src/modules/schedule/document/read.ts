@@ -7,6 +7,7 @@ import { inArray } from 'drizzle-orm';
 import { playables } from '../../../db/schema';
 import type { Deps } from '../../../deps';
 import { numericId } from '../../../http/fields';
+import { copiedObjectIds } from '../../playables/copy-summary';
 import { entriesAround, resolveCached } from '../engine/cache';
 import type { Entry, ResolveResult, ScheduleSnapshot } from '../engine/types';
 import { changeClock } from '../snapshot/change-clock';
@@ -49,6 +50,7 @@ function selector(q: ReadQuery, target: DeliveredTo | null | ''): (e: Entry) => 
       (target !== '' &&
         (e.subsystemExternalId === target.subsystemExternalId || e.targets.includes(target.subsystemExternalId)))) &&
     (q.zoneId === null || e.zoneId === q.zoneId) &&
+    (q.playableId === null || (e.itemType === 'PLAYABLE' && e.itemId === q.playableId)) &&
     (q.itemType === null ||
       (q.itemType === 'PLAYLIST'
         ? e.playlistId !== null
@@ -113,7 +115,10 @@ function compute(deps: Deps, q: ReadQuery, version: number, now: number): Schedu
   const delivered = target === null || target === '' ? null : target;
   const plain = delivered === null && !q.objectList;
   const objectsOf = q.objectList ? playableObjects(deps, entries) : null;
-  const objectIds = objectsOf === null ? [] : [...new Set(entries.flatMap((e) => objectsOfEntry(objectsOf, e)))];
+  // A read filtered by a player also lists the objects copied to it (§11.5, §14 rule 4).
+  const copied = objectsOf === null || delivered === null ? [] : copiedObjectIds(deps, delivered.subsystemId);
+  const objectIds =
+    objectsOf === null ? [] : [...new Set([...entries.flatMap((e) => objectsOfEntry(objectsOf, e)), ...copied])];
   const valuesJson = `[${entries
     .map((e) => {
       // Entries come from the engine's per-snapshot cache, so the plain form is written once per entry.

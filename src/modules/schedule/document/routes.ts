@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia';
+import { findSubsystem } from '../../../core/subsystems';
 import type { Deps } from '../../../deps';
 import { authPlugin } from '../../../http/auth';
 import { originOf } from '../../../http/links';
@@ -6,7 +7,7 @@ import { pageOf, paginate, sendList } from '../../../http/lists';
 import { objectListOf } from '../../objects/service';
 import type { ScheduleRead } from '../state';
 import { conditional } from './conditional';
-import { readQuery, ScheduleReadQuery } from './query';
+import { type ReadQuery, readQuery, ScheduleReadQuery } from './query';
 import { readLastModified, scheduleRead } from './read';
 import { explainSchedule, ResolveModel } from './resolve';
 
@@ -38,10 +39,40 @@ function answer(
 }
 
 /**
- * The document of §11.5 around the cached `values` text; with `objectList` (the origin its download
- * links are signed for) the objects the entries use.
+ * The player a read is filtered by (`subsystemExternalId` or `subsystemId`), by externalId; null for
+ * an unfiltered read, a subsystem that is no player, or filters that disagree.
  */
-function documentText(deps: Deps, read: ScheduleRead, objectList: string | null, startedAt: number): string {
+function filteringPlayer(deps: Deps, q: ReadQuery): string | null {
+  const key = q.subsystemExternalId ?? q.subsystemId;
+  const row = key === null ? undefined : findSubsystem(deps, key);
+  if (row?.kind !== 'player') return null;
+  if (q.subsystemExternalId !== null && row.externalId !== q.subsystemExternalId) return null;
+  return row.externalId;
+}
+
+/**
+ * `objectList` (§11.5) with links signed for `origin`. Read by a player, each `get` link also names
+ * it (`&player=`), so what it downloads from its list counts toward its copies (§12 rule 6) without
+ * a header a browser player could not send.
+ */
+function objectListFor(deps: Deps, read: ScheduleRead, origin: string, player: string | null) {
+  const list = objectListOf(deps, read.objectIds, origin);
+  if (player === null) return list;
+  const named = `&player=${encodeURIComponent(player)}`;
+  return list.map((o) => ({ ...o, _links: { ...o._links, get: `${o._links.get}${named}` } }));
+}
+
+/**
+ * The document of §11.5 around the cached `values` text; with `objectList` (the origin its download
+ * links are signed for) the objects the entries use, and those copied to the player it is read by.
+ */
+function documentText(
+  deps: Deps,
+  read: ScheduleRead,
+  objectList: string | null,
+  player: string | null,
+  startedAt: number,
+): string {
   const head = JSON.stringify({
     _id: read.id,
     queryTime: Math.round((performance.now() - startedAt) * 1000) / 1000,
@@ -52,7 +83,7 @@ function documentText(deps: Deps, read: ScheduleRead, objectList: string | null,
     timezone: read.timezone,
   });
   const list =
-    objectList === null ? '' : `,"objectList":${JSON.stringify(objectListOf(deps, read.objectIds, objectList))}`;
+    objectList === null ? '' : `,"objectList":${JSON.stringify(objectListFor(deps, read, objectList, player))}`;
   return `${head.slice(0, -1)},"values":${read.valuesJson}${list}}`;
 }
 
@@ -67,7 +98,8 @@ export function readsRoutes(deps: Deps) {
         const q = readQuery(query, deps.clock.now());
         const read = scheduleRead(deps, q);
         const origin = q.objectList ? originOf(request) : null;
-        return answer(deps, request, read, () => documentText(deps, read, origin, startedAt));
+        const player = q.objectList ? filteringPlayer(deps, q) : null;
+        return answer(deps, request, read, () => documentText(deps, read, origin, player, startedAt));
       },
       {
         auth: 'schedule:read',
