@@ -7,7 +7,7 @@
  * Decisions where §14 is silent:
  * - Targets by default: the playable's subsystem; when that is a container, its players that are
  *   members of the zone, or all of them when none is, or the container itself while it has no
- *   players (the schedule's delivery rule, §11.6 rule 11).
+ *   players (the schedule's delivery rule, §11.6 rule 11: `deliveredTo` in schedule/engine/expand.ts).
  * - `subsystemIds` and `playerIds` name targets by `_id` or externalId; both lists may be sent and
  *   are joined, duplicates dropped; an empty list means the default. Each must be the playable's
  *   subsystem or one of that container's players (400 at its place in the list).
@@ -25,6 +25,7 @@ import { findSubsystem, requireSubsystem, type SubsystemRow } from '../../core/s
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { transact } from '../../realtime/emit';
+import { deliveredTo } from '../schedule/engine/expand';
 import { findZoneRow } from '../schedule/zones/service';
 import { forcePlayInput, forceStopInput, type QueueInput, queueAction } from '../subsystems/actions';
 import { ActionModel, type QueuedActionDto } from '../subsystems/model';
@@ -60,13 +61,6 @@ function zoneOf(deps: Deps, zoneId: number | undefined): { id: number; members: 
   return zone;
 }
 
-/** The default targets (decisions above). */
-function defaultTargets(owner: SubsystemRow, players: SubsystemRow[], members: readonly number[]): SubsystemRow[] {
-  if (players.length === 0) return [owner];
-  const inZone = players.filter((p) => members.includes(p.id));
-  return inZone.length > 0 ? inZone : players;
-}
-
 /** Where the messages go: the targets a body names, each checked, or the default. */
 function targetsOf(deps: Deps, row: PlayableRow, body: StopBody, members: readonly number[]): SubsystemRow[] {
   const owner = requireSubsystem(deps, row.subsystemId);
@@ -75,7 +69,7 @@ function targetsOf(deps: Deps, row: PlayableRow, body: StopBody, members: readon
     ...(body.subsystemIds ?? []).map((key, i) => ({ key, path: `/subsystemIds/${i}` })),
     ...(body.playerIds ?? []).map((key, i) => ({ key, path: `/playerIds/${i}` })),
   ];
-  if (named.length === 0) return defaultTargets(owner, players, members);
+  if (named.length === 0) return deliveredTo(owner, players, members);
   const rule = players.length > 0 ? "the playable's subsystem or one of its players" : "the playable's subsystem";
   const targets = new Map<number, SubsystemRow>();
   for (const { key, path } of named) {

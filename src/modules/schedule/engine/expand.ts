@@ -53,22 +53,30 @@ function containersOf(subsystems: readonly EngineSubsystem[]): Map<number, Engin
 }
 
 /**
- * Rule 11: who a segment of `target` in `zone` is delivered to. A container's playables (and its
- * events marked `eventPlayer`) go to its players that are members of the zone, or to all of them when
- * none is; a container without players keeps its own segments, so nothing scheduled is silently lost.
+ * Rule 11, the one place it is written: a container's deliveries go to its players that are members
+ * of the zone, or to all of them when none is; a container without players keeps its own, so nothing
+ * is silently lost. Instant play (playables/play.ts) defaults its targets by the same rule.
  */
+export function deliveredTo<T extends { id: number }>(
+  owner: T,
+  players: readonly T[],
+  members: readonly number[],
+): T[] {
+  if (players.length === 0) return [owner];
+  const inZone = players.filter((p) => members.includes(p.id));
+  return inZone.length > 0 ? inZone : [...players];
+}
+
+/** Rule 11 for a segment of `target` in `zone`: a container's playables, and its events marked `eventPlayer`. */
 export function deliveryTargets(
   index: SnapshotIndex,
   kind: 'EVENT' | 'PLAYABLE',
   target: Pick<EngineTarget, 'subsystemId' | 'subsystemExternalId' | 'eventPlayer'>,
   zone: EngineZone | undefined,
 ): string[] {
-  const players = index.containers.get(target.subsystemId);
-  if (!players || players.length === 0 || (kind === 'EVENT' && !target.eventPlayer)) {
-    return [target.subsystemExternalId];
-  }
-  const members = zone ? players.filter((p) => zone.members.includes(p.id)) : [];
-  return (members.length > 0 ? members : players).map((p) => p.externalId);
+  const players = kind === 'EVENT' && !target.eventPlayer ? [] : (index.containers.get(target.subsystemId) ?? []);
+  const owner = { id: target.subsystemId, externalId: target.subsystemExternalId };
+  return deliveredTo(owner, players, zone?.members ?? []).map((s) => s.externalId);
 }
 
 export function indexSnapshot(snapshot: ScheduleSnapshot): SnapshotIndex {
