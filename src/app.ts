@@ -8,6 +8,7 @@ import type { Deps } from './deps';
 import { requestMeta } from './http/context';
 import { errorPlugin } from './http/error-plugin';
 import { API_PREFIX } from './http/links';
+import { maintenanceHook } from './http/maintenance';
 import type { RouteLike } from './http/openapi';
 import { rateLimitHook } from './http/rate-limit';
 import { alertsRoutes } from './modules/alerts/routes';
@@ -75,7 +76,9 @@ export function createApp(deps: Deps) {
   // Elysia's router by default looks for the path from the 12th character of the URL, assuming a
   // host of 4+ characters: `http://pms/…` (a normal appliance name on port 80) would not route.
   const app = new Elysia({ name: 'pmsd', handler: { standardHostname: false } })
-    // First, so its answer leaves as built (with its own x-request-id) and is not re-wrapped.
+    // First of all: a restore or shutdown closes every door, the value door too.
+    .onRequest(maintenanceHook(deps))
+    // First after it, so its answer leaves as built (with its own x-request-id) and is not re-wrapped.
     .onRequest(variableIngest(deps))
     .onRequest(({ request, set }) => {
       set.headers['x-request-id'] = requestMeta(request).id;

@@ -14,6 +14,7 @@ import { type MigrationResult, migrate } from './db/migrate';
 import { PreparedStatements } from './db/prepared';
 import { UnitOfWork } from './db/unit-of-work';
 import type { Deps, VersionInfo } from './deps';
+import { MaintenanceState } from './http/maintenance';
 import { RateLimiter } from './http/rate-table';
 import type { ModuleJobs } from './jobs/scheduler';
 import { createScheduler } from './jobs/scheduler';
@@ -104,6 +105,7 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     webhooks: new WebhookState(),
     objects: new ObjectStoreState(),
     webhookIo: systemWebhookIo,
+    maintenance: new MaintenanceState(),
     rateLimiter: new RateLimiter(),
     signInThrottle: new SignInThrottle(),
     credentials: new CredentialCache(),

@@ -8,6 +8,7 @@ import type { SubsystemRows } from './core/subsystem-rows';
 import type { Db } from './db/client';
 import type { PreparedStatements } from './db/prepared';
 import type { UnitOfWork } from './db/unit-of-work';
+import type { MaintenanceState } from './http/maintenance';
 import type { RateLimiter } from './http/rate-table';
 import type { Scheduler } from './jobs/scheduler';
 import type { Logger } from './log';
@@ -62,6 +63,8 @@ export interface Deps {
   webhooks: WebhookState;
   /** The network and randomness webhook delivery uses; tests replace it (realtime/dispatch-io.ts). */
   webhookIo: WebhookIo;
+  /** Whether the 503 gate of a restore or shutdown is closed (http/maintenance.ts). */
+  maintenance: MaintenanceState;
   /** The flood limiter's buckets per caller or address (http/rate-limit.ts). */
   rateLimiter: RateLimiter;
   /** Recent sign-in failures by username and address (modules/auth/throttle.ts). */

@@ -18,14 +18,35 @@ export interface SettingGroups {
   subsystems: { actionMessageTtlSeconds: number };
   notifications: { retentionDays: number };
   alerts: { flapWindowSeconds: number };
-  /** Mail (§18): null until configured; mail is not sent by this build yet (alerts only check it is set). */
-  smtp: { host?: string; port?: number; secure?: boolean; username?: string; from?: string } | null;
+  /** Mail (§18): null until configured; `password` is write-only. */
+  smtp: {
+    host?: string;
+    port?: number;
+    secure?: boolean;
+    username?: string;
+    from?: string;
+    password?: string | null;
+  } | null;
   schedule: { missedRunGraceSeconds: number };
   /** The object store (§12): upload cap, quota of cms-media (null: none), free-space floor, days in the trash. */
   media: { maxUploadBytes: number; quotaBytes: number | null; minFreeBytes: number; trashDays: number };
   /** Flood budgets (C: Limits); the decisions behind the defaults are in src/http/rate-limit.ts. */
   rateLimits: RateLimitSettings;
+  /**
+   * Backups (§17, §18): the timetable in local time (`days` of the week, `mon`…`sun`), how many
+   * scheduled ones to keep, whether media is included, the upload cap and the write-only passphrase
+   * (null: archives are not encrypted).
+   */
+  backups: {
+    schedule: { enabled: boolean; time: string; days: string[] };
+    keepScheduled: number;
+    includeMedia: boolean;
+    maxUploadBytes: number;
+    passphrase: string | null;
+  };
 }
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 
 export const SETTING_DEFAULTS: SettingGroups = {
   auth: { trustedNetworks: ['127.0.0.0/8', '::1/128'], sessionIdleMinutes: 720, sessionMaxDays: 7 },
@@ -46,6 +67,13 @@ export const SETTING_DEFAULTS: SettingGroups = {
     heartbeatsPerSecond: 10,
     heartbeatBurst: 20,
     loginFailuresPerAddress: 20,
+  },
+  backups: {
+    schedule: { enabled: true, time: '03:30', days: [...WEEKDAYS] },
+    keepScheduled: 7,
+    includeMedia: true,
+    maxUploadBytes: 20 * 1024 ** 3,
+    passphrase: null,
   },
 };
 
