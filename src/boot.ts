@@ -14,7 +14,7 @@ import { type MigrationResult, migrate } from './db/migrate';
 import { PreparedStatements } from './db/prepared';
 import { UnitOfWork } from './db/unit-of-work';
 import type { Deps, VersionInfo } from './deps';
-import { MaintenanceState } from './http/maintenance';
+import { MaintenanceState } from './http/maintenance-state';
 import { RateLimiter } from './http/rate-table';
 import type { ModuleJobs } from './jobs/scheduler';
 import { createScheduler } from './jobs/scheduler';

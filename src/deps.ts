@@ -8,7 +8,7 @@ import type { SubsystemRows } from './core/subsystem-rows';
 import type { Db } from './db/client';
 import type { PreparedStatements } from './db/prepared';
 import type { UnitOfWork } from './db/unit-of-work';
-import type { MaintenanceState } from './http/maintenance';
+import type { MaintenanceState } from './http/maintenance-state';
 import type { RateLimiter } from './http/rate-table';
 import type { Scheduler } from './jobs/scheduler';
 import type { Logger } from './log';

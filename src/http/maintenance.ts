@@ -5,29 +5,15 @@
  * (the restore's own backup record). The gate is the first `onRequest` hook, before the value door,
  * so nothing reaches a route, a body reader or the database while it is closed.
  *
- * `deps.maintenance` holds the state (data only); `enterMaintenance` / `leaveMaintenance` move it.
+ * `deps.maintenance` holds the state (data only, maintenance-state.ts); `enterMaintenance` / `leaveMaintenance` move it.
  * Only one reason holds the gate at a time: entering while it is held by another throws, so a
  * shutdown cannot end a restore's maintenance by leaving its own.
  */
 import type { Deps } from '../deps';
 import { AppError } from './errors';
+import type { MaintenanceEntry, MaintenanceReason } from './maintenance-state';
 
-export type MaintenanceReason = 'restore' | 'shutdown';
-
-export interface MaintenanceEntry {
-  reason: MaintenanceReason;
-  /** The `Retry-After` of the 503s, in seconds. */
-  retryAfterSeconds: number;
-  /** What `reason` lets through besides health and version (method and path without the query). */
-  allow?: (method: string, path: string) => boolean;
-  /** Epoch ms it was entered. */
-  since: number;
-}
-
-/** Per daemon: whether the gate is closed, and why. */
-export class MaintenanceState {
-  current: MaintenanceEntry | null = null;
-}
+export type { MaintenanceEntry, MaintenanceReason } from './maintenance-state';
 
 const ALWAYS = new Set(['/api/v1/health', '/api/v1/version']);
 
