@@ -71,6 +71,8 @@ describe('forcePlay and previewPlay', () => {
   it('queues forcePlay with the instant playable, the zone and the play type, delivered by the heartbeat', async () => {
     const { t, make } = await withPlayable();
     const playable = await make('media');
+    const stage = await t.call('POST', '/zones', { as: 'admin', body: { displayName: 'Stage' } });
+    expect(stage.body._id).toBe(2);
     const res = await t.call('PUT', '/subsystems/media/action', {
       as: 'operator',
       body: { type: 'forcePlay', playableId: playable._id, zoneId: 2, playType: 'infinite' },
@@ -82,7 +84,7 @@ describe('forcePlay and previewPlay', () => {
         uuid: res.body.uuid,
         type: 'forcePlay',
         createdAt: res.body.createdAt,
-        zone: 'Zone 2',
+        zone: 'Stage',
         zoneId: 2,
         playType: 'infinite',
         payload: {
@@ -139,12 +141,14 @@ describe('forcePlay and previewPlay of a cms-media object (objectId)', () => {
 
   it('queues the instant playable of the object (§14 rule 1), delivered by the heartbeat', async () => {
     const { t, clip } = await withMedia();
+    for (const displayName of ['Stage', 'Foyer'])
+      await t.call('POST', '/zones', { as: 'admin', body: { displayName } });
     const res = await act(t, 'screen', { type: 'forcePlay', objectId: clip._id, zoneId: 3 });
     expect(res.status).toBe(202);
     const [message] = (await t.beat('screen')).body.messages;
     const self = { self: `api/v1/objects/${clip._id}` };
     const object = (await t.call('GET', `/objects/${clip._id}`, { as: 'admin' })).body;
-    expect(message).toMatchObject({ type: 'forcePlay', zone: 'Zone 3', zoneId: 3, playType: 'once' });
+    expect(message).toMatchObject({ type: 'forcePlay', zone: 'Foyer', zoneId: 3, playType: 'once' });
     expect(message.payload).toEqual({
       playable: {
         _id: null,
@@ -246,6 +250,8 @@ describe('GET /subsystems/:id/actions', () => {
     const a = await t.call('PUT', '/subsystems/media/action', { as: 'admin', body: { type: 'identify', topic: 'a' } });
     t.clock.advance(1000);
     await t.beat('media');
+    for (const displayName of ['Stage', 'Foyer'])
+      await t.call('POST', '/zones', { as: 'admin', body: { displayName } });
     const b = await t.call('PUT', '/subsystems/media/action', { as: 'admin', body: { type: 'forceStop', zoneId: 3 } });
     const res = await t.call('GET', `/subsystems/${body._id}/actions`, { as: 'viewer' });
     expect(res.status).toBe(200);
@@ -257,7 +263,7 @@ describe('GET /subsystems/:id/actions', () => {
         createdAt: at(25 * 3600_000 + 1000),
         expiresAt: at(25 * 3600_000 + 61_000),
         deliveredAt: null,
-        zone: 'Zone 3',
+        zone: 'Foyer',
         zoneId: 3,
         payload: {},
         subsystemId: body._id,

@@ -14,9 +14,8 @@
  * - Both ids → 400 at `/objectId`; neither → 400 at `/playableId`.
  * - A player may be sent its own playables and those of its container (§3 "Bad input"); any other
  *   playable → 400 at `/playableId`.
- * - `zone` is the zone's `displayName` (zone 1 is "Main"); a `zoneId` naming no zone is sent as
- *   `Zone <id>`, as before zones existed: this route does not refuse it (§3 does not say to), the
- *   play and stop routes of §14 do (400).
+ * - `zone` is the zone's `displayName` (zone 1 is "Main"); a `zoneId` naming no zone is 400 at
+ *   `/zoneId` (a field driver shown a made-up "Zone 99" cannot play it anywhere).
  * - `objectId` naming no cms-media object (never made, purged, or of another bucket) → 400 at
  *   `/objectId`; an object that exists but is not `uploaded` (no content yet, or in the trash) → 409,
  *   as §3's action errors say ("409 object not uploaded").
@@ -59,9 +58,11 @@ export interface QueueInput {
   playType?: string;
 }
 
-/** The `zone` of a message: the zone's name, or `Zone <id>` for an id naming no zone (decisions above). */
+/** The `zone` of a message: the zone's name; an id naming no zone is 400 at `/zoneId`. */
 function zoneName(deps: Deps, zoneId: number): string {
-  return findZoneRow(deps, zoneId)?.displayName ?? `Zone ${zoneId}`;
+  const zone = findZoneRow(deps, zoneId);
+  if (!zone) throw invalid('/zoneId', 'names no zone');
+  return zone.displayName;
 }
 
 function announce(

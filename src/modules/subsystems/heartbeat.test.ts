@@ -111,6 +111,7 @@ describe('PUT /subsystems/:id/heartbeat', () => {
       body: { type: 'identify', topic: 'Booth 3' },
     });
     t.clock.advance(1000);
+    await t.call('POST', '/zones', { as: 'admin', body: { displayName: 'Stage' } });
     const stop = await t.call('PUT', `/subsystems/${body._id}/action`, {
       as: 'admin',
       body: { type: 'forceStop', zoneId: '2' },
@@ -135,7 +136,7 @@ describe('PUT /subsystems/:id/heartbeat', () => {
 
     const expected = [
       { uuid: identify.body.uuid, type: 'identify', createdAt: T0, payload: { topic: 'Booth 3' } },
-      { uuid: stop.body.uuid, type: 'forceStop', createdAt: at(1000), zone: 'Zone 2', zoneId: 2, payload: {} },
+      { uuid: stop.body.uuid, type: 'forceStop', createdAt: at(1000), zone: 'Stage', zoneId: 2, payload: {} },
       { uuid: preview.body.uuid, type: 'previewStop', createdAt: at(2000), payload: {} },
     ];
     // One per answer (rule 1: a field driver reads only message[0]), oldest first.

@@ -82,3 +82,20 @@ describe('the action queue (§3 rule 1)', () => {
     expect(t.emitted('subsystem.action.expired')).toHaveLength(2);
   });
 });
+
+describe('PUT /subsystems/{id}/action zoneId', () => {
+  it('400 for a zone that does not exist, nothing queued (a driver shown "Zone 99" cannot play it)', async () => {
+    const t = setup();
+    await t.create({ externalId: 'media' });
+    const show = await t.call('POST', '/playables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'media', externalRef: 'show' },
+    });
+    for (const body of [{ type: 'forcePlay', playableId: show.body._id }, { type: 'forceStop' }]) {
+      const res = await t.call('PUT', '/subsystems/media/action', { as: 'admin', body: { ...body, zoneId: 99 } });
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toEqual([{ path: '/zoneId', message: 'names no zone' }]);
+    }
+    expect(uuids(await t.beat('media'))).toEqual([]);
+  });
+});
