@@ -11,7 +11,8 @@ describe('PUT /subsystems/:id/events/_available (legacy)', () => {
     t.events.length = 0;
     const res = await t.call('PUT', '/subsystems/media-1/events/_available', {
       from: '127.0.0.1',
-      body: { commands: ['GO A'], ids: [c._id] },
+      // What the 2023 driver sends: `ids` are positions in its own list, ignored beside `commands`.
+      body: { commands: ['GO A', 'GO C'], ids: [0, 1] },
     });
     expect(res.status).toBe(200);
     expect(
@@ -38,6 +39,23 @@ describe('PUT /subsystems/:id/events/_available (legacy)', () => {
     const unknown = await t.call('PUT', '/subsystems/ghost/events/_available', { as: 'admin', body: { ids: [] } });
     expect(unknown.body).toEqual(errorBody(unknown, 404, 'not_found', 'subsystem ghost not found'));
     expect(t.count()).toBe(0);
+  });
+
+  it('goes by ids only without commands, and then refuses an id that names nothing it could', async () => {
+    const t = await eventsApp();
+    const a = (await t.create({ subsystemExternalId: 'media-1', externalRef: 'a', command: 'GO A' })).body;
+    for (const [i, bad] of [
+      [1, 0],
+      [0, { Int: 3 }],
+      [1, 2.5],
+    ] as const) {
+      const ids = i === 0 ? [bad, a._id] : [a._id, bad];
+      const res = await t.call('PUT', '/subsystems/media-1/events/_available', { as: 'admin', body: { ids } });
+      expect(res.body).toEqual(
+        validation(res, `/ids/${i}`, 'must be an event _id (an integer of 1 or more) or externalRef (text)'),
+      );
+    }
+    expect((await t.call('GET', `/events/${a._id}`, { as: 'admin' })).body.availableInSubsystem).toBe(true);
   });
 
   it('limits a token to its own subsystems', async () => {

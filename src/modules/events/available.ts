@@ -1,8 +1,10 @@
 /**
  * The legacy bulk call `PUT /subsystems/{externalId}/events/_available` (§3): the subsystem lists
- * the events it offers now — by `commands`, by `ids` (an event `_id`, or an externalRef when sent
- * as text), or both — and every other event of it is marked unavailable. One transaction; an
- * `event.updated` for each event whose flag changed.
+ * the events it offers now — by `commands`, or else by `ids` (an event `_id`, or an externalRef when
+ * sent as text) — and every other event of it is marked unavailable. With `commands` present, `ids`
+ * is ignored whatever it holds: the 2023 field driver sends both, its `ids` being positions in its
+ * own list (0, 1, …), which would name the wrong events. One transaction; an `event.updated` for
+ * each event whose flag changed.
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { type Principal, requireOwnWrite } from '../../core/principal';
@@ -16,7 +18,16 @@ import { announce, eventDto } from './service';
 
 export interface AvailableEventsBody {
   commands?: string[];
-  ids?: Array<number | string>;
+  ids?: unknown[];
+}
+
+/** `ids` when they are what the call goes by: positive integers (`_id`) or text (externalRef). */
+function idsOf(ids: readonly unknown[]): Array<number | string> {
+  return ids.map((v, i) => {
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 1) return v;
+    if (typeof v === 'string' && v.length <= 256) return v;
+    throw invalid(`/ids/${i}`, 'must be an event _id (an integer of 1 or more) or externalRef (text)');
+  });
 }
 
 export function setAvailableEvents(
@@ -29,8 +40,9 @@ export function setAvailableEvents(
   requireOwnWrite(principal, 'events:write', subsystem.id);
   if (body.commands === undefined && body.ids === undefined) throw invalid('/commands', 'or ids is required');
   const commands = new Set(body.commands ?? []);
-  const ids = new Set((body.ids ?? []).filter((v): v is number => typeof v === 'number'));
-  const refs = new Set((body.ids ?? []).filter((v): v is string => typeof v === 'string'));
+  const named = body.commands === undefined ? idsOf(body.ids ?? []) : [];
+  const ids = new Set(named.filter((v): v is number => typeof v === 'number'));
+  const refs = new Set(named.filter((v): v is string => typeof v === 'string'));
   const rows = deps.db.select().from(events).where(eq(events.subsystemId, subsystem.id)).orderBy(events.id).all();
   const wanted = (r: (typeof rows)[number]) => commands.has(r.command) || ids.has(r.id) || refs.has(r.externalRef);
   const flips = rows.filter((r) => wanted(r) !== r.availableInSubsystem);

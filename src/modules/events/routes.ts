@@ -90,9 +90,8 @@ function available(deps: Deps) {
         params: IdParam,
         body: t.Object({
           commands: t.Optional(t.Array(t.String({ maxLength: 4096 }), { maxItems: 10000 })),
-          ids: t.Optional(
-            t.Array(t.Union([t.Integer({ minimum: 1 }), t.String({ maxLength: 256 })]), { maxItems: 10000 }),
-          ),
+          // Checked by the service, and only when `commands` is absent (it is then ignored).
+          ids: t.Optional(t.Array(t.Unknown(), { maxItems: 10000 })),
         }),
         response: EventModel.list,
         detail: {
