@@ -5,8 +5,8 @@
  * returns, which carries the auth macro, so `principal` stays typed in them. Every verb's service gets
  * the request last (for what depends on it, such as absolute links on the origin it came to).
  */
-import type { TObject } from '@sinclair/typebox';
-import { Elysia, type Static, type TSchema } from 'elysia';
+import { Kind, type TObject } from '@sinclair/typebox';
+import { Elysia, type Static, type TSchema, t } from 'elysia';
 import type { Principal } from '../core/principal';
 import type { Deps } from '../deps';
 import { type AuthRule, authPlugin } from './auth';
@@ -81,8 +81,15 @@ export interface CrudSpec<
     body?: UB;
     run: (principal: Principal, body: Static<UB>, request: Request) => Maybe<Linked<Static<D>>>;
   };
-  /** PUT and PATCH on one entity: absent fields keep their value. */
-  update?: Verb & { run: (principal: Principal, id: string, body: Static<W>, request: Request) => Maybe<Static<D>> };
+  /**
+   * PUT and PATCH on one entity: absent fields keep their value. Their body is `write` without `_id`
+   * (the path names the entity) and without `createOnly`, the W1 fields of the resource: sent here
+   * they are read-only, so they are ignored whatever they hold, never a 400 (C: Requests).
+   */
+  update?: Verb & {
+    createOnly?: readonly string[];
+    run: (principal: Principal, id: string, body: Static<W>, request: Request) => Maybe<Static<D>>;
+  };
   /** DELETE on one entity: 204, whatever the service returns. */
   remove?: Verb & {
     query?: DQ;
@@ -93,6 +100,16 @@ export interface CrudSpec<
 /** `detail` with the summary, or nothing, so a route without a summary stays as it was declared. */
 function detailOf(verb: Verb | undefined): { detail?: { summary: string } } {
   return verb?.summary ? { detail: { summary: verb.summary } } : {};
+}
+
+/** The create-only (W1) fields of everything a subsystem owns: its subsystem and its upsert key. */
+export const OWNED_KEYS = ['subsystemId', 'subsystemExternalId', 'externalRef'] as const;
+
+/** The body of a single entity's update: `write` without `_id` and the create-only fields. */
+function updateBody<W extends TSchema>(write: W | undefined, createOnly: readonly string[]): W | undefined {
+  if (write?.[Kind] !== 'Object') return write;
+  const dropped = ['_id', ...createOnly].filter((key) => key in (write as unknown as TObject).properties);
+  return (dropped.length === 0 ? write : t.Omit(write as unknown as TObject, dropped)) as unknown as W;
 }
 
 /** Applies `then` now when the service answered now, after it settles otherwise. */
@@ -162,7 +179,7 @@ export function crudRoutes<
     const route = {
       auth: update.auth ?? spec.write,
       params: IdParam,
-      body: model.write,
+      body: updateBody(model.write, update.createOnly ?? []),
       response: model.dto,
       ...detailOf(update),
     };

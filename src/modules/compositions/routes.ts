@@ -5,7 +5,7 @@
 import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { type AuthRule, authPlugin } from '../../http/auth';
-import { crudRoutes } from '../../http/crud';
+import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { originOf } from '../../http/links';
 import { pageOf, sendList } from '../../http/lists';
@@ -99,7 +99,10 @@ export function compositionsRoutes(deps: Deps) {
           run: (principal, body) => upsertComposition(deps, principal, body),
           summary: 'Create or update a composition (upsert by _id or subsystem + externalRef)',
         },
-        update: { run: (principal, id, body) => updateCompositionById(deps, principal, id, body) },
+        update: {
+          createOnly: OWNED_KEYS,
+          run: (principal, id, body) => updateCompositionById(deps, principal, id, body),
+        },
         remove: {
           query: CompositionModel.deleteQuery,
           run: (principal, id, query) => deleteComposition(deps, principal, id, query.force === 'true'),

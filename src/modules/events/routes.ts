@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { type AuthRule, authPlugin } from '../../http/auth';
-import { crudRoutes } from '../../http/crud';
+import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { noContent, upserted } from '../../http/responses';
 import { setAvailableEvents } from './available';
@@ -29,7 +29,7 @@ export function eventsRoutes(deps: Deps) {
       run: (principal, body) => upsertEvent(deps, principal, body),
       summary: 'Create or update an event (upsert by _id or subsystem + externalRef)',
     },
-    update: { run: (principal, id, body) => updateEventById(deps, principal, id, body) },
+    update: { createOnly: OWNED_KEYS, run: (principal, id, body) => updateEventById(deps, principal, id, body) },
     remove: { run: (principal, id) => deleteEvent(deps, principal, id) },
   })
     .post('/:id/trigger', ({ principal, params, body }) => triggerEvent(deps, principal, params.id, body.zoneId), {

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps';
 import type { AuthRule } from '../../http/auth';
-import { crudRoutes } from '../../http/crud';
+import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { ParameterModel } from './model';
 import { getParameter, listParameters } from './service';
@@ -26,7 +26,7 @@ export function parametersRoutes(deps: Deps) {
       run: (principal, body) => upsertParameter(deps, principal, body),
       summary: 'Create or update a parameter (upsert by _id or subsystem + externalRef)',
     },
-    update: { run: (principal, id, body) => updateParameterById(deps, principal, id, body) },
+    update: { createOnly: OWNED_KEYS, run: (principal, id, body) => updateParameterById(deps, principal, id, body) },
     remove: {
       query: ParameterModel.deleteQuery,
       run: (principal, id, query) => deleteParameter(deps, principal, id, query.force === 'true'),

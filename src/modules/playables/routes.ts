@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import type { Deps } from '../../deps';
 import type { AuthRule } from '../../http/auth';
-import { crudRoutes } from '../../http/crud';
+import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { originOf } from '../../http/links';
 import { PageQuery, pageOf, sendList } from '../../http/lists';
@@ -40,6 +40,7 @@ export function playablesRoutes(deps: Deps) {
       summary: 'Create or update a playable (upsert by _id or subsystem + externalRef)',
     },
     update: {
+      createOnly: OWNED_KEYS,
       run: (principal, id, body, request) => updatePlayableById(deps, principal, id, body, originOf(request)),
     },
     remove: { run: (principal, id) => deletePlayable(deps, principal, id) },

@@ -254,13 +254,24 @@ describe('playable field rules', () => {
       '/metadata/a',
       'has a key that is not 1 to 64 characters long',
     ],
-    [
-      'externalRef with a slash',
-      { externalRef: 'a/b' },
-      '/externalRef',
-      'must be 1 to 256 characters without control characters, / ? or #',
-    ],
   ];
+  it('refuses an externalRef with a slash on create; on update externalRef is create-only and ignored', async () => {
+    const t = await playableApp();
+    const create = await t.call('POST', '/playables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'media', externalRef: 'a/b' },
+    });
+    expect(create.body).toEqual(
+      validation(create, '/externalRef', 'must be 1 to 256 characters without control characters, / ? or #'),
+    );
+    const first = await t.register();
+    const update = await t.call('PATCH', `/playables/${first._id}`, {
+      as: 'admin',
+      body: { externalRef: 'a/b', _id: { Str: '3', Int: 3 }, subsystemId: 'elsewhere' },
+    });
+    expect(update.status).toBe(200);
+    expect(await t.all()).toEqual([first]);
+  });
   for (const [name, fields, path, message] of cases) {
     it(`refuses ${name} with 400 at ${path}, on create and update, changing nothing`, async () => {
       const t = await playableApp();

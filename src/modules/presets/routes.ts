@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps';
 import type { AuthRule } from '../../http/auth';
-import { crudRoutes } from '../../http/crud';
+import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { applyPreset } from './apply';
 import { PresetModel } from './model';
@@ -26,7 +26,7 @@ export function presetsRoutes(deps: Deps) {
       run: (principal, body) => upsertPreset(deps, principal, body),
       summary: 'Create or update a preset (upsert by _id or subsystem + externalRef)',
     },
-    update: { run: (principal, id, body) => updatePresetById(deps, principal, id, body) },
+    update: { createOnly: OWNED_KEYS, run: (principal, id, body) => updatePresetById(deps, principal, id, body) },
     remove: { run: (principal, id) => deletePreset(deps, principal, id) },
   }).post('/:id/apply', ({ principal, params }) => applyPreset(deps, principal, params.id), {
     auth: 'parameters:write',

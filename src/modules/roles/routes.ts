@@ -19,7 +19,7 @@ export function rolesRoutes(deps: Deps) {
     list: { run: (_query, page) => listRoles(deps, page) },
     get: { run: (id) => getRole(deps, id) },
     create: { body: RoleModel.create, run: (principal, body) => createRole(deps, principal, body) },
-    update: { run: (principal, id, body) => updateRole(deps, principal, id, body) },
+    update: { createOnly: ['name'], run: (principal, id, body) => updateRole(deps, principal, id, body) },
     remove: { run: (principal, id) => deleteRole(deps, principal, id) },
   }).get(
     '/permissions',

@@ -34,6 +34,7 @@ export function usersRoutes(deps: Deps) {
     },
     create: { body: UserModel.create, run: (principal, body) => createUser(deps, principal, body) },
     update: {
+      createOnly: ['username', 'templateId'],
       auth: { permission: 'users:write', self: true },
       run: (principal, id, body) => updateUser(deps, principal, id, body),
     },

@@ -240,6 +240,26 @@ describe('GET, PUT, PATCH, DELETE /variables/:id', () => {
     ]);
   });
 
+  it('ignores a malformed read-only _id and the create-only subsystem and externalRef on PUT and PATCH', async () => {
+    const t = setup();
+    const v = await t.make({ description: 'keep' });
+    for (const method of ['PUT', 'PATCH']) {
+      const res = await t.call(method, `/variables/${v._id}`, {
+        as: 'operator',
+        body: { _id: { Str: '3', Int: 3 }, subsystemId: 'x', subsystemExternalId: 7, externalRef: ['a'], unit: method },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ _id: v._id, subsystemId: v.subsystemId, externalRef: 'temp', unit: method });
+    }
+  });
+
+  it('names only the real problem in a 400, never an unknown field it ignores', async () => {
+    const t = setup();
+    const v = await t.make({});
+    const res = await t.call('PUT', `/variables/${v._id}`, { as: 'operator', body: { Foo: 1, valueMapping: null } });
+    expect(res.body).toEqual(validation(res, '/valueMapping', 'must be an object'));
+  });
+
   it('answers 404 on every single-variable route for an unknown id', async () => {
     const t = setup();
     for (const [method, path] of [

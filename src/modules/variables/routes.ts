@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps';
-import { crudRoutes } from '../../http/crud';
+import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { pageOf, sendList } from '../../http/lists';
 import { noContent } from '../../http/responses';
@@ -25,7 +25,7 @@ export function variablesRoutes(deps: Deps) {
       run: (principal, body) => upsertVariable(deps, principal, body),
       summary: 'Create or update a variable (upsert by _id or subsystem + externalRef)',
     },
-    update: { run: (principal, id, body) => updateVariable(deps, principal, id, body) },
+    update: { createOnly: OWNED_KEYS, run: (principal, id, body) => updateVariable(deps, principal, id, body) },
     remove: { run: (principal, id) => deleteVariable(deps, principal, id) },
   })
     .delete(
