@@ -3,6 +3,17 @@ import { builtInRoleId } from '../roles/service';
 import { errorBody, panelApp, URL_A, validation } from './test-support';
 
 describe('available panels', () => {
+  it('reads a body with registeredPanelId and no location as an available panel (registered ones never have it)', async () => {
+    const t = panelApp();
+    const reg = await t.register({ displayName: 'Media UI' });
+    const res = await t.call('POST', '/controlpanels', {
+      as: 'admin',
+      body: { registeredPanelId: reg._id, displayName: 'Lobby UI' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ location: 'available', registeredPanelId: reg._id, displayName: 'Lobby UI' });
+  });
+
   it('copies subsystem, type, connection and displayName from the registered panel', async () => {
     const t = panelApp();
     const reg = await t.register({ displayName: 'Media UI', connection: { url: URL_A, k: 1 } });

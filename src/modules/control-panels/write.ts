@@ -228,7 +228,8 @@ export function updatePanelById(
 /**
  * `POST`/`PUT /controlpanels` (C: Requests): updates the panel the body names by `_id` (of the kind
  * asked for, 404 otherwise), or a registered panel by subsystem + `externalRef`; else creates one of
- * the kind the query (`location`, alias `type`), else the body, says, registered by default.
+ * the kind the query (`location`, alias `type`), else the body, says; without either, a body with
+ * `registeredPanelId` is an available panel (only those have it), anything else a registered one.
  */
 export function upsertPanel(
   deps: Deps,
@@ -236,7 +237,8 @@ export function upsertPanel(
   body: ControlPanelWrite,
   queryLocation?: PanelLocationName,
 ): { entity: ControlPanelDto; created: boolean } {
-  const asked = queryLocation ?? body.location;
+  // A registered panel never has `registeredPanelId`: a body naming one is about an available panel.
+  const asked = queryLocation ?? body.location ?? (body.registeredPanelId != null ? 'available' : undefined);
   if (body._id !== undefined) {
     return { entity: updatePanel(deps, principal, panelRow(deps, body._id, asked), body), created: false };
   }
