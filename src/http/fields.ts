@@ -5,6 +5,8 @@ import { invalid } from './errors';
 const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
 
 export const DisplayName = t.String({ minLength: 1, maxLength: 200, pattern: NO_CONTROL });
+/** A display name where field clients send "" for none: the service reads an empty or blank one as absent. */
+export const DisplayNameOrEmpty = t.String({ maxLength: 200, pattern: NO_CONTROL });
 export const Description = t.String({ maxLength: 2000 });
 export const ExternalRef = t.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f/?#]+$' });
 const EXTERNAL_REF = new RegExp(ExternalRef.pattern ?? '');

@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Description, DisplayName } from '../../http/fields';
+import { Description, DisplayNameOrEmpty } from '../../http/fields';
 import { PageQuery } from '../../http/lists';
 import { LogPageQuery } from './model';
 
@@ -32,7 +32,7 @@ export const ScenarioModel = {
     _id: t.Optional(t.Integer({ minimum: 1 })),
     origin: t.Optional(Name),
     action: t.Optional(Name),
-    displayName: t.Optional(DisplayName),
+    displayName: t.Optional(DisplayNameOrEmpty),
     description: t.Optional(Description),
     log: t.Optional(t.BooleanString()),
   }),
@@ -54,7 +54,7 @@ export const ScenarioModel = {
     origin: Name,
     action: Name,
     text: t.Optional(t.String({ maxLength: 16384 })),
-    displayName: t.Optional(DisplayName),
+    displayName: t.Optional(DisplayNameOrEmpty),
   }),
   runQuery: t.Object({
     ...LogPageQuery,

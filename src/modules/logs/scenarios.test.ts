@@ -83,7 +83,6 @@ describe('/logs/scenarios', () => {
     [{ action: 'a' }, '/origin', 'is required'],
     [{ origin: 'o' }, '/action', 'is required'],
     [{ origin: '', action: 'a' }, '/origin', 'must be a string of 1 to 128 characters'],
-    [{ origin: 'o', action: 'a', displayName: '  ' }, '/displayName', 'must not be blank'],
   ])('refuses %j', async (body, path, message) => {
     const t = setup();
     const res = await create(t, body);
@@ -137,6 +136,37 @@ describe('/logs/scenariosLog', () => {
     expect(filtered.body.logs.map((r: { action: string }) => r.action)).toEqual(['doors']);
     const past = await t.call('GET', '/logs/scenariosLog', { as: 'viewer', query: { page: 5 } });
     expect(past.body).toEqual({ page: 5, perPage: 100, totalPages: 1, totalLogs: 2, logs: [] });
+  });
+
+  it('reads an empty or blank displayName as none (what field drivers send): the catalogue name, else the action', async () => {
+    const t = setup();
+    await t.call('POST', '/logs/scenarios', {
+      as: 'admin',
+      body: { origin: 'panel', action: 'doors', displayName: 'Open doors' },
+    });
+    const names: string[] = [];
+    for (const [action, displayName] of [
+      ['doors', ''],
+      ['lights', '  '],
+    ]) {
+      const res = await t.call('POST', '/logs/scenariosLog', {
+        as: 'operator',
+        body: { origin: 'panel', action, displayName },
+      });
+      expect(res.status).toBe(201);
+      names.push(res.body.displayName);
+    }
+    expect(names).toEqual(['Open doors', 'lights']);
+    const created = await t.call('POST', '/logs/scenarios', {
+      as: 'admin',
+      body: { origin: 'o', action: 'a', displayName: '' },
+    });
+    expect(created.body.displayName).toBe('a');
+    const kept = await t.call('PATCH', `/logs/scenarios/${created.body._id}`, {
+      as: 'admin',
+      body: { displayName: '' },
+    });
+    expect(kept.body.displayName).toBe('a');
   });
 
   it('refuses a run without origin or action, and bad paging', async () => {

@@ -99,7 +99,8 @@ function updateScenario(deps: Deps, principal: Principal, row: ScenarioRow, body
   const changes: Partial<ScenarioRow> = {};
   if (body.origin !== undefined) changes.origin = body.origin;
   if (body.action !== undefined) changes.action = body.action;
-  if (body.displayName !== undefined) changes.displayName = cleanName(body.displayName);
+  const named = nameOf(body.displayName);
+  if (named !== undefined) changes.displayName = named;
   if (body.description !== undefined) changes.description = body.description;
   if (body.log !== undefined) changes.log = body.log;
   const changed = Object.entries(changes)
@@ -140,7 +141,7 @@ export function upsertScenario(
       .values({
         origin,
         action,
-        displayName: body.displayName === undefined ? action : cleanName(body.displayName),
+        displayName: nameOf(body.displayName) ?? action,
         description: body.description ?? '',
         log: body.log ?? true,
         createdAt: now,
@@ -193,16 +194,18 @@ export function getScenarioRun(deps: Deps, id: string): ScenarioRunDto {
   return toRunDto(row);
 }
 
+/** A sent display name, cleaned; an empty or blank one (what field drivers send for none) is absent. */
+function nameOf(sent: string | undefined): string | undefined {
+  return sent === undefined || sent.trim() === '' ? undefined : cleanName(sent);
+}
+
 /**
  * `POST /logs/scenariosLog`: records an action run at the receive time. Without a `displayName` the
  * catalogue entry's name is used, else the action. Runs are data, like log posts: not audited.
  */
 export function recordScenarioRun(deps: Deps, body: ScenarioRunCreate): ScenarioRunDto {
   const now = deps.clock.now();
-  const displayName =
-    body.displayName === undefined
-      ? (byKey(deps, body.origin, body.action)?.displayName ?? body.action)
-      : cleanName(body.displayName);
+  const displayName = nameOf(body.displayName) ?? byKey(deps, body.origin, body.action)?.displayName ?? body.action;
   return transact(deps, () => {
     const row = deps.db
       .insert(logScenarioRuns)
