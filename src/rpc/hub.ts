@@ -3,9 +3,32 @@
  * player externalIds, and the publish API services use to send notifications to them. Transport
  * free: the TCP server registers a `PushConnection` per socket; tests register fakes.
  */
+import type { Logger } from '../log';
+
 export interface PushConnection {
   /** Writes one JSON-RPC message line; returns false when the connection could not take it. */
   send(line: string): boolean;
+}
+
+/** One field driver drops lines of 1 000 bytes or more (C: Realtime): every server line stays below. */
+export const MAX_PUSH_LINE_BYTES = 999;
+
+/** Told when a line had to leave its `command` out to stay under the limit. */
+export type OversizeListener = (method: string, params: Record<string, unknown>) => void;
+
+/**
+ * The JSON-RPC line of a notification, under MAX_PUSH_LINE_BYTES. When `params.command` would take
+ * it over, the command is left out (`command: ""`, `commandOmitted: true`): the rest of the line
+ * still says what starts (`itemType`, `itemId`), so a client can read the whole command over HTTP,
+ * where a longer line would be dropped whole. Nothing else in the params can grow that far.
+ */
+export function pushLine(method: string, params: Record<string, unknown>, onOversize?: OversizeListener): string {
+  const line = JSON.stringify({ jsonrpc: '2.0', method, params });
+  // A UTF-16 unit is at most 3 bytes in UTF-8: most lines are short enough to skip the count.
+  if (line.length * 3 <= MAX_PUSH_LINE_BYTES || Buffer.byteLength(line) <= MAX_PUSH_LINE_BYTES) return line;
+  if (typeof params.command !== 'string' || params.command === '') return line;
+  onOversize?.(method, params);
+  return JSON.stringify({ jsonrpc: '2.0', method, params: { ...params, command: '', commandOmitted: true } });
 }
 
 export interface PushChannel {
@@ -16,6 +39,9 @@ export interface PushChannel {
 export class PushHub implements PushChannel {
   private readonly subscriptions = new Map<PushConnection, Set<string>>();
   private readonly listeners = new Set<(connection: PushConnection, targets: string[]) => void>();
+
+  /** `onOversize` is told of every line that left its command out (boot logs it). */
+  constructor(readonly onOversize?: OversizeListener) {}
 
   add(connection: PushConnection): void {
     if (!this.subscriptions.has(connection)) this.subscriptions.set(connection, new Set());
@@ -49,11 +75,12 @@ export class PushHub implements PushChannel {
   }
 
   publish(targets: readonly string[], method: string, params: Record<string, unknown>): string[] {
-    const line = JSON.stringify({ jsonrpc: '2.0', method, params });
+    let line: string | null = null;
     const delivered = new Set<string>();
     for (const [connection, subscribed] of this.subscriptions) {
       const hits = targets.filter((t) => subscribed.has(t));
       if (hits.length === 0) continue;
+      line ??= pushLine(method, params, this.onOversize);
       if (connection.send(line)) for (const t of hits) delivered.add(t);
     }
     return targets.filter((t) => delivered.has(t));
@@ -62,4 +89,23 @@ export class PushHub implements PushChannel {
   get connectionCount(): number {
     return this.subscriptions.size;
   }
+}
+
+/**
+ * The daemon's `OversizeListener`: a warning naming the item, at most once an hour per item, so
+ * people learn which command to shorten without a line per push.
+ */
+export function warnOversize(log: Logger, now: () => number): OversizeListener {
+  const warned = new Map<string, number>();
+  return (method, params) => {
+    const key = `${String(params.itemType)}:${String(params.itemId)}`;
+    const at = now();
+    if (at - (warned.get(key) ?? Number.NEGATIVE_INFINITY) < 3_600_000) return;
+    if (warned.size >= 10_000) warned.clear();
+    warned.set(key, at);
+    log.warn(
+      { method, itemType: params.itemType, itemId: params.itemId, subsystemExternalId: params.subsystemExternalId },
+      `a push line would be over ${MAX_PUSH_LINE_BYTES} bytes; it was sent without its command (one field driver drops longer lines): shorten the command`,
+    );
+  };
 }

@@ -7,6 +7,7 @@
 import { iso } from '../../../clock';
 import type { Deps } from '../../../deps';
 import { emit, transact } from '../../../realtime/emit';
+import { pushLine } from '../../../rpc/hub';
 import { resolveCached } from '../engine/cache';
 import { expandItem } from '../engine/recurrence';
 import type { Entry, ScheduleSnapshot } from '../engine/types';
@@ -225,7 +226,7 @@ export function runningLines(deps: Deps, targets: readonly string[]): string[] {
     if (e.itemType !== 'PLAYABLE' || e.start > now || now >= e.end || state.suppressed.has(playKey(e))) continue;
     for (const target of e.targets) {
       if (!wanted.has(target)) continue;
-      lines.push(JSON.stringify({ jsonrpc: '2.0', method: 'schedule.item.start', params: pushParams(e, target) }));
+      lines.push(pushLine('schedule.item.start', pushParams(e, target), deps.push.onOversize));
     }
   }
   return lines;
