@@ -156,3 +156,18 @@ describe('GET /docs', () => {
     });
   });
 });
+
+describe('GET / (the appliance address)', () => {
+  it('is a page naming the product and version, leading to the docs, the API description and sign-in', async () => {
+    const res = await harness.app.handle(new Request('http://pms/'));
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(text).toContain('pms — platform management service');
+    expect(text).toContain('href="/docs"');
+    expect(text).toContain('/api/v1/auth/login');
+    const refs = [...text.matchAll(/href="([^"]+)"/g)].map((m) => m[1] ?? '');
+    expect(refs.length).toBeGreaterThanOrEqual(4);
+    for (const ref of refs) expect((await harness.call('GET', ref)).status).toBe(200);
+  });
+});

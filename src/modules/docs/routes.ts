@@ -1,5 +1,7 @@
 /**
- * The API description (C: Base and ports): `GET /api/v1/openapi.json` and the `/docs` page, both public.
+ * The API description (C: Base and ports): `GET /api/v1/openapi.json` and the `/docs` page, both public,
+ * and `GET /`: a person who types the appliance's address (`http://pms/`) gets a small page naming
+ * the product and version, where the API and its docs are and how to sign in, not a JSON 404.
  * The document describes the app these routes are part of, so it is built from the final route table
  * on the first request (through `routes`) and kept: the table does not change once the app is built.
  */
@@ -29,8 +31,13 @@ export function docsRoutes(deps: Deps, routes: () => ReadonlyArray<RouteLike>) {
     return document;
   };
 
+  const home = homePage(deps);
   return new Elysia()
     .use(authPlugin(deps))
+    .get('/', () => new Response(home, { headers: { 'content-type': 'text/html; charset=utf-8' } }), {
+      public: true,
+      detail: { tags: ['docs'], summary: 'The appliance address: what this is, where the API and docs are' },
+    })
     .get(`${API_PREFIX}/openapi.json`, () => describe(), {
       public: true,
       response: OpenApiModel,
@@ -52,4 +59,34 @@ export function docsRoutes(deps: Deps, routes: () => ReadonlyArray<RouteLike>) {
       },
       { public: true, params: AssetParam, detail: { tags: ['docs'], summary: 'A file of the docs page' } },
     );
+}
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The page at `/`, built once: nothing on it changes while the daemon runs. */
+function homePage(deps: Deps): string {
+  const v = deps.version;
+  const version = escapeHtml(`${v.version} (API ${v.apiVersion}${v.commit ? `, ${v.commit}` : ''})`);
+  return `<!DOCTYPE html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>pms</title>
+    <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+    <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}code{background:#f3f3f3;padding:0 .2em}</style>
+  </head>
+  <body>
+    <h1>pms — platform management service</h1>
+    <p>Version ${version}. This appliance has no console yet; it is run through its API.</p>
+    <ul>
+      <li><a href="/docs">API documentation</a> (try requests from the page) and the
+        <a href="${API_PREFIX}/openapi.json">OpenAPI description</a></li>
+      <li>Sign in: <code>POST ${API_PREFIX}/auth/login</code> with <code>{"username", "password"}</code>; the
+        first administrator comes from <code>PMS_INITIAL_ADMIN_PASSWORD</code> or <code>pmsd user add --admin &lt;name&gt;</code></li>
+      <li>Health: <a href="${API_PREFIX}/health">${API_PREFIX}/health</a></li>
+    </ul>
+  </body>
+</html>
+`;
 }
