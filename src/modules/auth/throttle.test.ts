@@ -52,6 +52,15 @@ describe('sign-in throttling per address', () => {
     expect((await login(t, 'xia', 'xia-password-1', '198.51.100.8')).status).toBe(200);
   });
 
+  it('holds the per-user lock across the case of the username (carol locked: CAROL and Carol too)', async () => {
+    const t = limited();
+    await makeUser(t, 'carol', ['viewer']);
+    for (let i = 0; i < 5; i++) await login(t, i % 2 ? 'carol' : 'Carol', 'wrong-password', '198.51.100.9');
+    for (const name of ['carol', 'CAROL', 'Carol']) {
+      expect((await login(t, name, 'carol-password-1', '198.51.100.9')).status).toBe(429);
+    }
+  });
+
   it('follows the setting, and 0 turns the address budget off (the per-user lock stays)', async () => {
     const t = limited();
     putSettingGroup(t.deps, 'rateLimits', { loginFailuresPerAddress: 3 });
