@@ -209,4 +209,28 @@ describe('composites', () => {
     });
     expect(tooMany.status).toBe(400);
   });
+
+  it('the list filters by each health state (−1, 0, 1, 2)', async () => {
+    const t = setup();
+    const make = (externalRef: string) =>
+      t.make({ externalRef, healthEnabled: true, healthGracePeriod: 1, healthRules: RULES });
+    await make('unknown');
+    await t.write((await make('healthy'))._id, '10');
+    await t.write((await make('warning'))._id, '60');
+    await t.write((await make('error'))._id, 'ERR 7');
+    t.clock.advance(1000);
+    await tickVariableHealth(t.deps);
+    for (const [state, refs] of [
+      ['-1', ['unknown']],
+      ['0', ['healthy']],
+      ['1', ['warning']],
+      ['2', ['error']],
+    ] as const) {
+      const res = await t.call('GET', '/variables', {
+        as: 'viewer',
+        query: { healthState: state, platformManaged: 'false' },
+      });
+      expect(res.body.map((v: { externalRef: string }) => v.externalRef)).toEqual([...refs]);
+    }
+  });
 });
