@@ -176,6 +176,32 @@ describe('conditional reads (C: Responses)', () => {
     expect(after.headers.get('last-modified')).toBe('Thu, 15 Jan 2026 12:00:10 GMT');
   });
 
+  it('with both validators, a stale If-None-Match wins over an If-Modified-Since of the same second (200)', async () => {
+    const t = await scheduleApp();
+    await dailyShow(t);
+    const first = await t.call('GET', '/schedule', { as: 'admin' });
+    const lastModified = first.headers.get('last-modified') ?? '';
+    const etag = first.headers.get('etag') ?? '';
+    // An edit within the same second: Last-Modified (whole seconds) does not move, the ETag does.
+    t.clock.advance(200);
+    await t.call('PATCH', '/zones/1', { as: 'admin', body: { description: 'moved' } });
+    const both = await t.call('GET', '/schedule', {
+      as: 'admin',
+      headers: { 'if-none-match': etag, 'if-modified-since': lastModified },
+    });
+    expect(both.status).toBe(200);
+    expect(both.headers.get('etag')).not.toBe(etag);
+    expect(both.headers.get('last-modified')).toBe(lastModified);
+    const current = await t.call('GET', '/schedule', {
+      as: 'admin',
+      headers: {
+        'if-none-match': both.headers.get('etag') ?? '',
+        'if-modified-since': 'Thu, 01 Jan 2026 00:00:00 GMT',
+      },
+    });
+    expect(current.status).toBe(304);
+  });
+
   it('moves Last-Modified to the last start or end of an entry up to now', async () => {
     const t = await scheduleApp();
     await dailyShow(t);
