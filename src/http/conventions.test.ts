@@ -152,6 +152,10 @@ describe('requests', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(curlDefault.status).toBe(201);
+    // Each body was read as the JSON it is: the names arrived.
+    expect([none, charset, curlDefault].map((r) => r.body.name)).toEqual(['a1', 'a2', 'a3']);
+    const roles = (await t.call('GET', '/roles', { as: 'admin' })).body.map((r: { name: string }) => r.name);
+    expect(roles).toEqual(expect.arrayContaining(['a1', 'a2', 'a3']));
   });
 
   it('ignores unknown and read-only fields, so a fetched entity can be PUT back', async () => {

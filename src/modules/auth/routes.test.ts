@@ -97,6 +97,11 @@ describe('POST /auth/login', () => {
       headers: { cookie: 'session=pmss_stale' },
     });
     expect(res.status).toBe(200);
+    // The new session is the one that works afterwards, the stale one still does not.
+    expect(res.body.session).not.toBe('pmss_stale');
+    const me = await t.call('GET', '/auth/me', { headers: { cookie: `session=${res.body.session}` } });
+    expect(me.body.user.username).toBe('erin');
+    expect((await t.call('GET', '/auth/me', { headers: { cookie: 'session=pmss_stale' } })).status).toBe(401);
   });
 });
 

@@ -191,8 +191,11 @@ describe('POST /events', () => {
 
   it('accepts a command of exactly 4096 characters with its own externalRef', async () => {
     const t = await setup();
-    const res = await t.create({ subsystemExternalId: 'media-1', externalRef: 'long', command: 'x'.repeat(4096) });
+    const command = `GO ${'x'.repeat(4093)}`;
+    const res = await t.create({ subsystemExternalId: 'media-1', externalRef: 'long', command });
     expect(res.status).toBe(201);
+    expect(res.body.command).toBe(command);
+    expect((await t.call('GET', `/events/${res.body._id}`, { as: 'admin' })).body.command).toBe(command);
   });
 
   it('a rejected update changes nothing', async () => {

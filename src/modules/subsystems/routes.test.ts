@@ -170,6 +170,9 @@ describe('POST /subsystems', () => {
     const t = setup();
     expect((await t.create({ externalId: 'a', metadata: { ip_address: 'fe80::1' } })).status).toBe(201);
     expect((await t.create({ externalId: 'b', metadata: { ip_address: '' } })).status).toBe(201);
+    const stored = async (id: string) => (await t.call('GET', `/subsystems/${id}`, { as: 'admin' })).body.metadata;
+    expect(await stored('a')).toEqual({ ip_address: 'fe80::1' });
+    expect(await stored('b')).toEqual({ ip_address: '' });
   });
 
   it('refuses a blank displayName', async () => {
