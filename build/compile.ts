@@ -1,6 +1,7 @@
 /**
  * Builds the one executable: `bun build --compile` of src/main.ts (and the thread modules,
- * src/db/checkpoint-worker.ts and src/modules/objects/hash-worker.ts, entrypoints of their own) into dist/pmsd, with the migrations
+ * src/db/checkpoint-worker.ts, src/modules/objects/hash-worker.ts and src/modules/backups/worker.ts,
+ * entrypoints of their own) into dist/pmsd, with the migrations
  * and the docs assets embedded (they are imported `with { type: … }`) and the commit baked in as
  * PMS_BUILD_COMMIT (src/version.ts). Uses the bun that runs this script (node_modules' bun under
  * `npm run build`), so the build needs nothing installed globally. Any failure exits non-zero.
@@ -34,6 +35,8 @@ const command = [
   join('src', 'db', 'checkpoint-worker.ts'),
   // Uploads hash on a thread of their own (src/modules/objects/hashing.ts).
   join('src', 'modules', 'objects', 'hash-worker.ts'),
+  // Backups are packed, verified and unpacked on a thread of their own (src/modules/backups/thread.ts).
+  join('src', 'modules', 'backups', 'worker.ts'),
   '--outfile',
   outfile,
   '--define',

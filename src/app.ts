@@ -13,15 +13,18 @@ import type { RouteLike } from './http/openapi';
 import { rateLimitHook } from './http/rate-limit';
 import { alertsRoutes } from './modules/alerts/routes';
 import { authRoutes } from './modules/auth/routes';
+import { backupsRoutes } from './modules/backups/routes';
 import { compositionsRoutes } from './modules/compositions/routes';
 import { controlPanelsRoutes } from './modules/control-panels/routes';
 import { docsRoutes } from './modules/docs/routes';
 import { eventRefRoutes, eventsRoutes } from './modules/events/routes';
+import { licenseRoutes } from './modules/license/routes';
 import { logsRoutes } from './modules/logs/routes';
 import { notificationsRoutes } from './modules/notifications/routes';
 import { objectsRoutes } from './modules/objects/routes';
 import { objectSearchRoutes } from './modules/objects/search-routes';
 import { parametersRoutes } from './modules/parameters/routes';
+import { platformRoutes } from './modules/platform/routes';
 import { playableCopyRoutes } from './modules/playables/copy-routes';
 import { playablesRoutes } from './modules/playables/routes';
 import { playersRoutes } from './modules/players/routes';
@@ -29,6 +32,7 @@ import { presetsRoutes } from './modules/presets/routes';
 import { rolesRoutes } from './modules/roles/routes';
 import { scheduleRoutes } from './modules/schedule/routes';
 import { scheduleRunsRoutes } from './modules/schedule/runner/runs-routes';
+import { settingsRoutes } from './modules/settings/routes';
 import { subsystemsRoutes } from './modules/subsystems/routes';
 import { systemRoutes } from './modules/system/routes';
 import { tokensRoutes } from './modules/tokens/routes';
@@ -40,8 +44,13 @@ import { variablesRoutes } from './modules/variables/routes';
 import { webhooksRoutes } from './modules/webhooks/routes';
 import { wsRoutes } from './realtime/ws';
 
-export function apiRoutes(deps: Deps) {
-  return new Elysia({ prefix: API_PREFIX })
+/**
+ * Every `/api/v1` route. The chain's route types are erased here (as the schedule's are): carried
+ * into createApp's chain they pass TypeScript's instantiation depth, and nothing reads them (tests
+ * and clients go through HTTP).
+ */
+export function apiRoutes(deps: Deps): Elysia {
+  const routes = new Elysia({ prefix: API_PREFIX })
     .use(systemRoutes(deps))
     .use(authRoutes(deps))
     .use(rolesRoutes(deps))
@@ -55,6 +64,7 @@ export function apiRoutes(deps: Deps) {
     .use(eventRefRoutes(deps))
     .use(objectsRoutes(deps))
     .use(objectSearchRoutes(deps))
+    .use(backupsRoutes(deps))
     .use(playableCopyRoutes(deps))
     .use(playablesRoutes(deps))
     .use(compositionsRoutes(deps))
@@ -68,7 +78,11 @@ export function apiRoutes(deps: Deps) {
     .use(scheduleRoutes(deps))
     .use(scheduleRunsRoutes(deps))
     .use(webhooksRoutes(deps))
+    .use(settingsRoutes(deps))
+    .use(licenseRoutes(deps))
+    .use(platformRoutes(deps))
     .use(wsRoutes(deps));
+  return routes as unknown as Elysia;
 }
 
 export function createApp(deps: Deps) {
@@ -86,6 +100,17 @@ export function createApp(deps: Deps) {
     // Before routing, so unknown routes and public ones are counted too (the value door counts its own).
     .onRequest(rateLimitHook(deps))
     .use(errorPlugin(deps, () => routeTable.list))
+    // A write is answered once it is on disk (db/durability.ts): a request that changes something
+    // and wrote rows waits for the WAL's sync; one that wrote nothing, and every read, never does.
+    .onBeforeHandle({ as: 'global' }, ({ request }) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        requestMeta(request).writesBefore = deps.durability.mark();
+    })
+    .onAfterHandle({ as: 'global' }, async ({ request }) => {
+      const before = requestMeta(request).writesBefore;
+      if (before === undefined || deps.durability.mark() === before) return;
+      await deps.durability.whenDurable();
+    })
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       const meta = requestMeta(request);
       const status = meta.status ?? Number(set.status ?? 200);

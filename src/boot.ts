@@ -10,6 +10,7 @@ import { writePlatformLog } from './core/platform-log';
 import { SettingsCache } from './core/settings-cache';
 import { SubsystemRows } from './core/subsystem-rows';
 import { openSqlite, wrapDrizzle } from './db/client';
+import { Durability, type WalSync, walSync } from './db/durability';
 import { type MigrationResult, migrate } from './db/migrate';
 import { PreparedStatements } from './db/prepared';
 import { UnitOfWork } from './db/unit-of-work';
@@ -26,11 +27,20 @@ import { ensureSystemRules } from './modules/alerts/system';
 import { authJobs } from './modules/auth/jobs';
 import { identity } from './modules/auth/service';
 import { CredentialCache, SignInThrottle } from './modules/auth/state';
+import { backupJobs } from './modules/backups/jobs';
+import { openRestoring } from './modules/backups/startup';
+import { BackupState } from './modules/backups/state';
 import { installCompositionListeners } from './modules/compositions/listeners';
+import { licenseJobs } from './modules/license/jobs';
+import { LicenseState } from './modules/license/state';
 import { logJobs } from './modules/logs/jobs';
+import { mailJobs } from './modules/mail/jobs';
+import { MailState } from './modules/mail/state';
 import { notificationJobs } from './modules/notifications/jobs';
 import { objectJobs } from './modules/objects/jobs';
 import { ObjectStoreState } from './modules/objects/state';
+import { hostExecutor } from './modules/platform/executors';
+import { HostActionState } from './modules/platform/state';
 import { installCopyListeners } from './modules/playables/copy-listeners';
 import { installPlayerListeners } from './modules/players/listeners';
 import { ensureBuiltInRoles } from './modules/roles/service';
@@ -40,6 +50,7 @@ import { scheduleJobs } from './modules/schedule/runner/jobs';
 import { installScheduleListeners } from './modules/schedule/snapshot/listeners';
 import { ScheduleState } from './modules/schedule/state';
 import { ensureScheduleBuiltIns } from './modules/schedule/zones/service';
+import { settingsJobs } from './modules/settings/jobs';
 import { loadHealth } from './modules/subsystems/health';
 import { subsystemJobs } from './modules/subsystems/jobs';
 import { ActionQueueState, HealthState } from './modules/subsystems/state';
@@ -53,7 +64,7 @@ import { systemWebhookIo } from './realtime/dispatch-io';
 import { eventStage, installOutboxListeners } from './realtime/outbox';
 import { OutboxState } from './realtime/outbox-state';
 import { WsHub } from './realtime/ws-hub';
-import { PushHub } from './rpc/hub';
+import { PushHub, warnOversize } from './rpc/hub';
 
 export interface BootOptions {
   config: Config;
@@ -63,14 +74,23 @@ export interface BootOptions {
   remoteAddress: (request: Request) => string | null;
   /** Defaults to `<dataDir>/pms.db`. */
   dbPath?: string;
+  /** How the WAL reaches the disk when `durability` is `power-cut` (tests watch it); defaults to fdatasync. */
+  walSync?: WalSync;
 }
 
 export function databasePath(config: Config): string {
   return join(config.dataDir, 'pms.db');
 }
 
-/** Opens and migrates the database and builds Deps. */
+/**
+ * Opens and migrates the database and builds Deps; first completes a restore whose swap was decided
+ * (modules/backups/startup.ts: the old data is put back when the restored data fails to start).
+ */
 export function openDeps(options: BootOptions): { deps: Deps; migration: MigrationResult } {
+  return openRestoring(options.config, options.log, () => assemble(options));
+}
+
+function assemble(options: BootOptions): { deps: Deps; migration: MigrationResult } {
   const dbPath = options.dbPath ?? databasePath(options.config);
   mkdirSync(options.config.dataDir, { recursive: true, mode: 0o700 });
   const sqlite = openSqlite(dbPath);
@@ -78,7 +98,10 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
   const { log, clock } = options;
   const bus = new EventBus((err, event) => log.error({ err, event: event.type }, 'event listener failed'));
   const outbox = new OutboxState();
+  const powerCut = options.config.durability === 'power-cut';
+  const durability = new Durability(sqlite, powerCut ? (options.walSync ?? walSync(dbPath)) : null);
   const work = new UnitOfWork(sqlite, eventStage({ sqlite, clock, bus, log, outbox }), {
+    durable: () => durability.whenDurable(),
     onEffectError: (err) => log.error({ err }, 'after-commit effect failed'),
     onListenerError: (err, type) => log.error({ err, event: type }, 'in-unit event listener failed'),
     monotonic: () => clock.monotonic(),
@@ -92,7 +115,8 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     bus,
     outbox,
     work,
-    push: new PushHub(),
+    durability,
+    push: new PushHub(warnOversize(log, () => clock.now())),
     scheduler: createScheduler(options.log),
     health: new HealthState(),
     subsystemRows: new SubsystemRows(),
@@ -103,9 +127,13 @@ export function openDeps(options: BootOptions): { deps: Deps; migration: Migrati
     alerts: new AlertState(),
     schedule: new ScheduleState(),
     webhooks: new WebhookState(),
+    mail: new MailState(),
     objects: new ObjectStoreState(),
+    backups: new BackupState(),
+    license: new LicenseState(),
     webhookIo: systemWebhookIo,
     maintenance: new MaintenanceState(),
+    host: new HostActionState(hostExecutor(options.config.hostExecutor)),
     rateLimiter: new RateLimiter(),
     signInThrottle: new SignInThrottle(),
     credentials: new CredentialCache(),
@@ -151,6 +179,10 @@ export function daemonJobs(deps: Deps): ModuleJobs[] {
     alertJobs(deps),
     scheduleJobs(deps),
     objectJobs(deps),
+    backupJobs(deps),
+    licenseJobs(deps),
+    settingsJobs(deps),
+    mailJobs(deps),
   ];
 }
 

@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       initialAdminPassword: null,
       trustedNetworks: null,
       hostExecutor: 'dry-run',
+      durability: 'power-cut',
       maxBodyBytes: 1024 * 1024,
     });
   });
@@ -85,6 +86,7 @@ describe('loadConfig', () => {
       'PMS_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     ],
     ['PMS_HOST_EXECUTOR', { PMS_HOST_EXECUTOR: 'ssh' }, 'PMS_HOST_EXECUTOR must be dry-run or systemd'],
+    ['PMS_DURABILITY', { PMS_DURABILITY: 'fast' }, 'PMS_DURABILITY must be power-cut or crash'],
     [
       'PMS_TRUSTED_NETWORKS',
       { PMS_TRUSTED_NETWORKS: '10.0.0.0/33' },

@@ -8,6 +8,8 @@ import { resolve } from 'node:path';
 import { parseCidr } from './http/net';
 
 export type HostExecutor = 'dry-run' | 'systemd';
+/** What an acknowledged write survives: a power cut (the default; db/durability.ts) or a crash of the process. */
+export type Durability = 'power-cut' | 'crash';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
@@ -20,6 +22,8 @@ export interface Config {
   /** null: not set, the `auth.trustedNetworks` setting decides; [] = none. */
   trustedNetworks: string[] | null;
   hostExecutor: HostExecutor;
+  /** `PMS_DURABILITY`: `power-cut` (default) answers a write once it is on disk; `crash` once the OS has it. */
+  durability: Durability;
   maxBodyBytes: number;
   /** Flood budgets set by `PMS_RATE_LIMIT_*`; each one present overrides the `rateLimits` setting. */
   rateLimits: Partial<RateLimitSettings>;
@@ -30,6 +34,12 @@ export interface Config {
    * warning per route an hour; true (the test harness) answers 500, so drift fails the test that made it.
    */
   strictResponses: boolean;
+  /**
+   * A licence key accepted beside the built-in ones (§19: "a test build may read one from its
+   * configuration"), `PMS_LICENSE_TEST_KEY=<kid>:<base64url Ed25519 public key>` as `pmsd license
+   * keygen` prints it; null: none. modules/license/keys.ts.
+   */
+  licenseTestKey: { kid: string; publicKey: string } | null;
 }
 
 /** Flood budgets (C: Limits; src/http/rate-limit.ts): rates per second, 0 = that limit off. */
@@ -116,6 +126,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (executor !== 'dry-run' && executor !== 'systemd')
     throw new ConfigError('PMS_HOST_EXECUTOR must be dry-run or systemd');
 
+  const durability = get('PMS_DURABILITY') || 'power-cut';
+  if (durability !== 'power-cut' && durability !== 'crash')
+    throw new ConfigError('PMS_DURABILITY must be power-cut or crash');
+
   const trustedRaw = get('PMS_TRUSTED_NETWORKS');
   let trustedNetworks: string[] | null = null;
   if (trustedRaw !== undefined) {
@@ -138,6 +152,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('PMS_INITIAL_ADMIN_PASSWORD must be 8-256 characters');
   }
 
+  const testKeyRaw = get('PMS_LICENSE_TEST_KEY');
+  let licenseTestKey: Config['licenseTestKey'] = null;
+  if (testKeyRaw) {
+    const m = /^([A-Za-z0-9._-]{1,64}):([A-Za-z0-9_-]{43})$/.exec(testKeyRaw.trim());
+    if (!m?.[1] || !m[2] || Buffer.from(m[2], 'base64url').length !== 32)
+      throw new ConfigError(
+        'PMS_LICENSE_TEST_KEY must be <kid>:<base64url Ed25519 public key>, as printed by pmsd license keygen',
+      );
+    licenseTestKey = Object.freeze({ kid: m[1], publicKey: m[2] });
+  }
+
   const dataDir = get('PMS_DATA_DIR') || get('STATE_DIRECTORY') || './data';
   return Object.freeze({
     httpPort: port('PMS_HTTP_PORT', get('PMS_HTTP_PORT'), 8080),
@@ -148,9 +173,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     initialAdminPassword: password || null,
     trustedNetworks,
     hostExecutor: executor,
+    durability,
     maxBodyBytes,
     rateLimits: Object.freeze(rateLimits(get)),
     passwordHash: { memoryCost: 19456, timeCost: 2 },
     strictResponses: false,
+    licenseTestKey,
   });
 }

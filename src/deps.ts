@@ -6,6 +6,7 @@ import type { Principal } from './core/principal';
 import type { SettingsCache } from './core/settings-cache';
 import type { SubsystemRows } from './core/subsystem-rows';
 import type { Db } from './db/client';
+import type { Durability } from './db/durability';
 import type { PreparedStatements } from './db/prepared';
 import type { UnitOfWork } from './db/unit-of-work';
 import type { MaintenanceState } from './http/maintenance-state';
@@ -14,7 +15,11 @@ import type { Scheduler } from './jobs/scheduler';
 import type { Logger } from './log';
 import type { AlertState } from './modules/alerts/state';
 import type { CredentialCache, SignInThrottle } from './modules/auth/state';
+import type { BackupState } from './modules/backups/state';
+import type { LicenseState } from './modules/license/state';
+import type { MailState } from './modules/mail/state';
 import type { ObjectStoreState } from './modules/objects/state';
+import type { HostActionState } from './modules/platform/state';
 import type { RoleCaches } from './modules/roles/state';
 import type { ScheduleState } from './modules/schedule/state';
 import type { ActionQueueState, HealthState } from './modules/subsystems/state';
@@ -37,6 +42,8 @@ export interface Deps {
   outbox: OutboxState;
   /** The one way to change stored data: `transact` now, `submit` batched (db/unit-of-work.ts). */
   work: UnitOfWork;
+  /** When what was written is on disk: answers to writes wait for it (db/durability.ts). */
+  durability: Durability;
   /** The TCP JSON-RPC push channel's subscriptions and publish API. */
   push: PushHub;
   /** Timed jobs; only main schedules any, so tests built on the same Deps run none by accident. */
@@ -59,12 +66,20 @@ export interface Deps {
   schedule: ScheduleState;
   /** Uploads running, the download-link key and the free-space probe of the object store (modules/objects). */
   objects: ObjectStoreState;
+  /** The installed licence, the latest recorded time and the expiry notices sent (modules/license). */
+  license: LicenseState;
+  /** The backup, verify or restore job running, the backup thread and the restart hook (modules/backups). */
+  backups: BackupState;
   /** The webhook dispatcher's attempts in flight (modules/webhooks). */
   webhooks: WebhookState;
+  /** The mail dispatcher's attempts in flight (modules/mail). */
+  mail: MailState;
   /** The network and randomness webhook delivery uses; tests replace it (realtime/dispatch-io.ts). */
   webhookIo: WebhookIo;
   /** Whether the 503 gate of a restore or shutdown is closed (http/maintenance.ts). */
   maintenance: MaintenanceState;
+  /** Host actions (§20): the executor, the last request, the running daemon's stop (modules/platform). */
+  host: HostActionState;
   /** The flood limiter's buckets per caller or address (http/rate-limit.ts). */
   rateLimiter: RateLimiter;
   /** Recent sign-in failures by username and address (modules/auth/throttle.ts). */
@@ -94,6 +109,8 @@ export interface Identity {
   isTrusted(deps: Deps, address: string | null): boolean;
   /** The principal of a trusted address without a credential: the `integration` role. */
   trusted(deps: Deps, address: string): Principal;
+  /** A request without a credential from an untrusted address was refused: made visible to people (at most hourly). */
+  refused(deps: Deps, address: string | null, refusal: { door: 'HTTP' | 'TCP push'; what: string }): void;
 }
 
 export interface VersionInfo {

@@ -5,6 +5,7 @@
  *   pmsd [serve]                  run the daemon
  *   pmsd migrate                  apply pending migrations and exit
  *   pmsd user add --admin <name>  create an administrator; password from stdin
+ *   pmsd license keygen|sign      make a test licence key, sign a licence (modules/license/cli.ts)
  *   pmsd openapi                  print the OpenAPI document
  *   pmsd version                  print the version
  */
@@ -13,14 +14,19 @@ import { daemonJobs, ensureInitialAdmin, openDeps } from './boot';
 import { systemClock } from './clock';
 import { type Config, ConfigError, loadConfig } from './config';
 import { writePlatformLog } from './core/platform-log';
+import { RunningDaemon } from './daemon';
 import { Checkpointer } from './db/checkpointer';
 import type { Deps } from './deps';
 import { requestMeta } from './http/context';
 import { openApiDocument } from './http/openapi';
 import { createLogger, type Logger } from './log';
+import { RESTORE_EXIT_CODE } from './modules/backups/swap';
+import { licenseCommand } from './modules/license/cli';
+import { reportFailedHostAction } from './modules/platform/sequence';
 import { createAdminAccount } from './modules/users/accounts';
 import { type HttpServer, serveHttp } from './realtime/http-server';
 import { type RpcServer, startRpcServer } from './rpc/server';
+import { NotifyError, type SystemdLink, startWatchdog, systemdFromEnvironment } from './systemd/link';
 import { versionInfo } from './version';
 
 /**
@@ -30,6 +36,8 @@ import { versionInfo } from './version';
 const CHECKPOINT_WORKER_URL = new URL('./db/checkpoint-worker.ts', import.meta.url).href;
 /** The upload hashing thread's module, resolved the same way. */
 const HASH_WORKER_URL = new URL('./modules/objects/hash-worker.ts', import.meta.url).href;
+/** The backup thread's module (archives packed, verified and unpacked), resolved the same way. */
+const BACKUP_WORKER_URL = new URL('./modules/backups/worker.ts', import.meta.url).href;
 
 const HELP = `pmsd ${versionInfo.version} — the platform management service
 
@@ -37,6 +45,7 @@ Usage:
   pmsd [serve]                   run the daemon (HTTP on PMS_HTTP_PORT, JSON-RPC on PMS_RPC_PORT)
   pmsd migrate                   apply pending database migrations and exit
   pmsd user add --admin <name>   create an administrator; the password is read from stdin
+  pmsd license keygen|sign ...   make a test license key and sign a license with it (pmsd license help)
   pmsd openapi                   print the OpenAPI 3.1 document
   pmsd version                   print the version
   pmsd --help                    this text
@@ -44,10 +53,12 @@ Usage:
 Configuration comes from the environment (or a KEY=value file named by PMS_CONFIG_FILE):
   PMS_HTTP_PORT (8080)  PMS_RPC_PORT (8099)  PMS_DATA_DIR (./data)  PMS_LOG_LEVEL (info)
   PMS_INITIAL_ADMIN_PASSWORD  PMS_TRUSTED_NETWORKS (comma list; empty = none)
-  PMS_HOST_EXECUTOR (dry-run | systemd)  PMS_MAX_BODY_BYTES (1048576)
+  PMS_HOST_EXECUTOR (dry-run | systemd)  PMS_MAX_BODY_BYTES (1048576)  PMS_DURABILITY (power-cut | crash)
+  PMS_LICENSE_TEST_KEY (<kid>:<public key>, from pmsd license keygen)
 `;
 
-const SHUTDOWN_DEADLINE_MS = 10_000;
+/** Past this a stop gives up and exits 1: requests in flight get 10 s, the rest is quick (the unit allows 20 s). */
+const SHUTDOWN_DEADLINE_MS = 18_000;
 
 function fail(message: string, code: number): never {
   process.stderr.write(`pmsd: ${message}\n`);
@@ -69,8 +80,30 @@ function boot(config: Config, log: Logger, remoteAddress: (request: Request) => 
   return deps;
 }
 
+/** The link systemd asked for (NOTIFY_SOCKET, WATCHDOG_USEC), checked before anything else; exits 2 when it cannot work. */
+function linkSystemd(): SystemdLink | null {
+  let link: SystemdLink | null;
+  try {
+    link = systemdFromEnvironment(process.env, process.pid);
+  } catch (err) {
+    if (err instanceof NotifyError) fail(err.message, 2);
+    throw err;
+  }
+  // As sd_notify's unset_environment: the host's tools pmsd runs never see it.
+  delete process.env.NOTIFY_SOCKET;
+  return link;
+}
+
 async function serve(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
+  const systemd = linkSystemd();
+  const notify = (state: string) => {
+    try {
+      systemd?.notifier.send(state);
+    } catch (err) {
+      log.warn({ err, state }, 'systemd notification failed');
+    }
+  };
   const listening: { server: Server | null } = { server: null };
   const deps = boot(config, log, (request) => {
     const meta = requestMeta(request);
@@ -78,6 +111,8 @@ async function serve(config: Config): Promise<void> {
     return meta.address;
   });
   deps.objects.hashWorkerUrl = HASH_WORKER_URL;
+  deps.backups.workerUrl = BACKUP_WORKER_URL;
+  reportFailedHostAction(deps);
   const admin = await ensureInitialAdmin(deps);
   const app = createApp(deps);
   let server: Server;
@@ -128,35 +163,39 @@ async function serve(config: Config): Promise<void> {
     `pmsd ${versionInfo.version} listening on http://localhost:${server.port}/api/v1 (docs: http://localhost:${server.port}/docs); data in ${config.dataDir}\n${hint}: POST /api/v1/auth/login {"username","password"}\n`,
   );
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    const deadline = setTimeout(() => {
-      log.error('shutdown took longer than 10 s; exiting');
-      process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS);
-    try {
-      deps.wsHub.closeAll();
-      await server.stop(false);
-      rpc.stop();
-      // Every job, then each module's own work in reverse start order (webhook attempts running
-      // get a moment, else they stay due for the next start).
-      await deps.scheduler.stopAll();
-      deps.work.drain();
-      writePlatformLog(deps, { category: 'system', key: 'system.stop', value: `pmsd stopped (${signal})` });
-      deps.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
-      deps.sqlite.close();
-    } catch (err) {
-      log.error({ err }, 'error during shutdown');
-    }
-    clearTimeout(deadline);
+  const daemon = new RunningDaemon({
+    deps,
+    inFlight: () => server.pendingRequests,
+    stopListening: () => void server.stop(false),
+    stopPush: () => rpc.stop(),
+  });
+  const exit = (code: number) => {
     log.flush();
-    process.exit(0);
+    process.exit(code);
+  };
+  // A host action (§20) stops the daemon the same way, keeping the port for its 503s.
+  deps.host.daemon = { stop: (why) => daemon.stop({ why, keepListening: true }), exit };
+  // A restore whose swap is decided: stop as a host action does (its 503s go on), then exit 75; the
+  // supervisor starts pmsd again (systemd Restart=on-failure) and the start carries the swap out and
+  // finishes the restore (modules/backups/startup.ts).
+  deps.backups.restart = () =>
+    void daemon.stop({ why: 'restore', keepListening: true }).then(() => exit(RESTORE_EXIT_CODE));
+  const shutdown = async (signal: string) => {
+    notify('STOPPING=1');
+    const deadline = setTimeout(() => {
+      log.error(`shutdown took longer than ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting`);
+      exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    await daemon.stop({ why: signal, keepListening: false });
+    clearTimeout(deadline);
+    exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  notify(`READY=1\nSTATUS=serving on port ${server.port}`);
+  // Armed by systemd at READY=1, so fed from now on (a long migration before it falls under the start timeout).
+  if (systemd?.watchdogMs)
+    startWatchdog(systemd.notifier, systemd.watchdogMs, (err) => log.warn({ err }, 'systemd watchdog ping failed'));
 }
 
 async function readStdin(): Promise<string> {
@@ -172,6 +211,14 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'version' || command === '--version') {
     process.stdout.write(`pmsd ${versionInfo.version} (api ${versionInfo.apiVersion}, commit ${versionInfo.commit})\n`);
+    return;
+  }
+  if (command === 'license') {
+    process.exitCode = licenseCommand(rest, {
+      out: (text) => process.stdout.write(text),
+      err: (text) => process.stderr.write(text),
+      now: () => systemClock.now(),
+    });
     return;
   }
   let config: Config;

@@ -64,6 +64,12 @@ const ALLOWED: { path: RegExp; status: number; when: (r: Read) => boolean; why: 
     why: "another user's private saved search (§9)",
   },
   {
+    path: /^\/api\/v1\/backups\/\{id\}\/download$/,
+    status: 409,
+    when: (r) => r.item?.status !== 'complete',
+    why: 'only a complete backup has an archive to download (§17)',
+  },
+  {
     path: /^\/api\/v1\/notifications\/\{id\}$/,
     status: 404,
     when: (r) => !r.caller.permissions.has('users:write'),

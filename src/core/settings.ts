@@ -1,7 +1,9 @@
 /**
  * Settings (§18), the part other modules read. Stored one row per top-level key; absent keys and
- * absent nested fields take the defaults below. Cached per daemon; the settings routes (a later
- * issue) write through `putSettingGroup`, which drops the cache.
+ * absent nested fields take the defaults below. Cached per daemon, exactly: every write here drops
+ * the cache, so a module that reads its knob when it needs it sees a change at once (no restart).
+ * The settings routes (modules/settings) validate and write through `putSettingGroup` /
+ * `putSettingValue`; they also drop the cache when their unit rolls back.
  */
 import { eq } from 'drizzle-orm';
 import { isBurst, type RateLimitSettings } from '../config';
@@ -22,9 +24,12 @@ export interface SettingGroups {
   smtp: {
     host?: string;
     port?: number;
+    /** true: implicit TLS (SMTPS); false: STARTTLS when offered, required when there are credentials. */
     secure?: boolean;
-    username?: string;
+    username?: string | null;
     from?: string;
+    /** false accepts a certificate no trusted authority signed (a LAN relay's self-signed one). */
+    verifyCertificate?: boolean;
     password?: string | null;
   } | null;
   schedule: { missedRunGraceSeconds: number };
@@ -97,7 +102,10 @@ function cached(deps: Deps): CachedSettings {
 /** A settings group with defaults filled in. */
 export function getSettingGroup<K extends keyof SettingGroups>(deps: Deps, key: K): SettingGroups[K] {
   const stored = cached(deps).groups.get(key);
-  return { ...SETTING_DEFAULTS[key], ...(stored && typeof stored === 'object' ? stored : {}) } as SettingGroups[K];
+  const group = stored && typeof stored === 'object' ? stored : null;
+  // A group whose default is null (smtp) stays null until set.
+  if (SETTING_DEFAULTS[key] === null && group === null) return null as SettingGroups[K];
+  return { ...SETTING_DEFAULTS[key], ...group } as SettingGroups[K];
 }
 
 /** Replaces a stored group (merged over the defaults on read). */
@@ -133,7 +141,8 @@ export function trustedNetworks(deps: Deps): Cidr[] {
 /**
  * The flood budgets in force: each `PMS_RATE_LIMIT_*` set overrides its `rateLimits` setting. Cached
  * with the settings (a change drops the cache, so it applies from the next request): every request
- * reads it. A stored value out of range (no route validates them yet) falls back to its default.
+ * reads it. The settings routes validate the ranges (modules/settings/model.ts); a stored value out of
+ * range all the same (written by hand, or by an older build) falls back to its default.
  */
 export function rateLimitSettings(deps: Deps): RateLimitSettings {
   const c = cached(deps);
@@ -157,11 +166,35 @@ export function getTimezone(deps: Deps): string {
 
 /** Stores the `timezone` setting (the settings routes validate the name first). */
 export function putTimezone(deps: Deps, timezone: string): void {
+  putSettingValue(deps, 'timezone', timezone);
+}
+
+export const DEFAULT_SYSTEM_NAME = 'Platform';
+
+/** The platform's name as people set it (`systemName`, §18), `Platform` when unset; mail subjects carry it. */
+export function getSystemName(deps: Deps): string {
+  const stored = cached(deps).groups.get('systemName');
+  return typeof stored === 'string' && stored !== '' ? stored : DEFAULT_SYSTEM_NAME;
+}
+
+/** A stored top-level value as written (undefined when absent): `systemName`, `timezone`, `logo` … */
+export function getStoredSetting(deps: Deps, key: string): unknown {
+  return cached(deps).groups.get(key);
+}
+
+/** Stores one top-level value whole (a name, the time zone, an image's description). */
+export function putSettingValue(deps: Deps, key: string, value: unknown): void {
   const now = deps.clock.now();
   deps.db
     .insert(settings)
-    .values({ key: 'timezone', value: timezone, updatedAt: now })
-    .onConflictDoUpdate({ target: settings.key, set: { value: timezone, updatedAt: now } })
+    .values({ key, value, updatedAt: now })
+    .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: now } })
     .run();
+  deps.settings.current = null;
+}
+
+/** Removes one top-level value: it reads as its default again. */
+export function deleteSettingValue(deps: Deps, key: string): void {
+  deps.db.delete(settings).where(eq(settings.key, key)).run();
   deps.settings.current = null;
 }

@@ -58,6 +58,11 @@ export interface WriterOptions {
   outbox?: BatchOutbox;
   /** Monotonic ms, for the load behind `congested` (the daemon's clock). */
   monotonic?: () => number;
+  /**
+   * After a batch committed: a promise that settles once it is on disk, or null when it already is
+   * (db/durability.ts). The batch's callers are answered only then; its effects run at once.
+   */
+  durable?: () => Promise<void> | null;
 }
 
 /** The writer's load is measured over windows of this length. */
@@ -86,6 +91,7 @@ export class Writer {
   private readonly onEffectError: (err: unknown) => void;
   private readonly outbox: BatchOutbox;
   private readonly monotonic: () => number;
+  private readonly durable: () => Promise<void> | null;
   private windowStart = 0;
   private busyInWindow = 0;
   /** Share of the last finished window spent in batches, and when that window ended. */
@@ -100,6 +106,7 @@ export class Writer {
     this.onEffectError = options.onEffectError ?? (() => {});
     this.outbox = options.outbox ?? NO_OUTBOX;
     this.monotonic = options.monotonic ?? (() => performance.now());
+    this.durable = options.durable ?? (() => null);
     this.statements = {
       begin: sqlite.prepare('BEGIN IMMEDIATE'),
       commit: sqlite.prepare('COMMIT'),
@@ -269,10 +276,20 @@ export class Writer {
           this.onEffectError(err);
         }
       }
-      const outcome = job.outcome;
-      if (outcome?.ok) job.resolve(outcome.value);
-      else job.reject(outcome?.error);
     }
+    const answer = () => {
+      for (const job of batch) {
+        const outcome = job.outcome;
+        if (outcome?.ok) job.resolve(outcome.value);
+        else job.reject(outcome?.error);
+      }
+    };
+    const synced = this.durable();
+    if (synced === null) answer();
+    else
+      synced.then(answer, (err) => {
+        for (const job of batch) job.reject(err);
+      });
   }
 }
 

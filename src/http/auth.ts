@@ -98,7 +98,12 @@ export function validCaller(deps: Deps, request: Request): Principal | null {
 
 function gate(deps: Deps, request: Request, rule: AuthMeta): Principal {
   const principal = callerOf(deps, request);
-  if (!principal) throw unauthorized();
+  if (!principal) {
+    // No credential and not trusted: a field client that sends none never reads this 401 (refusals.ts).
+    const path = new URL(request.url).pathname;
+    deps.identity.refused(deps, deps.remoteAddress(request), { door: 'HTTP', what: `${request.method} ${path}` });
+    throw unauthorized();
+  }
   if (rule.anyOf.length === 0 || rule.anyOf.some((p) => principal.permissions.has(p))) return principal;
   if (rule.integration && principal.integration) return principal;
   if (rule.self && principal.userId !== null) return principal;

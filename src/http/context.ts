@@ -22,6 +22,8 @@ export interface RequestMeta {
   address?: string | null;
   /** Whether the query carries a link signature (`signedLink` routes), once asked. */
   signed?: boolean;
+  /** Rows written through the database connection when the handler began (db/durability.ts). */
+  writesBefore?: number;
 }
 
 const metas = new WeakMap<Request, RequestMeta>();

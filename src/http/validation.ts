@@ -40,6 +40,8 @@ export interface SchemaError {
   schema: unknown;
   /** Only looked at to tell a missing field; never copied into a message. */
   value?: unknown;
+  /** A union's failures per branch (TypeBox), in the order of its `anyOf`. */
+  errors?: Iterable<SchemaError>[];
 }
 
 /** Elysia wraps numbers and booleans in a union with their string form so they may come as text. */
@@ -113,10 +115,26 @@ function describe(s: SchemaLike, errorType: number, value: unknown): string {
   }
 }
 
+/**
+ * A nullable object (`object or null`) sent as an object fails inside the object: its own fields'
+ * failures say more, at their own paths (`/smtp/port`), than the union's "must be an object or null".
+ */
+function withinNullableObjects(errors: Iterable<SchemaError>): SchemaError[] {
+  return [...errors].flatMap((e) => {
+    const branches = (e.schema as SchemaLike | undefined)?.anyOf;
+    const isObject = e.value !== null && typeof e.value === 'object' && !Array.isArray(e.value);
+    if (e.type !== ValueErrorType.Union || !isObject || !branches || branches.length !== 2) return [e];
+    const objectAt = branches.findIndex((b) => b.type === 'object');
+    const inner = objectAt >= 0 && branches[1 - objectAt]?.type === 'null' ? e.errors?.[objectAt] : undefined;
+    const expanded = inner ? withinNullableObjects(inner) : [];
+    return expanded.length > 0 ? expanded : [e];
+  });
+}
+
 /** One detail per path, the first failure winning (a missing field reports "is required"). */
 export function schemaErrorDetails(errors: SchemaError[]): ErrorDetail[] {
   const out = new Map<string, string>();
-  for (const e of errors) {
+  for (const e of withinNullableObjects(errors)) {
     const path = e.path || '/';
     if (out.has(path)) continue;
     const message =

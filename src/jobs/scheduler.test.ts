@@ -50,6 +50,27 @@ describe('scheduler', () => {
     await scheduler.stopAll();
     expect(seen).toEqual(['start a', 'start b', 'stop b (jobs left: 0)', 'stop a (jobs left: 0)']);
   });
+
+  it('pauses (sets stopped in reverse, jobs held) and resumes (sets started in order) once each', async () => {
+    const scheduler = createScheduler(silentLogger());
+    const seen: string[] = [];
+    for (const name of ['a', 'b']) {
+      scheduler.install({
+        start: () => seen.push(`start ${name}`),
+        jobs: [{ name, pattern: '* * * * * *', run: () => {} }],
+        stop: () => {
+          seen.push(`stop ${name}`);
+        },
+      });
+    }
+    await scheduler.pause();
+    await scheduler.pause();
+    scheduler.resume();
+    scheduler.resume();
+    expect(seen).toEqual(['start a', 'start b', 'stop b', 'stop a', 'start a', 'start b']);
+    expect(scheduler.names()).toEqual(['a', 'b']);
+    await scheduler.stopAll();
+  });
 });
 
 describe('housekeeping', () => {

@@ -34,11 +34,20 @@ export interface Scheduler {
   names(): string[];
   /** Stops every job, then every installed set's own work, the last installed first. */
   stopAll(): Promise<void>;
+  /**
+   * Holds everything timed (a restore's maintenance, §17 rule 4.4): the jobs stop firing and each
+   * set's own work stops, the last installed first; `resume` starts that work again, in install
+   * order, and lets the jobs fire.
+   */
+  pause(): Promise<void>;
+  resume(): void;
 }
 
 export function createScheduler(log: Logger): Scheduler {
   const jobs = new Map<string, { cron: Cron; run: () => Promise<void> }>();
   const stops: Array<() => void | Promise<void>> = [];
+  const sets: ModuleJobs[] = [];
+  let paused = false;
   const add = (job: Job) => {
     jobs.get(job.name)?.cron.stop();
     const run = async () => {
@@ -56,6 +65,7 @@ export function createScheduler(log: Logger): Scheduler {
   return {
     install(set) {
       set.start?.();
+      sets.push(set);
       if (set.stop) stops.push(set.stop);
       for (const job of set.jobs) add(job);
     },
@@ -63,7 +73,32 @@ export function createScheduler(log: Logger): Scheduler {
       await jobs.get(name)?.run();
     },
     names: () => [...jobs.keys()],
+    async pause() {
+      if (paused) return;
+      paused = true;
+      for (const job of jobs.values()) job.cron.pause();
+      for (const set of [...sets].reverse()) {
+        try {
+          await set.stop?.();
+        } catch (err) {
+          log.error({ err }, 'pausing a job set failed');
+        }
+      }
+    },
+    resume() {
+      if (!paused) return;
+      paused = false;
+      for (const set of sets) {
+        try {
+          set.start?.();
+        } catch (err) {
+          log.error({ err }, 'resuming a job set failed');
+        }
+      }
+      for (const job of jobs.values()) job.cron.resume();
+    },
     async stopAll() {
+      sets.length = 0;
       for (const job of jobs.values()) job.cron.stop();
       jobs.clear();
       for (const stop of stops.splice(0).reverse()) {

@@ -95,8 +95,11 @@ describe('delivery follows the read permission', () => {
       for (const socket of [lacking, holding]) socket?.types.splice(0);
       for (const type of types) t.deps.bus.publish(type, { _id: 1 }, new Date(t.clock.now()).toISOString());
       await Promise.resolve();
-      expect(lacking?.types ?? []).toEqual([]);
-      expect(holding.types).toEqual(types);
+      // Listeners may answer these events with events of their own (a failed backup raises an
+      // alert and a notification): only the published types are the subject here.
+      const ofTypes = (seen: string[]) => seen.filter((type) => types.includes(type));
+      expect(ofTypes(lacking?.types ?? [])).toEqual([]);
+      expect(ofTypes(holding.types)).toEqual(types);
     },
   );
 });

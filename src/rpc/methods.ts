@@ -35,9 +35,13 @@ function currentPrincipal(deps: Deps, session: RpcSession): Principal | null {
   return null;
 }
 
-function requirePrincipal(deps: Deps, session: RpcSession): Principal {
+function requirePrincipal(deps: Deps, session: RpcSession, method: string): Principal {
   const principal = currentPrincipal(deps, session);
-  if (!principal) throw new RpcError('unauthenticated', 'send {"method":"auth","params":["<token>"]} first');
+  if (!principal) {
+    // Field drivers never send `auth` and often no `id`: they never see this error (auth/refusals.ts).
+    deps.identity.refused(deps, session.address, { door: 'TCP push', what: method });
+    throw new RpcError('unauthenticated', 'send {"method":"auth","params":["<token>"]} first');
+  }
   return principal;
 }
 
@@ -87,14 +91,14 @@ function run(deps: Deps, session: RpcSession, method: string, params: unknown): 
     case 'auth':
       return authenticateWith(deps, session, params);
     case 'subscriptions.add': {
-      const principal = requirePrincipal(deps, session);
+      const principal = requirePrincipal(deps, session, 'subscriptions.add');
       const targets = targetsOf(params);
       checkTargets(deps, principal, targets);
       deps.push.subscribe(session.connection, targets);
       return true;
     }
     case 'subscriptions.remove': {
-      requirePrincipal(deps, session);
+      requirePrincipal(deps, session, 'subscriptions.remove');
       deps.push.unsubscribe(session.connection, targetsOf(params));
       return true;
     }

@@ -12,6 +12,7 @@ import { FakeClock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
 import type { BuiltInRoleName, Permission } from '../../src/core/permissions';
 import { systemPrincipal } from '../../src/core/principal';
+import type { WalSync } from '../../src/db/durability';
 import type { Deps } from '../../src/deps';
 import { type Logger, silentLogger } from '../../src/log';
 import { builtInRoleId, createRole } from '../../src/modules/roles/service';
@@ -71,11 +72,15 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     passwordHash: { memoryCost: 64, timeCost: 1 },
     strictResponses: true,
     rateLimits: RATE_LIMITS_OFF,
+    // No fdatasync per test write; durability.test.ts drives the power-cut path with its own sync.
+    durability: 'crash',
     ...overrides,
   };
 }
 
-export function makeTestApp(options: { config?: Partial<Config>; start?: string; log?: Logger } = {}): TestApp {
+export function makeTestApp(
+  options: { config?: Partial<Config>; start?: string; log?: Logger; walSync?: WalSync } = {},
+): TestApp {
   const addresses = new WeakMap<Request, string>();
   const config = testConfig(options.config);
   const clock = new FakeClock(options.start);
@@ -85,6 +90,7 @@ export function makeTestApp(options: { config?: Partial<Config>; start?: string;
     clock,
     version: versionInfo,
     remoteAddress: (request) => addresses.get(request) ?? null,
+    ...(options.walSync ? { walSync: options.walSync } : {}),
   });
   const app = createApp(deps);
   const roleTokens = new Map<string, string>();

@@ -4,6 +4,7 @@
  * timed jobs the daemon would run (main starts them on real timers; here each runs once per step).
  */
 import { tickAlerts } from '../../src/modules/alerts/jobs';
+import { runDueMail } from '../../src/modules/mail/dispatch';
 import { expireNotifications } from '../../src/modules/notifications/jobs';
 import { runScheduleTick } from '../../src/modules/schedule/runner/runner';
 import { sweepExpiredMessages } from '../../src/modules/subsystems/actions';
@@ -62,6 +63,7 @@ export async function runJobs(t: TestApp): Promise<void> {
   await tickVariableHealth(t.deps);
   expireNotifications(t.deps);
   await runDueDeliveries(t.deps);
+  await runDueMail(t.deps);
 }
 
 /**

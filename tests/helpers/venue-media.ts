@@ -1,7 +1,8 @@
 /**
  * The venue's media library (§12): content uploaded by an operator (an image whose type and size come
  * from its bytes, a text file replaced once), a record still waiting for its content, and one in the
- * trash, so every read of cms-media meets each status.
+ * trash, so every read of cms-media meets each status. Its branding (§18): a name, a logo and a
+ * background, and mail settings whose server never answers (alert mail retries in the history).
  */
 import type { TestApp } from './app';
 import { ADMIN, must, OPERATOR } from './venue-kit';
@@ -23,6 +24,21 @@ function png(): Uint8Array {
   view.setUint32(20, 1080);
   bytes.set([8, 6, 0, 0, 0], 24);
   return bytes;
+}
+
+/** Settings an administrator makes on the first day: name, mail (to a closed port), logo and background. */
+export async function buildBranding(t: TestApp): Promise<void> {
+  const smtp = {
+    host: '127.0.0.1',
+    port: 1,
+    from: 'Venue <pms@venue.example>',
+    username: 'pms',
+    password: 'mail-pass',
+  };
+  await must(t, 'PATCH', '/settings', { ...ADMIN, body: { systemName: 'Grand Hall', smtp } }, 200);
+  for (const kind of ['logo', 'background']) {
+    await must(t, 'PUT', `/settings/${kind}`, { ...upload(png()), ...ADMIN }, 200);
+  }
 }
 
 export async function buildMedia(t: TestApp): Promise<void> {

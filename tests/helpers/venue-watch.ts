@@ -81,7 +81,7 @@ export async function buildAlerts(t: TestApp, d: Devices, p: People, w: Watch): 
     value: '80',
     criticality: 'critical',
     destinations: [
-      { role: need(p.roles, 'operator'), method: ['notification'] },
+      { role: need(p.roles, 'operator'), method: ['notification', 'email'] },
       { role: need(p.roles, 'ushers'), method: ['notification'] },
     ],
   });

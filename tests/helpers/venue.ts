@@ -6,10 +6,11 @@
  * every state. Every set-up call must answer as expected, or the build throws with the answer.
  */
 import type { TestApp } from './app';
+import { buildBackups } from './venue-backups';
 import { buildCompositions } from './venue-compositions';
 import { buildDevices, type Devices } from './venue-devices';
 import { ADMIN, beat, gapsAround, INTEGRATION, must, need, OPERATOR, pass } from './venue-kit';
-import { buildMedia } from './venue-media';
+import { buildBranding, buildMedia } from './venue-media';
 import { buildPeople, type People } from './venue-people';
 import { buildPlayers } from './venue-players';
 import { buildSchedule, type Schedule } from './venue-schedule';
@@ -124,9 +125,11 @@ export async function buildVenue(t: TestApp): Promise<Venue> {
   const devices = await buildDevices(t);
   const watch = await buildWebhooks(t, devices);
   const people = await buildPeople(t, devices);
+  await buildBranding(t);
   await buildAlerts(t, devices, people, watch);
   const schedule = await buildSchedule(t, devices);
   await buildMedia(t);
+  await buildBackups(t);
   const players = await buildPlayers(t, schedule);
   const compositions = await buildCompositions(t);
   const v: Venue = { devices, people, watch, schedule, players, compositions };

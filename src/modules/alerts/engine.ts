@@ -26,7 +26,7 @@ import {
 } from './store';
 
 export interface AlertSource {
-  type: 'variable' | 'subsystem' | 'player' | 'webhook' | 'schedule' | 'storage';
+  type: 'variable' | 'subsystem' | 'player' | 'webhook' | 'schedule' | 'storage' | 'license' | 'backup';
   id: number;
   externalId: string | null;
   displayName: string | null;

@@ -19,6 +19,10 @@ import { dropAlertIndex, onVariableValue } from './evaluate';
 import { acknowledgeByNoticeKey } from './service';
 import { variableInfo } from './store';
 import {
+  onBackupCompleted,
+  onBackupFailed,
+  onLicenseChanged,
+  onLicenseExpiring,
   onScheduleRunMissed,
   onSubsystemDeleted,
   onSubsystemOffline,
@@ -80,6 +84,15 @@ function handle(deps: Deps, event: BusEvent): void {
     case 'webhook.updated':
       onWebhookUpdated(deps, id);
       return;
+    case 'backup.failed': {
+      const job = event.data.job as { error?: unknown } | null;
+      const name = typeof event.data.displayName === 'string' ? event.data.displayName : null;
+      onBackupFailed(deps, id, name, typeof job?.error === 'string' ? job.error : null);
+      return;
+    }
+    case 'backup.completed':
+      onBackupCompleted(deps);
+      return;
     case 'webhook.deleted':
       onWebhookDeleted(deps, id);
       return;
@@ -108,11 +121,18 @@ const HEALTH_EVENTS = [
   'variable.health_changed',
 ] as const;
 
+const LICENSE_EVENTS = ['license.expiring', 'license.changed'] as const;
+
 export function installAlertListeners(deps: Deps): () => void {
   const offBus = deps.bus.subscribe((event) => handle(deps, event));
   const offUnit = deps.work.react(HEALTH_EVENTS, (type, data) => onHealth(deps, type, data));
+  // The licence's notices commit with the check that announces them (modules/license/notices.ts).
+  const offLicense = deps.work.react(LICENSE_EVENTS, (type, data) =>
+    type === 'license.expiring' ? onLicenseExpiring(deps, data) : onLicenseChanged(deps, data.status),
+  );
   return () => {
     offBus();
     offUnit();
+    offLicense();
   };
 }

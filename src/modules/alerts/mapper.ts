@@ -64,7 +64,7 @@ export function toAlertDto(row: AlertRow, extras: AlertExtras, variable: Variabl
   };
 }
 
-export function toIncidentDto(row: IncidentRow): IncidentDto {
+export function toIncidentDto(row: IncidentRow, mail: IncidentDto['mail'] = []): IncidentDto {
   return {
     _id: row.id,
     alertId: row.alertId,
@@ -83,6 +83,7 @@ export function toIncidentDto(row: IncidentRow): IncidentDto {
     lastValue: row.lastValue,
     matchCount: row.matchCount,
     notified: row.notified,
+    mail,
   };
 }
 

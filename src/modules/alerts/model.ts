@@ -90,6 +90,24 @@ const IncidentDtoModel = t.Object({
   lastValue: t.Union([t.String(), t.Null()]),
   matchCount: t.Integer(),
   notified: t.Boolean(),
+  /**
+   * The incident's mail, oldest first (one per recipient and notice): `kind` notice or recovery,
+   * `state` pending (waiting for its first attempt or a retry), sent or failed (given up).
+   */
+  mail: t.Array(
+    t.Object({
+      _id: t.Integer(),
+      kind: t.String(),
+      to: t.String(),
+      state: t.String(),
+      attempts: t.Integer(),
+      lastAttemptAt: NullableTime,
+      nextAttemptAt: NullableTime,
+      sentAt: NullableTime,
+      lastError: t.Union([t.String(), t.Null()]),
+      createdAt: Time,
+    }),
+  ),
 });
 
 const CRITICALITY_RULE = 'must be one of: info, warning, error, critical (or 1 to 4)';

@@ -1,18 +1,25 @@
 /**
  * The notices of §8 rules 4 and 5: a notification per incident (platform key, severity from
  * `criticality`, actions `acknowledge` when the rule locks and `clear`) and an info recovery notice
- * expiring after 24 h. Mail to destinations is not sent by this build (no mailer yet).
+ * expiring after 24 h, each with mail to the destinations that ask for `email` (every notice: the
+ * first, each repeat, the recovery). The mail is queued in the incident's unit and sent after the
+ * commit (modules/mail); its recipients are the addresses of the users named and of the users holding
+ * the roles named, enabled and with an address, each once.
  *
  * Audience (`roleIds` of the notification): the roles of the destinations that ask for
  * `notification` (a user destination adds that user's roles); with no such destination, the roles
  * holding `alerts:read`. Holders of `users:write` see every notification anyway (§7 rule 6).
  */
+
+import { getSystemName, getTimezone } from '../../core/settings';
 import type { Deps } from '../../deps';
+import { queueMail } from '../mail/service';
 import { clearNotificationsByKey } from '../notifications/clear';
 import type { NotificationActionWrite } from '../notifications/model';
 import { raiseNotification } from '../notifications/show';
 import { roleIdsHolding } from '../roles/service';
-import { roleIdsOf } from '../users/accounts';
+import { formatLocal } from '../schedule/engine/tz';
+import { mailAddressesOf, roleIdsOf } from '../users/accounts';
 import { DEFAULT_MESSAGE } from './model';
 import type { AlertRow, IncidentRow } from './store';
 
@@ -24,6 +31,7 @@ export function noticeKey(rule: AlertRow, sourceId: number): string {
   if (rule.systemKind === 'webhook-disabled') return `webhook-disabled:${sourceId}`;
   if (rule.systemKind === 'schedule-missed') return 'schedule-missed';
   if (rule.systemKind === 'storage-low') return 'storage-low';
+  if (rule.systemKind === 'license-expiry') return 'license:expiring';
   return `alert:${rule.id}:${sourceId}`;
 }
 
@@ -69,6 +77,18 @@ function texts(rule: AlertRow, incident: IncidentRow, ctx: NoticeContext): { tit
         title: 'Media storage is low',
         message: `${incident.lastValue} free for media; uploads are refused below the media.minFreeBytes setting. Empty the trash or remove media.`,
       };
+    case 'license-expiry': {
+      const days = incident.lastValue === '1' ? '1 day' : `${incident.lastValue} days`;
+      return {
+        title: `The license expires in ${days}`,
+        message: `License ${incident.sourceExternalId ?? ''} expires in ${days}. Install a renewed license before then (PUT /api/v1/license); nothing stops working when it expires.`,
+      };
+    }
+    case 'backup-failed':
+      return {
+        title: `Backup ${name} failed`,
+        message: `${incident.lastValue ?? 'The backup failed.'} See GET /api/v1/backups?status=failed.`,
+      };
     case 'variable-health':
       return { title: `${rule.displayName}: ${name}`, message: `${name} reports health ${incident.lastValue}.` };
     default:
@@ -90,15 +110,63 @@ function audience(deps: Deps, rule: AlertRow): number[] {
   return roleIdsHolding(deps, 'alerts:read');
 }
 
-/** Raises (or raises again) the incident's notification. */
+/** The addresses of the rule's `email` destinations. */
+function mailRecipients(deps: Deps, rule: AlertRow): string[] {
+  const users: number[] = [];
+  const roles: number[] = [];
+  for (const d of rule.destinations) {
+    if (!d.method.includes('email')) continue;
+    if (d.user !== undefined) users.push(d.user);
+    if (d.role !== undefined) roles.push(d.role);
+  }
+  return mailAddressesOf(deps, users, roles);
+}
+
+/** Queues the notice's mail: subject `[<systemName>] <title>`, the message and what the incident is. */
+function mailNotice(
+  deps: Deps,
+  rule: AlertRow,
+  incident: IncidentRow,
+  kind: 'notice' | 'recovery',
+  text: { title: string; message: string },
+): void {
+  const recipients = mailRecipients(deps, rule);
+  if (recipients.length === 0) return;
+  const system = getSystemName(deps);
+  const tz = getTimezone(deps);
+  const name = incident.sourceDisplayName ?? incident.sourceExternalId ?? String(incident.sourceId);
+  const lines = [
+    text.message,
+    '',
+    `Alert: ${rule.displayName} (${rule.criticality})`,
+    `Source: ${incident.sourceType} ${name}`,
+    `Fired: ${formatLocal(tz, incident.firedAt)} (${tz})`,
+    ...(kind === 'recovery' && incident.closedAt !== null
+      ? [`Recovered: ${formatLocal(tz, incident.closedAt)} (${tz})`]
+      : []),
+    '',
+    `-- ${system}`,
+  ];
+  queueMail(deps, {
+    kind,
+    alertId: rule.id,
+    incidentId: incident.id,
+    recipients,
+    subject: `[${system}] ${text.title}`.replace(/[\r\n]+/g, ' ').slice(0, 250),
+    body: lines.join('\n'),
+  });
+}
+
+/** Raises (or raises again) the incident's notification, and queues its mail. */
 export function sendNotice(deps: Deps, rule: AlertRow, incident: IncidentRow, ctx: NoticeContext): void {
   const actions: NotificationActionWrite[] = [];
   if (rule.lock) actions.push({ id: 'acknowledge', label: 'Acknowledge', type: 'acknowledge', clears: true });
   actions.push({ id: 'clear', label: 'Clear', type: 'clear', clears: true });
   clearNotificationsByKey(deps, recoveryKey(rule, incident.sourceId));
+  const text = texts(rule, incident, ctx);
   raiseNotification(deps, {
     key: noticeKey(rule, incident.sourceId),
-    ...texts(rule, incident, ctx),
+    ...text,
     severity: rule.criticality as 'info' | 'warning' | 'error' | 'critical',
     source: { type: 'alert', id: rule.id },
     subsystemId: ctx.subsystemId,
@@ -106,6 +174,7 @@ export function sendNotice(deps: Deps, rule: AlertRow, incident: IncidentRow, ct
     actions,
     expiresAt: null,
   });
+  mailNotice(deps, rule, incident, 'notice', text);
 }
 
 /** The recovery notice (rule 5): info, expiring after 24 h. */
@@ -118,16 +187,21 @@ export function sendRecoveryNotice(
 ): void {
   const { title } = texts(rule, incident, ctx);
   const name = incident.sourceDisplayName ?? incident.sourceExternalId ?? String(incident.sourceId);
-  raiseNotification(deps, {
-    key: recoveryKey(rule, incident.sourceId),
+  const text = {
     title:
       rule.systemKind === 'subsystem-offline'
         ? `${sourceNoun(incident)} ${name} is back online`
-        : `Recovered: ${title}`.slice(0, 200),
+        : rule.systemKind === 'license-expiry'
+          ? 'The license was renewed'
+          : `Recovered: ${title}`.slice(0, 200),
     message:
       rule.type === 'variable'
         ? render('{alert}: {variable} is {value}', rule, incident, ctx.subsystemName, value)
         : `${title} is over.`,
+  };
+  raiseNotification(deps, {
+    key: recoveryKey(rule, incident.sourceId),
+    ...text,
     severity: 'info',
     source: { type: 'alert', id: rule.id },
     subsystemId: ctx.subsystemId,
@@ -135,6 +209,7 @@ export function sendRecoveryNotice(
     actions: [{ id: 'clear', label: 'Clear', type: 'clear', clears: true }],
     expiresAt: deps.clock.now() + DAY_MS,
   });
+  mailNotice(deps, rule, incident, 'recovery', text);
 }
 
 export function clearNotice(deps: Deps, rule: AlertRow, sourceId: number): void {

@@ -303,6 +303,8 @@ describe('GET /alerts/history', () => {
       lastValue: '95',
       matchCount: 1,
       notified: true,
+      // No destination asks for e-mail (mail/mail.test.ts covers the mail of an incident).
+      mail: [],
     });
     const n = async (query: Record<string, string>) => (await t.history(query)).length;
     expect(await n({ state: 'open' })).toBe(1);

@@ -13,6 +13,7 @@ import { conflict } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
+import { mailOfIncidents } from '../mail/service';
 import { getVariableByRef } from '../variables/service';
 import { changedRuleFields, ruleValues } from './checks';
 import { acknowledge, closeAll, closeIncident, isSnoozed, notifyUnnotified } from './engine';
@@ -192,5 +193,9 @@ export function listIncidents(deps: Deps, query: IncidentQuery, page: Page): Lis
     .limit(page.limit)
     .offset(page.offset)
     .all();
-  return { items: rows.map(toIncidentDto), total };
+  const mail = mailOfIncidents(
+    deps,
+    rows.map((r) => r.id),
+  );
+  return { items: rows.map((r) => toIncidentDto(r, mail.get(r.id))), total };
 }

@@ -6,7 +6,10 @@
  * `variable-health` (variable.health_changed: a state above 0 opens, 0 closes) and `schedule-missed`
  * (the schedule.run.missed records of one daemon start: one incident with their count, §11.6 rule 15).
  * `storage-low` (the alerts.storage job: free space for media under twice `media.minFreeBytes`
- * opens, back above closes). `backup-failed` and `license-expiry` exist but have no source yet.
+ * opens, back above closes). `license-expiry` (§19 rule 4: `license.expiring` opens the incident
+ * and notifies, each later one notifies again; `license.changed` to a licence with more than 30 days
+ * left, or perpetual, recovers it, and to none closes it without a recovery notice).
+ * `backup-failed` exists but has no source yet.
  */
 
 import { getSettingGroup } from '../../core/settings';
@@ -16,9 +19,9 @@ import type { Deps } from '../../deps';
 import { AppError } from '../../http/errors';
 import { mediaFreeBytes } from '../objects/service';
 import { getWebhook } from '../webhooks/service';
-import { closeIncident, conditionCleared, fire } from './engine';
+import { closeIncident, conditionCleared, fire, isSnoozed, notify } from './engine';
 import { type Criticality, SYSTEM_KINDS, type SystemKind } from './model';
-import { openIncident, systemRule, variableInfo } from './store';
+import { openIncident, openIncidents, systemRule, variableInfo } from './store';
 
 const DEFAULTS: Record<SystemKind, { displayName: string; criticality: Criticality }> = {
   'subsystem-offline': { displayName: 'Subsystem offline', criticality: 'error' },
@@ -156,6 +159,24 @@ export function onScheduleRunMissed(deps: Deps): void {
   });
 }
 
+/**
+ * `backup.failed` (§17 rule 2): the failed backup is the source, its error the value. A failure is a
+ * past fact: the incident stays open until acknowledged, or until a later backup completes
+ * (`onBackupCompleted`), which shows backups work again.
+ */
+export function onBackupFailed(deps: Deps, id: number, displayName: string | null, error: string | null): void {
+  const rule = activeRule(deps, 'backup-failed');
+  if (!rule) return;
+  fire(deps, rule, { type: 'backup', id, externalId: null, displayName }, error);
+}
+
+/** `backup.completed`: every open `backup-failed` incident recovers. */
+export function onBackupCompleted(deps: Deps): void {
+  const rule = activeRule(deps, 'backup-failed');
+  if (!rule) return;
+  for (const incident of openIncidents(deps, rule.id)) conditionCleared(deps, rule, incident.sourceId, null);
+}
+
 /** The one source of `storage-low`: the disk that holds the media. */
 const STORAGE_SOURCE = { type: 'storage', id: 1, externalId: null, displayName: 'Media storage' } as const;
 
@@ -171,4 +192,32 @@ export function checkStorage(deps: Deps): void {
   const free = mediaFreeBytes(deps);
   if (free < 2 * getSettingGroup(deps, 'media').minFreeBytes) fire(deps, rule, STORAGE_SOURCE, gib(free));
   else conditionCleared(deps, rule, STORAGE_SOURCE.id, gib(free));
+}
+
+/** The one source of `license-expiry`: the installed licence. */
+const LICENSE_SOURCE_ID = 1;
+
+/**
+ * `license.expiring` `{daysRemaining, licenseId}` (§19 rule 4): opens the incident with its notice,
+ * or, while it is open, sends the notice again with the days now left (the milestones 30, 14, 7 and
+ * 1 each notify, where an open incident would otherwise only count).
+ */
+export function onLicenseExpiring(deps: Deps, data: Record<string, unknown>): void {
+  const rule = activeRule(deps, 'license-expiry');
+  if (!rule) return;
+  const days = typeof data.daysRemaining === 'number' ? String(data.daysRemaining) : null;
+  const licenseId = typeof data.licenseId === 'string' ? data.licenseId : null;
+  const wasOpen = openIncident(deps, rule.id, LICENSE_SOURCE_ID) !== undefined;
+  fire(deps, rule, { type: 'license', id: LICENSE_SOURCE_ID, externalId: licenseId, displayName: 'License' }, days);
+  const open = openIncident(deps, rule.id, LICENSE_SOURCE_ID);
+  if (wasOpen && open && !isSnoozed(rule, deps.clock.now())) notify(deps, rule, open);
+}
+
+/** `license.changed`: a licence far from expiry recovers the incident; no licence closes it quietly. */
+export function onLicenseChanged(deps: Deps, status: unknown): void {
+  if (status === 'missing') sourceGone(deps, 'license-expiry', LICENSE_SOURCE_ID);
+  else if (status === 'valid') {
+    const rule = activeRule(deps, 'license-expiry');
+    if (rule) conditionCleared(deps, rule, LICENSE_SOURCE_ID, null);
+  }
 }

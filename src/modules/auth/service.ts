@@ -14,6 +14,7 @@ import { builtInRoleId, grantsOf } from '../roles/service';
 import { findUserById, findUserByUsername, recordLogin, setUserPassword, type UserRow } from '../users/accounts';
 import { decoyHash, verifyPassword } from '../users/passwords';
 import { authenticateSecret } from './credentials';
+import { showUntrustedRefusal } from './refusals';
 import { createSession, endSession, sessionExpiresAt } from './sessions';
 import { clearFailures, lockedForSeconds, recordFailure } from './throttle';
 
@@ -46,6 +47,7 @@ export const identity: Identity = {
   fromSecret: authenticateSecret,
   isTrusted: isTrustedAddress,
   trusted: trustedPrincipal,
+  refused: showUntrustedRefusal,
 };
 
 const BAD_LOGIN = 'unknown username or wrong password';

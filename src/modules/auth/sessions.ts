@@ -1,7 +1,9 @@
 /**
  * Sessions (§1.1): `pmss_` + 32 random bytes; only the SHA-256 is stored. A session lasts
  * `auth.sessionIdleMinutes` after its last use and never more than `auth.sessionMaxDays` after sign-in.
- * Last use is written at most once a minute, so a busy console costs no write per request.
+ * Both are read when a session is used, so a changed setting applies to open sessions at once (the
+ * stored `expiresAt` is the limit as it stood at sign-in, kept for the record). Last use is written
+ * at most once a minute, so a busy console costs no write per request.
  */
 import { eq, lt, or } from 'drizzle-orm';
 import { getSettingGroup } from '../../core/settings';
@@ -18,18 +20,28 @@ function idleMs(deps: Deps): number {
   return getSettingGroup(deps, 'auth').sessionIdleMinutes * 60_000;
 }
 
+function maxMs(deps: Deps): number {
+  return getSettingGroup(deps, 'auth').sessionMaxDays * 86_400_000;
+}
+
 /** When the session ends if it is not used again. */
 export function sessionExpiresAt(deps: Deps, row: SessionRow): number {
-  return Math.min(row.lastUsedAt + idleMs(deps), row.expiresAt);
+  return Math.min(row.lastUsedAt + idleMs(deps), row.createdAt + maxMs(deps));
 }
 
 export function createSession(deps: Deps, userId: number, address: string | null): { secret: string; row: SessionRow } {
   const secret = SESSION_PREFIX + randomSecret();
   const now = deps.clock.now();
-  const maxMs = getSettingGroup(deps, 'auth').sessionMaxDays * 86_400_000;
   const row = deps.db
     .insert(sessions)
-    .values({ tokenHash: sha256Hex(secret), userId, createdAt: now, lastUsedAt: now, expiresAt: now + maxMs, address })
+    .values({
+      tokenHash: sha256Hex(secret),
+      userId,
+      createdAt: now,
+      lastUsedAt: now,
+      expiresAt: now + maxMs(deps),
+      address,
+    })
     .returning()
     .get();
   return { secret, row };
@@ -61,7 +73,7 @@ export function purgeExpiredSessions(deps: Deps): number {
   const now = deps.clock.now();
   const n = deps.db
     .delete(sessions)
-    .where(or(lt(sessions.expiresAt, now), lt(sessions.lastUsedAt, now - idleMs(deps))))
+    .where(or(lt(sessions.createdAt, now - maxMs(deps)), lt(sessions.lastUsedAt, now - idleMs(deps))))
     .returning({ id: sessions.id })
     .all().length;
   if (n > 0) deps.credentials.clear();

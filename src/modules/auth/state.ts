@@ -11,6 +11,8 @@ export class SignInThrottle {
   readonly pairs = new Map<string, number[]>();
   /** address → failure times (ms) across usernames, at most the per-address limit. */
   readonly addresses = new Map<string, number[]>();
+  /** address → when a refusal of its requests without a credential was last made visible (refusals.ts). */
+  readonly refusalsShown = new Map<string, number>();
 }
 
 /** What a known secret stands for, as last read from the database. */

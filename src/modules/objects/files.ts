@@ -93,6 +93,8 @@ export function sweepMedia(deps: Deps, named: ReadonlySet<string>): number {
     removed++;
   }
   for (const bucket of BUCKETS) {
+    // Archives are no object's content: the backups module keeps that folder (modules/backups/files.ts).
+    if (bucket === 'backups') continue;
     const dir = bucketDir(deps, bucket);
     for (const name of readdirSync(dir)) {
       if (named.has(join(bucket, name))) continue;

@@ -16,9 +16,11 @@ describe('what a power cut leaves in the media directories (§12 "never lost")',
     const kept = await uploadedObject(t, 'kept.txt', textBytes('kept'));
     writeFileSync(join(partsDir(t.deps), 'cut.part'), 'half an upload');
     writeFileSync(join(bucketDir(t.deps, 'cms-media'), `${kept._id}-${'0'.repeat(64)}`), 'renamed, never recorded');
-    writeFileSync(join(bucketDir(t.deps, 'backups'), 'stray'), 'x');
+    writeFileSync(join(bucketDir(t.deps, 'branding'), 'stray'), 'x');
+    // Archives are no object's content: the backups module keeps that folder (and lists them again).
+    writeFileSync(join(bucketDir(t.deps, 'backups'), 'nightly-20260101T000000Z.tar.gz'), 'x');
     objectJobs(t.deps).start?.();
-    expect(mediaFiles(t)).toEqual([`cms-media/${kept.object}`]);
+    expect(mediaFiles(t)).toEqual(['backups/nightly-20260101T000000Z.tar.gz', `cms-media/${kept.object}`]);
   });
 });
 

@@ -13,6 +13,7 @@
  *   trash or purged) turns those default states to `none` and raises one warning notification
  *   naming the players; compositions keep the slot and turn `draft` (compositions/listeners.ts).
  */
+import { existsSync } from 'node:fs';
 import { and, asc, count, eq, inArray, type SQL, sql, sum } from 'drizzle-orm';
 import { audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
@@ -464,6 +465,42 @@ export function namedFiles(deps: Deps): Set<string> {
     .where(sql`${objects.file} IS NOT NULL`)
     .all();
   return new Set(rows.map((r) => `${r.bucket}/${r.file}`));
+}
+
+/**
+ * After a restore (§17 rule 4.7): objects whose content file is not on disk lose their content fields;
+ * those not in the trash go back to `created` (`object.updated`). How many went back to `created`.
+ */
+export function forgetMissingContent(deps: Deps): number {
+  const rows = deps.db.select().from(objects).where(sql`${objects.file} IS NOT NULL`).all();
+  const missing = rows.filter((row) => {
+    const path = contentPath(deps, row);
+    return path !== null && !existsSync(path);
+  });
+  if (missing.length === 0) return 0;
+  transact(deps, () => {
+    for (const row of missing) {
+      const status = row.status === 'deleted' ? 'deleted' : 'created';
+      deps.db
+        .update(objects)
+        .set({
+          status,
+          file: null,
+          contentType: null,
+          size: null,
+          md5: null,
+          sha256: null,
+          media: null,
+          mediaType: null,
+          duration: null,
+          updatedAt: deps.clock.now(),
+        })
+        .where(eq(objects.id, row.id))
+        .run();
+      emit(deps, 'object.updated', { _id: row.id, bucket: row.bucket, name: row.name, changed: ['status', 'sha256'] });
+    }
+  });
+  return missing.filter((row) => row.status !== 'deleted').length;
 }
 
 /** Stored bytes of cms-media, trash included (the quota's measure). */

@@ -26,8 +26,8 @@
  *   integration role, and a credential limited to some subsystems must act for the container (or,
  *   for an existing player, the player itself); moving a player needs the new container too.
  *   Delete needs `players:write` (the integration role may not delete players).
- * - No licence exists in this build, so creating players has no limit (§19 rule 3: missing licence,
- *   no limits); the 409 of §13 arrives with §19.
+ * - Creating a player is refused (409) when the installed licence allows no more (§19 rule 2,
+ *   modules/license/limits.ts); with no licence installed there is no limit (rule 3).
  * - Changing `container` keeps zone membership (§13 rule 3) and resets copy statuses: the player
  *   leaves its old container's copies and joins its new one's (playables/copy-listeners.ts, in the
  *   same unit as the `player.updated` it reacts to); deleting it removes them (ON DELETE CASCADE).
@@ -40,6 +40,7 @@ import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { fuzzyMatch, type ListResult, type Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
+import { requireLicenseRoom } from '../license/limits';
 import { instantPlayableOfObject, mediaObject } from '../objects/media-playable';
 import { findInstantPlayable } from '../playables/lookup';
 import type { InstantPlayable } from '../playables/model';
@@ -209,6 +210,7 @@ function createPlayer(deps: Deps, principal: Principal, body: PlayerWrite): Play
   const values = playerValues(body, undefined);
   const state = body.defaultState ? stateColumns(deps, body.defaultState, undefined, '/defaultState') : NO_STATE;
   return transact(deps, () => {
+    requireLicenseRoom(deps, 'players');
     const row = createSubsystemRow(deps, principal, externalId, values, {
       kind: 'player',
       containerId: container.id,

@@ -14,7 +14,8 @@
  *   container emits `player.deleted` for each of its players (no audit entry of their own: the
  *   container's names the delete), then the foreign key's cascade removes them with everything they
  *   own; `subsystem.deleted` of a container counts them as `players`.
- * - No licence exists in this build, so no limit applies to creating subsystems (§19 rule 3).
+ * - Creating a subsystem is refused (409) when the installed licence allows no more (§19 rule 2,
+ *   modules/license/limits.ts); with no licence installed there is no limit (rule 3).
  */
 import { and, asc, count, eq } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
@@ -38,6 +39,7 @@ import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { fuzzyMatch, type ListResult, metadataMatches, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
+import { requireLicenseRoom } from '../license/limits';
 import { ensurePlatformVariables } from '../variables/platform';
 import { configureHealth, forgetHealth, liveHealth } from './health';
 import { toSubsystemDto } from './mapper';
@@ -167,6 +169,7 @@ export function createSubsystemRow(
 function createSubsystem(deps: Deps, principal: Principal, body: SubsystemWrite): SubsystemRow {
   const { externalId } = body;
   if (externalId === undefined) throw invalid('/externalId', 'is required');
+  requireLicenseRoom(deps, 'subsystems');
   return createSubsystemRow(deps, principal, externalId, valuesOf(body, undefined));
 }
 

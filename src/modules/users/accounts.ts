@@ -30,6 +30,24 @@ export function roleIdsOf(deps: Deps, userId: number): number[] {
     .map((r) => r.roleId);
 }
 
+/**
+ * The e-mail addresses of enabled users named directly or holding one of the roles (alert mail, §8),
+ * each once; users without an address are left out.
+ */
+export function mailAddressesOf(deps: Deps, userIds: readonly number[], roleIds: readonly number[]): string[] {
+  if (userIds.length === 0 && roleIds.length === 0) return [];
+  return deps.sqlite
+    .query<{ email: string }, [string, string]>(
+      `SELECT email FROM users
+       WHERE enabled = 1 AND email IS NOT NULL AND email <> ''
+         AND (id IN (SELECT value FROM json_each(?1))
+           OR id IN (SELECT user_id FROM user_roles WHERE role_id IN (SELECT value FROM json_each(?2))))
+       GROUP BY email ORDER BY min(id)`,
+    )
+    .all(JSON.stringify(userIds), JSON.stringify(roleIds))
+    .map((r) => r.email);
+}
+
 /** Replaces a user's roles, keeping their order. Call inside the caller's transaction when there is one. */
 export function setRoleIds(deps: Deps, userId: number, roleIds: readonly number[]): void {
   const { db } = deps;

@@ -21,6 +21,7 @@ import type { Deps } from '../../deps';
 import { conflict, forbidden, invalid } from '../../http/errors';
 import { unique } from '../../http/fields';
 import { emit, transact } from '../../realtime/emit';
+import { requireLicenseRoom } from '../license/limits';
 import { assertGrantableRoles, builtInRoleId, grantsOf } from '../roles/service';
 import { boolInput, checkPreferences, mergePreferences, templateForNewUser } from '../user-templates/service';
 import { endUserSessions, findUserByUsername, roleIdsOf, setRoleIds, type UserRow } from './accounts';
@@ -81,6 +82,7 @@ export async function createUser(deps: Deps, principal: Principal, body: UserCre
     'preferences',
   ];
   const row = transact(deps, () => {
+    requireLicenseRoom(deps, 'users');
     const inserted = deps.db
       .insert(users)
       .values({

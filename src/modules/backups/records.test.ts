@@ -1,0 +1,190 @@
+/** Backup records (§17): list, read, update, upsert, delete, download and the upload's refusals. */
+import { describe, expect, it } from 'bun:test';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { auditEntries, recordEvents } from '../../../tests/helpers/app';
+import { errorBody, expectError } from '../../../tests/helpers/errors';
+import { archivePath, backupsDir, uploadsDir } from './files';
+import { archiveBytes, archiveWith, backupTestApp, idle, madeBackup, uploadArchive } from './test-support';
+
+describe('GET /backups', () => {
+  it('lists newest first with X-Total-Count, filtered by type, status and isValid', async () => {
+    const t = backupTestApp();
+    const a = await madeBackup(t, { displayName: 'a' });
+    t.clock.advance(1000);
+    const b = await madeBackup(t, { displayName: 'b' });
+    t.clock.advance(1000);
+    const c = (await uploadArchive(t, new TextEncoder().encode('not an archive'))).body;
+    await idle(t);
+    const all = await t.call('GET', '/backups', { as: 'viewer' });
+    expect(all.status).toBe(200);
+    expect(all.headers.get('x-total-count')).toBe('3');
+    expect(all.body.map((x: { _id: number }) => x._id)).toEqual([c._id, b._id, a._id]);
+    const manual = await t.call('GET', '/backups', { as: 'admin', query: { type: 'manual', isValid: 'true' } });
+    expect(manual.body.map((x: { _id: number }) => x._id)).toEqual([b._id, a._id]);
+    const failed = await t.call('GET', '/backups', { as: 'admin', query: { status: 'failed' } });
+    expect(failed.body.map((x: { _id: number }) => x._id)).toEqual([c._id]);
+    const invalid = await t.call('GET', '/backups', { as: 'admin', query: { isValid: 'false' } });
+    expect(invalid.body.map((x: { _id: number }) => x._id)).toEqual([c._id]);
+    const bad = await t.call('GET', '/backups', { as: 'admin', query: { type: 'weekly' } });
+    expect(bad.body).toEqual(
+      errorBody(bad, 400, 'validation', 'type must be one of manual, scheduled, pre-restore, pre-migration, uploaded', [
+        { path: '/type', message: 'must be one of manual, scheduled, pre-restore, pre-migration, uploaded' },
+      ]),
+    );
+  });
+});
+
+describe('GET, PATCH /backups/{id} and the upsert', () => {
+  it('reads one; 404 for an unknown one', async () => {
+    const t = backupTestApp();
+    const made = await madeBackup(t);
+    const res = await t.call('GET', `/backups/${made._id}`, { as: 'viewer' });
+    expect(res.body).toEqual(made);
+    const missing = await t.call('GET', '/backups/77', { as: 'admin' });
+    expect(missing.body).toEqual(errorBody(missing, 404, 'not_found', 'backup 77 not found'));
+  });
+
+  it('PATCH changes displayName, description and keep, audited, with backup.updated', async () => {
+    const t = backupTestApp();
+    const made = await madeBackup(t);
+    const events = recordEvents(t, (e) => e.type === 'backup.updated');
+    const res = await t.call('PATCH', `/backups/${made._id}`, {
+      as: 'admin',
+      body: { displayName: 'Kept', description: 'before the tour', keep: true, type: 'scheduled' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ displayName: 'Kept', description: 'before the tour', keep: true, type: 'manual' });
+    expect(events.map((e) => e.data)).toEqual([{ _id: made._id, changed: ['displayName', 'description', 'keep'] }]);
+    expect(auditEntries(t).at(-1)).toMatchObject({
+      key: 'backup.updated',
+      value: `backup ${made._id} (Kept) updated: displayName, description, keep`,
+    });
+    // The sidecar follows, so a restore of older data lists it as it is now.
+    const sidecar = JSON.parse(readFileSync(`${archivePath(t.deps, made.object)}.json`, 'utf8'));
+    expect(sidecar).toMatchObject({ displayName: 'Kept', keep: true, sha256: made.sha256 });
+  });
+
+  it('PUT and POST on the collection: with _id an update (200), without a new backup (202)', async () => {
+    const t = backupTestApp();
+    const made = await madeBackup(t);
+    const update = await t.call('PUT', '/backups', { as: 'admin', body: { _id: made._id, keep: true } });
+    expect(update.status).toBe(200);
+    expect(update.body.keep).toBe(true);
+    const start = await t.call('POST', '/backups', { as: 'admin', body: { displayName: 'Second' } });
+    expect(start.status).toBe(202);
+    expect(start.headers.get('location')).toBe(`/api/v1/backups/${start.body._id}`);
+    expect(start.body).toMatchObject({ displayName: 'Second', status: 'running' });
+    await idle(t);
+    const unknown = await t.call('PUT', '/backups', { as: 'admin', body: { _id: 99 } });
+    expectError(unknown, 404, 'not_found');
+  });
+});
+
+describe('DELETE /backups/{id}', () => {
+  it('removes the record and the archive (204), but not the only valid backup unless forced', async () => {
+    const t = backupTestApp();
+    const first = await madeBackup(t);
+    const only = await t.call('DELETE', `/backups/${first._id}`, { as: 'admin' });
+    expect(only.body).toEqual(
+      errorBody(only, 409, 'conflict', `backup ${first._id} is the only valid backup; delete it with ?force=true`),
+    );
+    const second = await madeBackup(t);
+    const events = recordEvents(t, (e) => e.type === 'backup.deleted');
+    expect((await t.call('DELETE', `/backups/${first._id}`, { as: 'admin' })).status).toBe(204);
+    expect(existsSync(archivePath(t.deps, first.object))).toBe(false);
+    expect(existsSync(`${archivePath(t.deps, first.object)}.json`)).toBe(false);
+    expect(events.map((e) => e.data._id)).toEqual([first._id]);
+    expectError(await t.call('DELETE', `/backups/${second._id}`, { as: 'admin' }), 409, 'conflict');
+    const forced = await t.call('DELETE', `/backups/${second._id}`, { as: 'admin', query: { force: true } });
+    expect(forced.status).toBe(204);
+    expect((await t.call('GET', '/backups', { as: 'admin' })).body).toEqual([]);
+    expect(auditEntries(t).at(-1)?.key).toBe('backup.deleted');
+  });
+
+  it('409 while a job works on that backup', async () => {
+    const t = backupTestApp();
+    const res = await t.call('POST', '/backups/createBackup', { as: 'admin', body: {} });
+    const busy = await t.call('DELETE', `/backups/${res.body._id}`, { as: 'admin', query: { force: true } });
+    expect(busy.body).toEqual(errorBody(busy, 409, 'conflict', `a backup job is running on backup ${res.body._id}`));
+    await idle(t);
+  });
+});
+
+describe('GET /backups/{id}/download', () => {
+  it('streams the archive as an attachment', async () => {
+    const t = backupTestApp();
+    const made = await madeBackup(t);
+    const res = await t.app.handle(
+      new Request(`http://localhost/api/v1/backups/${made._id}/download`, {
+        headers: { authorization: `Bearer ${t.tokenFor('viewer')}` },
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''${made.object}`);
+    expect(res.headers.get('content-length')).toBe(String(made.objectSize));
+    expect(Buffer.from(await res.arrayBuffer()).equals(archiveBytes(t, made))).toBe(true);
+  });
+
+  it('409 until the backup is complete; 404 for an unknown one', async () => {
+    const t = backupTestApp();
+    const res = await t.call('POST', '/backups/createBackup', { as: 'admin', body: {} });
+    const early = await t.call('GET', `/backups/${res.body._id}/download`, { as: 'admin' });
+    expect(early.body).toEqual(
+      errorBody(early, 409, 'conflict', `backup ${res.body._id} is running; only a complete backup can be downloaded`),
+    );
+    await idle(t);
+    expectError(await t.call('GET', '/backups/55/download', { as: 'admin' }), 404, 'not_found');
+  });
+});
+
+describe('POST /backups/upload refusals, before a byte is read', () => {
+  it('400 without Content-Length, 413 over backups.maxUploadBytes, 507 without room, 409 while a job runs', async () => {
+    const t = backupTestApp();
+    const bytes = await archiveWith(t);
+    const chunked = await t.app.handle(
+      new Request('http://localhost/api/v1/backups/upload', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.tokenFor('admin')}` },
+        body: new ReadableStream({
+          start(c) {
+            c.enqueue(bytes);
+            c.close();
+          },
+        }),
+      }),
+    );
+    expect(chunked.status).toBe(400);
+    t.deps.db.run(`INSERT INTO settings (key, value, updated_at) VALUES ('backups', '{"maxUploadBytes":100}', 0)`);
+    t.deps.settings.current = null;
+    const big = await uploadArchive(t, bytes);
+    expect(big.status).toBe(413);
+    expect(big.body.code).toBe('payload_too_large');
+    t.deps.db.run(`DELETE FROM settings WHERE key = 'backups'`);
+    t.deps.settings.current = null;
+    t.deps.objects.freeBytes = () => bytes.length;
+    expectError(await uploadArchive(t, bytes), 507, 'insufficient_storage');
+    t.deps.objects.freeBytes = () => 1e12;
+    await t.call('POST', '/backups/createBackup', { as: 'admin', body: {} });
+    expectError(await uploadArchive(t, bytes), 409, 'conflict');
+    await idle(t);
+    expect((await t.call('GET', '/backups', { as: 'admin', query: { type: 'uploaded' } })).body).toEqual([]);
+  });
+
+  it('a body cut off before its Content-Length stores nothing (400)', async () => {
+    const t = backupTestApp();
+    const bytes = await archiveWith(t);
+    const cut = await t.call('POST', '/backups/upload', {
+      as: 'admin',
+      rawBody: bytes.subarray(0, 100),
+      headers: { 'content-length': String(bytes.byteLength), 'content-type': 'application/octet-stream' },
+    });
+    expect(cut.body).toEqual(
+      errorBody(cut, 400, 'bad_request', `the body ended after 100 of ${bytes.byteLength} bytes; nothing was stored`),
+    );
+    expect((await t.call('GET', '/backups', { as: 'admin' })).body).toEqual([]);
+    expect(readdirSync(backupsDir(t.deps)).filter((n) => n !== '.parts')).toEqual([]);
+    expect(readdirSync(uploadsDir(t.deps))).toEqual([]);
+    expect(t.deps.backups.running).toBeNull();
+  });
+});

@@ -1,0 +1,38 @@
+/**
+ * Runs a backup task (task.ts) on a thread of its own (worker.ts), one thread per task, reporting its
+ * progress; where no thread can be started the task runs here and the log says so.
+ */
+import type { Deps } from '../../deps';
+import { runTask, type TaskAnswer, type TaskRequest, type TaskResult } from './task';
+
+export async function inThread(
+  deps: Deps,
+  task: TaskRequest,
+  progress: (fraction: number) => void,
+): Promise<TaskResult> {
+  const url = deps.backups.workerUrl;
+  let worker: Worker | null = null;
+  if (url !== null) {
+    try {
+      worker = new Worker(url);
+    } catch (err) {
+      deps.log.warn({ err }, 'the backup thread cannot start; the work runs on the request thread');
+    }
+  }
+  if (worker === null) return runTask(task, progress);
+  const thread = worker;
+  try {
+    return await new Promise<TaskResult>((resolve, reject) => {
+      thread.onmessage = (event: MessageEvent<TaskAnswer>) => {
+        const answer = event.data;
+        if ('ready' in answer) thread.postMessage(task);
+        else if ('progress' in answer) progress(answer.progress);
+        else if ('result' in answer) resolve(answer.result);
+        else reject(new Error(answer.error));
+      };
+      thread.onerror = (event) => reject(new Error(`the backup thread failed: ${event.message}`));
+    });
+  } finally {
+    thread.terminate();
+  }
+}
