@@ -9,6 +9,17 @@ import { pngBytes, sha256Of } from '../../src/modules/objects/test-support';
 import { connectLines, type LineClient } from '../../src/rpc/test-support';
 import { ADMIN_PASSWORD, E2E_ENABLED, sessionOf, suiteDaemon } from './daemon';
 
+/** What the test reads of a heartbeat's message. */
+interface Message {
+  type: string;
+  payload: {
+    playable: {
+      command: string;
+      objectsDetails: Array<{ metadata: { mediaInfo: unknown }; _links: { get: string } }>;
+    };
+  };
+}
+
 describe.skipIf(!E2E_ENABLED)('field clients (compiled)', () => {
   const clients: LineClient[] = [];
   afterAll(() => {
@@ -42,8 +53,12 @@ describe.skipIf(!E2E_ENABLED)('field clients (compiled)', () => {
         method,
         headers: { 'isaac-token': token, host: 'pms', 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
-      }).then(async (res) => ({ status: res.status, body: await res.json() }));
-    const firstMessage = async (id: string) => (await asDriver('PUT', `/subsystems/${id}/heartbeat`)).body.message[0];
+      }).then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as { message: Message[] },
+      }));
+    const firstMessage = async (id: string) =>
+      (await asDriver('PUT', `/subsystems/${id}/heartbeat`)).body.message[0] as Message;
 
     // 5. A push subscription without auth and without id, and a log post without the token: refused,
     // and people are told once (same address), with the address and the setting.
@@ -87,8 +102,9 @@ describe.skipIf(!E2E_ENABLED)('field clients (compiled)', () => {
     const play = await firstMessage('spot-2');
     const playable = play.payload.playable;
     expect(JSON.parse(playable.command).data.video.self).toBe(`api/v1/objects/${image._id}`);
-    expect(playable.objectsDetails[0].metadata.mediaInfo).toMatchObject({ width: 1280, height: 720 });
-    const link = new URL(playable.objectsDetails[0]._links.get);
+    const [details] = playable.objectsDetails;
+    expect(details?.metadata.mediaInfo).toMatchObject({ width: 1280, height: 720 });
+    const link = new URL(details?._links.get ?? '');
     expect(link.host).toBe('pms');
     const got = await fetch(`${daemon.baseUrl}${link.pathname}${link.search}`);
     expect(got.status).toBe(200);
