@@ -1,11 +1,14 @@
 /**
  * The OpenAPI 3.1 document, generated from the route table: every /api route's params, query, body
- * and response schemas (TypeBox schemas are JSON Schema already), its auth rule (`security` and
- * `x-pms-auth`, as the auth macro recorded it) and the error answers that can actually happen to it.
- * A route's own `detail.responses` (OpenAPI form) is merged over what is derived here.
+ * and response schemas (TypeBox's JSON Schema, rewritten as 2020-12 by openapi-schema.ts), its auth
+ * rule (`security` and `x-pms-auth`, as the auth macro recorded it) and the error answers that can
+ * actually happen to it. A route's own `detail.responses` (OpenAPI form) is merged over what is derived
+ * here. tests/openapi-lint.test.ts keeps it valid and lint clean (Redocly, `redocly.yaml`).
  */
 import type { VersionInfo } from '../deps';
 import type { AuthMeta } from './auth';
+import { isObject, type JsonSchema, plainSchema, responsesTo2020 } from './openapi-schema';
+import { TAG_DESCRIPTIONS } from './openapi-tags';
 
 export interface RouteLike {
   method: string;
@@ -13,13 +16,8 @@ export interface RouteLike {
   hooks: Record<string, unknown>;
 }
 
-type JsonSchema = Record<string, unknown>;
-
 /** OpenAPI path-item keys; Elysia's `WS` (a WebSocket upgrade) is described as the GET it starts as. */
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-
-/** Formats Elysia adds to a `type: string` branch so a query or path string coerces to another type. */
-const COERCION_FORMATS = new Set(['integer', 'numeric', 'boolean', 'ObjectString', 'ArrayString']);
 
 const NO_BODY_TYPES = new Set(['void', 'undefined']);
 
@@ -60,47 +58,13 @@ const errorRef = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
-const isObject = (value: unknown): value is JsonSchema =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
-/** Elysia widens numeric/boolean fields to `anyOf [string-with-format, real type]`; the wire type is the real one. */
-function uncoerce(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(uncoerce);
-  if (!isObject(value)) return value;
-  const out: JsonSchema = {};
-  for (const [key, inner] of Object.entries(value)) {
-    // Elysia's custom `error` message is not JSON Schema; it reads well as the description.
-    if (key === 'error') {
-      if (typeof inner === 'string' && value.description === undefined) out.description = inner;
-    } else out[key] = uncoerce(inner);
-  }
-  const anyOf = out.anyOf;
-  if (Array.isArray(anyOf) && anyOf.length === 2) {
-    const real = anyOf.filter(
-      (branch) => !(isObject(branch) && branch.type === 'string' && COERCION_FORMATS.has(String(branch.format))),
-    );
-    if (real.length === 1 && isObject(real[0])) {
-      const { anyOf: _dropped, ...rest } = out;
-      return { ...rest, ...real[0] };
-    }
-  }
-  return out;
-}
-
-/** Strips TypeBox's symbol keys and Elysia's coercion helpers down to plain JSON Schema. */
-function plain(schema: unknown): JsonSchema | undefined {
-  if (!isObject(schema)) return undefined;
-  const cleaned = uncoerce(JSON.parse(JSON.stringify(schema)));
-  return isObject(cleaned) ? cleaned : undefined;
-}
-
 function schemaOf(hooks: Record<string, unknown>, key: string): JsonSchema | undefined {
-  const direct = plain(hooks[key]);
+  const direct = plainSchema(hooks[key]);
   if (direct) return direct;
   const standalone = hooks.standaloneSchema;
   if (Array.isArray(standalone)) {
     for (const s of standalone) {
-      const found = isObject(s) ? plain(s[key]) : undefined;
+      const found = isObject(s) ? plainSchema(s[key]) : undefined;
       if (found) return found;
     }
   }
@@ -154,7 +118,7 @@ function responses(route: RouteLike, auth: AuthMeta | undefined, hasInput: boole
       ? response
       : { 200: response };
   for (const [status, schema] of Object.entries(byStatus)) {
-    const described = plain(schema);
+    const described = plainSchema(schema);
     // t.Void()/t.Undefined() say "no body"; they are not JSON Schema types.
     // A union (`anyOf`, no `type`) is a body too: one path answering an entity or a list (§12 objects).
     const body =
@@ -208,7 +172,7 @@ function operation(route: RouteLike, oaPath: string, method: string) {
     responses: {
       ...responses(route, auth, params.length > 0 || body !== undefined, body !== undefined),
       // A route's own schemas there may carry Elysia's coercion branches too (a model it shares).
-      ...(isObject(detail.responses) ? (uncoerce(detail.responses) as JsonSchema) : {}),
+      ...(isObject(detail.responses) ? responsesTo2020(detail.responses) : {}),
     },
     security: !auth || auth.public ? [] : [{ bearer: [] }, { isaacToken: [] }, { sessionCookie: [] }],
     'x-pms-auth': auth ?? null,
@@ -256,9 +220,15 @@ export function openApiDocument(app: { routes: ReadonlyArray<RouteLike> }, versi
         '`isaac-token` header or the `session` cookie set by `POST /api/v1/auth/login`; `x-pms-auth` on each ' +
         'operation names the permission it needs. Lists are bare arrays paged with `limit`/`offset` and send ' +
         '`X-Total-Count`.',
+      // No licence is stated for the software (package.json is private, no LICENSE file); 3.1 needs only
+      // the name, and neither an SPDX `identifier` nor a `url` fits a proprietary product.
+      license: { name: 'Proprietary' },
     },
     servers: [{ url: '/' }],
-    tags: [...tagNames].sort().map((name) => ({ name })),
+    tags: [...tagNames].sort().map((name) => {
+      const description = TAG_DESCRIPTIONS[name];
+      return description === undefined ? { name } : { name, description };
+    }),
     paths: sortedPaths,
     components: {
       schemas: { Error: ERROR_SCHEMA },

@@ -8,7 +8,8 @@ export interface JsonSchema {
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
-  items?: JsonSchema;
+  items?: JsonSchema | false;
+  prefixItems?: JsonSchema[];
   anyOf?: JsonSchema[];
   const?: unknown;
   enum?: unknown[];
@@ -53,6 +54,7 @@ export function validInstance(schema: JsonSchema, known: Known, name = '', depth
       return out;
     }
     case 'array':
+      if (schema.prefixItems) return schema.prefixItems.map((s) => validInstance(s, known, name, depth + 1));
       return schema.items && (schema.minItems ?? 0) > 0 ? [validInstance(schema.items, known, name, depth + 1)] : [];
     case 'integer':
     case 'number':

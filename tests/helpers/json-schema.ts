@@ -1,9 +1,10 @@
 /**
  * A JSON Schema checker for the subset the served OpenAPI document uses (what TypeBox emits once its
- * symbols are stripped): type, properties, required, additionalProperties, patternProperties, items
- * (one schema or a tuple) with additionalItems, min/maxItems, min/maxLength, minimum, maximum, const,
- * enum, anyOf, format date-time and local `$ref`s. A keyword it does not know fails the check rather
- * than being skipped, so the sweep can never pass by not looking.
+ * symbols are stripped and its tuples rewritten as 2020-12, src/http/openapi-schema.ts): type,
+ * properties, required, additionalProperties, patternProperties, prefixItems, items (a schema, or false
+ * after prefixItems), min/maxItems, min/maxLength, minimum, maximum, const, enum, anyOf, format
+ * date-time and local `$ref`s. A keyword it does not know fails the check rather than being skipped,
+ * so the sweep can never pass by not looking.
  */
 type Schema = Record<string, unknown>;
 
@@ -13,8 +14,8 @@ const KNOWN = new Set([
   'required',
   'additionalProperties',
   'patternProperties',
+  'prefixItems',
   'items',
-  'additionalItems',
   'minItems',
   'maxItems',
   'minLength',
@@ -116,15 +117,15 @@ export class SchemaChecker {
     const errors: string[] = [];
     if (typeof schema.minItems === 'number' && value.length < schema.minItems) errors.push(`${path}: too few items`);
     if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) errors.push(`${path}: too many items`);
+    const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];
+    prefix.forEach((s, i) => {
+      if (i < value.length && isObject(s)) errors.push(...this.check(s, value[i], `${path}/${i}`));
+    });
     const items = schema.items;
-    if (Array.isArray(items)) {
-      items.forEach((s, i) => {
-        if (i < value.length && isObject(s)) errors.push(...this.check(s, value[i], `${path}/${i}`));
-      });
-      if (schema.additionalItems === false && value.length > items.length) errors.push(`${path}: extra tuple items`);
-    } else if (isObject(items)) {
-      value.forEach((v, i) => {
-        errors.push(...this.check(items, v, `${path}/${i}`));
+    if (items === false && value.length > prefix.length) errors.push(`${path}: extra tuple items`);
+    else if (isObject(items)) {
+      value.slice(prefix.length).forEach((v, i) => {
+        errors.push(...this.check(items, v, `${path}/${prefix.length + i}`));
       });
     }
     return errors;
