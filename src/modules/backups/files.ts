@@ -8,10 +8,11 @@
  * stay on one file system. Archives leave the appliance only through `/backups/{id}/download`:
  * `/objects` never serves them (they hold the whole database, secrets included).
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BackupJob, BackupVerifyResult } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { writeFileDurably } from '../../files';
 import { bucketDir } from '../objects/files';
 
 export const backupsDir = (deps: Deps): string => bucketDir(deps, 'backups');
@@ -42,36 +43,13 @@ export interface Sidecar {
   createdAt: number;
 }
 
-/** Flushes a directory's entries (a rename into it) to disk. */
-export function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Writes a small file whole: a temporary name, flushed, renamed. */
-export function writeWhole(path: string, text: string): void {
-  const tmp = `${path}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeFileSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-}
-
 export function ensureBackupDirs(deps: Deps): void {
   mkdirSync(uploadsDir(deps), { recursive: true });
   mkdirSync(workRoot(deps), { recursive: true, mode: 0o700 });
 }
 
 export function writeSidecar(deps: Deps, object: string, sidecar: Sidecar): void {
-  writeWhole(sidecarPath(deps, object), JSON.stringify(sidecar));
+  writeFileDurably(sidecarPath(deps, object), JSON.stringify(sidecar));
 }
 
 export function readSidecar(deps: Deps, object: string): Sidecar | null {

@@ -20,7 +20,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { syncDir, writeWhole } from './files';
+import { syncDir, writeFileDurably } from '../../files';
 
 /** The exit status of a daemon that stops so its next start completes a restore (main.ts). */
 export const RESTORE_EXIT_CODE = 75;
@@ -71,7 +71,7 @@ function readJson<T>(path: string): T | null {
 
 /** Writes the plan whole: the rename that decides (first call) or records a step. */
 export function writePlan(dataDir: string, plan: RestorePlan): void {
-  writeWhole(planPath(dataDir), JSON.stringify(plan));
+  writeFileDurably(planPath(dataDir), JSON.stringify(plan));
   syncDir(restoreRoot(dataDir));
 }
 
@@ -169,7 +169,7 @@ export function abandonRestore(dataDir: string, plan: RestorePlan, error: string
     startedAt: plan.startedAt,
     requestedBy: plan.requestedBy,
   };
-  writeWhole(outcomePath(dataDir), JSON.stringify(outcome));
+  writeFileDurably(outcomePath(dataDir), JSON.stringify(outcome));
   rmSync(planPath(dataDir), { force: true });
   rmSync(stagingDir(dataDir), { recursive: true, force: true });
   syncDir(restoreRoot(dataDir));

@@ -11,11 +11,12 @@
  * with a product salt, the first 32 hex characters. A host with neither gets a random id kept in
  * `license/machine-id`, made once, so it stays the same across restarts.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config';
 import { sha256Hex } from '../../crypto';
 import type { Deps } from '../../deps';
+import { writeFileDurably } from '../../files';
 import { invalid } from '../../http/errors';
 import { type License, PRODUCT, parseLicense } from './document';
 import { type Envelope, parseEnvelope, signatureValid } from './envelope';
@@ -45,27 +46,6 @@ function readText(path: string): string | null {
   }
 }
 
-/** Writes `text` to `path` so that a power cut leaves the old or the new file whole. */
-export function writeDurably(path: string, text: string): void {
-  const dir = join(path, '..');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const part = `${path}.part`;
-  const fd = openSync(part, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(part, path);
-  const dirFd = openSync(dir, 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
-  }
-}
-
 /** The machine id from the first readable host id file, else from (or into) `fallbackPath`. */
 export function machineIdFrom(hostFiles: readonly string[], fallbackPath: string): string {
   let id: string | null = null;
@@ -80,7 +60,7 @@ export function machineIdFrom(hostFiles: readonly string[], fallbackPath: string
     id = readText(fallbackPath)?.trim() || null;
     if (id === null) {
       id = crypto.randomUUID().replaceAll('-', '');
-      writeDurably(fallbackPath, `${id}\n`);
+      writeFileDurably(fallbackPath, `${id}\n`);
     }
   }
   return sha256Hex(`${MACHINE_SALT}${id}`).slice(0, 32);
@@ -146,18 +126,18 @@ export function loaded(deps: Deps): LicenseState {
 /** Saves the recorded time and the notices sent. */
 export function saveState(deps: Deps): void {
   const { recordedAt, notices } = deps.license;
-  writeDurably(statePath(deps.config), `${JSON.stringify({ recordedAt, notices })}\n`);
+  writeFileDurably(statePath(deps.config), `${JSON.stringify({ recordedAt, notices })}\n`);
 }
 
 /** Puts a licence file in place (or removes it); returns what undoes that. */
 export function replaceLicenseFile(deps: Deps, next: InstalledLicense | null): () => void {
   const path = licenseFilePath(deps.config);
   const previous = readText(path);
-  if (next) writeDurably(path, next.text);
+  if (next) writeFileDurably(path, next.text);
   else rmSync(path, { force: true });
   return () => {
     if (previous === null) rmSync(path, { force: true });
-    else writeDurably(path, previous);
+    else writeFileDurably(path, previous);
   };
 }
 

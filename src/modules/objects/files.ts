@@ -6,7 +6,7 @@
  * finds the file its row names and a power cut leaves either version whole. What a cut leaves behind (a part file, a renamed file no row
  * names) is removed by `sweepMedia` at start-up.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Deps } from '../../deps';
 
@@ -40,16 +40,6 @@ export function contentPath(deps: Deps, row: { bucket: string; file: string | nu
 export function ensureMediaDirs(deps: Deps): void {
   mkdirSync(partsDir(deps), { recursive: true });
   for (const bucket of BUCKETS) mkdirSync(bucketDir(deps, bucket), { recursive: true });
-}
-
-/** Flushes a directory's entries (a rename into it) to disk. */
-export function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**

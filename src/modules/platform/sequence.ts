@@ -19,11 +19,12 @@
  * (`Restart=on-failure`) and the start reports the failure as the log entry and notification
  * (`reportFailedHostAction`).
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { iso } from '../../clock';
 import { writeAuditLog, writePlatformLog } from '../../core/platform-log';
 import type { Deps } from '../../deps';
+import { writeFileDurably } from '../../files';
 import { enterMaintenance, leaveMaintenance } from '../../http/maintenance';
 import { emit, transact } from '../../realtime/emit';
 import { raiseNotification } from '../notifications/show';
@@ -95,24 +96,9 @@ interface FailureRecord {
   error: string;
 }
 
-/** Writes the failure for the next start: a temporary name, flushed, renamed, the folder flushed. */
+/** Writes the failure for the next start, whole (flushed, renamed, the folder flushed). */
 function keepFailure(dataDir: string, record: FailureRecord): void {
-  const path = join(dataDir, FAILURE_FILE);
-  const part = `${path}.part`;
-  const fd = openSync(part, 'w', 0o600);
-  try {
-    writeSync(fd, JSON.stringify(record));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(part, path);
-  const dir = openSync(dataDir, 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
+  writeFileDurably(join(dataDir, FAILURE_FILE), JSON.stringify(record));
 }
 
 /** Rule 4 after the database closed: kept for the next start, then the process ends for systemd to restart. */

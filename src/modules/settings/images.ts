@@ -16,10 +16,10 @@ import type { Principal } from '../../core/principal';
 import { deleteSettingValue, putSettingValue } from '../../core/settings';
 import { randomId } from '../../crypto';
 import type { Deps } from '../../deps';
+import { syncDir } from '../../files';
 import { tooLarge } from '../../http/body';
 import { AppError, isDiskFull } from '../../http/errors';
 import { transact } from '../../realtime/emit';
-import { syncDir } from '../objects/files';
 import { fileSource, probe } from '../objects/probe';
 import type { SettingsDocument } from './model';
 import {
