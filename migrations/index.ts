@@ -10,6 +10,7 @@ import m0004 from './0004_media.sql' with { type: 'text' };
 import m0005 from './0005_players.sql' with { type: 'text' };
 import m0006 from './0006_playback.sql' with { type: 'text' };
 import m0007 from './0007_operations.sql' with { type: 'text' };
+import m0008 from './0008_assets.sql' with { type: 'text' };
 
 export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0000_foundation', sql: m0000 },
@@ -20,4 +21,5 @@ export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0005_players', sql: m0005 },
   { tag: '0006_playback', sql: m0006 },
   { tag: '0007_operations', sql: m0007 },
+  { tag: '0008_assets', sql: m0008 },
 ];

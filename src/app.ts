@@ -12,6 +12,7 @@ import { maintenanceHook } from './http/maintenance';
 import type { RouteLike } from './http/openapi';
 import { rateLimitHook } from './http/rate-limit';
 import { alertsRoutes } from './modules/alerts/routes';
+import { assetsRoutes } from './modules/assets/routes';
 import { authRoutes } from './modules/auth/routes';
 import { backupsRoutes } from './modules/backups/routes';
 import { compositionsRoutes } from './modules/compositions/routes';
@@ -75,6 +76,7 @@ export function apiRoutes(deps: Deps): Elysia {
     .use(userTemplatesRoutes(deps))
     .use(variablesRoutes(deps))
     .use(variableRefRoutes(deps))
+    .use(assetsRoutes(deps))
     .use(scheduleRoutes(deps))
     .use(scheduleRunsRoutes(deps))
     .use(webhooksRoutes(deps))

@@ -24,6 +24,7 @@ import { alertJobs } from './modules/alerts/jobs';
 import { installAlertListeners } from './modules/alerts/listeners';
 import { AlertState } from './modules/alerts/state';
 import { ensureSystemRules } from './modules/alerts/system';
+import { installAssetListeners } from './modules/assets/listeners';
 import { authJobs } from './modules/auth/jobs';
 import { identity } from './modules/auth/service';
 import { CredentialCache, SignInThrottle } from './modules/auth/state';
@@ -159,6 +160,7 @@ function assemble(options: BootOptions): { deps: Deps; migration: MigrationResul
   installPlayerListeners(deps);
   installCopyListeners(deps);
   installCompositionListeners(deps);
+  installAssetListeners(deps);
   installOutboxListeners(deps);
   loadHealth(deps);
   return { deps, migration };

@@ -42,6 +42,21 @@ async function variable(t: TestApp) {
   return made(t, '/variables', { subsystemExternalId: 'media', externalRef: 'level', description: 'fader' });
 }
 
+/** An infra asset under a site, with its subsystem's keys and an address in metadata. */
+async function asset(t: TestApp) {
+  await withSubsystem(t);
+  const site = await made(t, '/assets', { displayName: 'Site', type: 'site' });
+  return made(t, '/infra/assets', {
+    subsystemExternalId: 'media',
+    externalRef: 'sw-1',
+    displayName: 'Switch',
+    profileType: 'switch',
+    parentId: site._id,
+    tags: ['lan'],
+    metadata: { ip_address: '192.168.1.2' },
+  });
+}
+
 async function playable(t: TestApp) {
   await withSubsystem(t);
   return made(t, '/playables', { subsystemExternalId: 'media', externalRef: 'show-1', duration: 60000 });
@@ -80,6 +95,8 @@ const MAKERS: Record<string, Maker | Changing | { exempt: string }> = {
     return `/alerts/${(await made(t, '/alerts', { displayName: 'Loud', variable: v._id, operator: '>', value: '90' }))._id}`;
   },
   '/api/v1/events/:id': async (t) => `/events/${(await event(t))._id}`,
+  '/api/v1/assets/:id': async (t) => `/assets/${(await asset(t))._id}`,
+  '/api/v1/infra/assets/:id': async (t) => `/infra/assets/${(await asset(t))._id}`,
   '/api/v1/subsystem/:id/events/:ref': async (t) => `/subsystem/media/events/${(await event(t)).externalRef}`,
   '/api/v1/subsystems/:id/events/:ref': async (t) => `/subsystems/media/events/${(await event(t)).externalRef}`,
   '/api/v1/playables/:id': async (t) => `/playables/${(await playable(t))._id}`,

@@ -1,4 +1,5 @@
 /** Field schemas shared by every resource (§0.2). */
+import { isIP } from 'node:net';
 import { t } from 'elysia';
 import { invalid } from './errors';
 
@@ -94,6 +95,14 @@ export function mergeMetadata(
   const problem = metadataProblem(merged);
   if (problem) throw invalid(path, problem);
   return merged;
+}
+
+/** `metadata.ip_address`, when present, must be IPv4 or IPv6 text, or empty (subsystems §3, assets §16). */
+export function checkIpAddress(metadata: Record<string, unknown>): void {
+  const ip = metadata.ip_address;
+  if (ip !== undefined && (typeof ip !== 'string' || (ip !== '' && isIP(ip) === 0))) {
+    throw invalid('/metadata/ip_address', 'must be an IPv4 or IPv6 address');
+  }
 }
 
 /** §0.2 tags: an array of 1–64 character strings (at most 50), or a comma-separated string. */

@@ -5,11 +5,14 @@
  */
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   alerts: 'Rules that watch a variable or a platform condition, open an incident and tell the right people.',
+  asset: 'Creating or updating an asset by the singular path (alias of PUT /assets).',
+  assets: 'The equipment inventory (displays, processors, switches, rooms, sites) with its metrics and health.',
   auth: 'Sign in and out, who is calling, and changing your own password.',
   backups: 'Copies of the database, media, branding and licence: made, verified, downloaded and restored.',
   compositions: "A template playable's media slots and parameters filled in, giving a playable the schedule can use.",
   controlpanels: 'Web interfaces subsystems register, and the panels made available from them to people.',
   events: 'Commands a subsystem can run (a cue, a script), fired by the schedule or by hand.',
+  infra: 'Infrastructure assets: the assets with a device profile, monitored through their metric variables.',
   license: 'The signed licence of the appliance: its status, limits and usage.',
   logs: 'The activity log: entries from subsystems and scripts, and what the platform records itself.',
   notifications: 'Messages for the people at the consoles, which they clear or act on.',

@@ -6,6 +6,7 @@
  * every state. Every set-up call must answer as expected, or the build throws with the answer.
  */
 import type { TestApp } from './app';
+import { type Assets, buildAssets } from './venue-assets';
 import { buildBackups } from './venue-backups';
 import { buildCompositions } from './venue-compositions';
 import { buildDevices, type Devices } from './venue-devices';
@@ -25,6 +26,8 @@ export interface Venue {
   players: Record<string, number>;
   /** The compositions (§15): `welcome` ready, `trailer` broken by its deleted template. */
   compositions: Record<string, number>;
+  /** The equipment (§16), by name. */
+  assets: Assets;
 }
 
 /** Deletes whose targets are still referred to: by alert rules, notifications, playlists, blocks, items, tokens. */
@@ -132,7 +135,8 @@ export async function buildVenue(t: TestApp): Promise<Venue> {
   await buildBackups(t);
   const players = await buildPlayers(t, schedule);
   const compositions = await buildCompositions(t);
-  const v: Venue = { devices, people, watch, schedule, players, compositions };
+  const assets = await buildAssets(t, devices);
+  const v: Venue = { devices, people, watch, schedule, players, compositions, assets };
   await pass(t, gapsAround(10_000.5, 3), ['media-1', 'show-ctrl', 'audio-dsp']);
   await leaveReferencesBehind(t, v);
   await queueActions(t, v);

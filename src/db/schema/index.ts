@@ -1,5 +1,6 @@
 export * from './alert-incidents';
 export * from './alert-rules';
+export * from './assets';
 export * from './backup-timetable';
 export * from './backups';
 export * from './compositions';

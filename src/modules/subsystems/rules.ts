@@ -1,9 +1,8 @@
 /** The field rules of a subsystem body (§0.2, §3), shared by the upsert and the update by `{id}`. */
-import { isIP } from 'node:net';
 import type { SubsystemRow } from '../../core/subsystems';
 import type { HealthCheck } from '../../db/schema';
 import { invalid } from '../../http/errors';
-import { cleanName, mergeMetadata } from '../../http/fields';
+import { checkIpAddress, cleanName, mergeMetadata } from '../../http/fields';
 import { addressAllowed, hostAsUrl, literalAddress } from '../../http/net';
 import type { SubsystemWrite } from './model';
 
@@ -73,10 +72,7 @@ function healthCheckOf(check: HealthCheck): HealthCheck {
 /** The merged metadata (§0.2 rules) whose `ip_address`, when present, must be an IP address (§3). */
 function metadataOf(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   const merged = mergeMetadata(current, patch);
-  const ip = merged.ip_address;
-  if (ip !== undefined && (typeof ip !== 'string' || (ip !== '' && isIP(ip) === 0))) {
-    throw invalid('/metadata/ip_address', 'must be an IPv4 or IPv6 address');
-  }
+  checkIpAddress(merged);
   return merged;
 }
 

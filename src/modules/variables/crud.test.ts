@@ -61,6 +61,7 @@ describe('POST /variables (upsert)', () => {
 
   it('stores every writable field and accepts string booleans, a tag string and store_history', async () => {
     const t = setup();
+    const rack = await t.call('POST', '/assets', { as: 'admin', body: { displayName: 'Rack' } });
     const body = await t.make({
       subsystemId: t.media._id,
       displayName: '  Room temp  ',
@@ -76,7 +77,7 @@ describe('POST /variables (upsert)', () => {
       healthGracePeriod: '45',
       healthRules: [['warning', '>', 50]],
       alert: true,
-      assetId: 3,
+      assetId: rack.body._id,
       metricType: 'cpu',
       portNumber: 2,
       ifDesc: 'eth0',
@@ -96,7 +97,7 @@ describe('POST /variables (upsert)', () => {
       healthRules: [['warning', '>', 50]],
       healthRulesText: 'warning when value > 50',
       alert: true,
-      assetId: 3,
+      assetId: rack.body._id,
       metricType: 'cpu',
       portNumber: 2,
       ifDesc: 'eth0',

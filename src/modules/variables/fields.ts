@@ -1,6 +1,8 @@
 /** The row values a write body sets (§4 field table), checked; absent fields are left out. */
 
+import { eq } from 'drizzle-orm';
 import type { Principal } from '../../core/principal';
+import { assets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
@@ -77,6 +79,11 @@ export interface WriteValues {
   lastValue?: string;
 }
 
+/** Whether an asset with this `_id` exists (§4 `assetId`, §16). */
+function assetExists(deps: Deps, id: number): boolean {
+  return deps.db.select({ id: assets.id }).from(assets).where(eq(assets.id, id)).get() !== undefined;
+}
+
 /**
  * What a body changes on `current` (undefined on create). A platform-managed variable takes only its
  * displayName, tags, log and alert; an integration's displayName gives way to a person's.
@@ -117,7 +124,10 @@ export function valuesOf(
     v.compositeDefinition = compositeDefinitionOf(deps, body.compositeDefinition, current?.id ?? null);
   if ((v.composite ?? current?.composite) && (v.compositeDefinition ?? current?.compositeDefinition ?? []).length === 0)
     throw invalid('/compositeDefinition', 'is required for a composite variable');
-  if (body.assetId !== undefined) v.assetId = body.assetId;
+  if (body.assetId !== undefined) {
+    if (body.assetId !== null && !assetExists(deps, body.assetId)) throw invalid('/assetId', 'names no asset');
+    v.assetId = body.assetId;
+  }
   if (body.metricType !== undefined) v.metricType = body.metricType;
   if (body.metricKey1 !== undefined) v.metricKey1 = body.metricKey1;
   if (body.metricKey2 !== undefined) v.metricKey2 = body.metricKey2;

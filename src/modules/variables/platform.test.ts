@@ -84,9 +84,11 @@ describe('GET /variables filters', () => {
       healthEnabled: true,
       lastValue: '1',
     });
+    // The first asset of the app: `_id` 1.
+    const asset = await t.call('POST', '/assets', { as: 'admin', body: { displayName: 'Dimmer rack' } });
     await t.call('POST', '/variables', {
       as: 'admin',
-      body: { subsystemExternalId: 'light', externalRef: 'dim', assetId: 7 },
+      body: { subsystemExternalId: 'light', externalRef: 'dim', assetId: asset.body._id },
     });
     return t;
   }
@@ -98,7 +100,7 @@ describe('GET /variables filters', () => {
     [{ externalRef: 'hum' }, ['hum']],
     [{ displayName: 'room temp' }, ['temp']],
     [{ sourceDisplayName: 'MEDIA SERVER' }, ['temp', 'hum']],
-    [{ assetId: '7' }, ['dim']],
+    [{ assetId: '1' }, ['dim']],
     [{ tags: 'hvac,room' }, ['temp']],
     [{ tags: 'hvac' }, ['temp', 'hum']],
     [{ availableInSubsystem: 'false' }, ['hum']],

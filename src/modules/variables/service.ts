@@ -12,6 +12,7 @@ import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
+import { emit } from '../../realtime/emit';
 import { dropCompositeCache } from './composite';
 import { PLATFORM_REFS, valuesOf, WRITABLE_FIELDS } from './fields';
 import { toVariableDto } from './mapper';
@@ -193,4 +194,25 @@ export function getVariableByRef(deps: Deps, subsystemKey: string, ref: string):
   const row = findVariableByRef(deps, subsystem.id, ref);
   if (!row) throw notFound('variable', ref);
   return toVariableDto(row, deps.clock.now());
+}
+
+/**
+ * Deleting an asset detaches its metrics (§16 rule 4): their `assetId` becomes null, the variables
+ * stay. Runs inside the asset's unit of work; each detached variable is announced (`variable.updated`,
+ * changed `assetId`) as a change the platform made. Returns how many were detached.
+ */
+export function detachAssetMetrics(deps: Deps, assetId: number): number {
+  const ids = deps.db.select({ id: variables.id }).from(variables).where(eq(variables.assetId, assetId)).all();
+  if (ids.length === 0) return 0;
+  deps.db
+    .update(variables)
+    .set({ assetId: null, updatedAt: deps.clock.now() })
+    .where(eq(variables.assetId, assetId))
+    .run();
+  for (const { id } of ids) {
+    forgetVariable(deps, id);
+    const row = findVariable(deps, id);
+    if (row) emit(deps, 'variable.updated', eventData(row, ['assetId']));
+  }
+  return ids.length;
 }

@@ -1,0 +1,111 @@
+import { Type } from '@sinclair/typebox';
+import { t } from 'elysia';
+import { EntityMeta } from '../../http/entity';
+import { Description, DisplayName, ExternalRef, Metadata, SubsystemNameFields, Tags } from '../../http/fields';
+import { PageQuery } from '../../http/lists';
+
+export const ASSET_STATUSES = ['active', 'spare', 'repair', 'retired'] as const;
+
+const Int = () => Type.Integer();
+const Time = t.Union([t.String({ format: 'date-time' }), t.Null()]);
+const NullableString = t.Union([t.String(), t.Null()]);
+const NullableInt = t.Union([Int(), t.Null()]);
+/** `manufacturer`, `model`, `serialNumber`, `firmwareVersion`: at most 128 characters, or null. */
+const Detail = t.Optional(t.Union([t.String({ maxLength: 128 }), t.Null()]));
+const Key = t.String({ minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
+
+/** One attached variable as the asset shows it (§16 `metrics`). */
+const MetricModel = t.Object({
+  _id: Int(),
+  metricType: NullableString,
+  displayName: t.String(),
+  lastValue: t.String(),
+  healthState: Int(),
+  unit: NullableString,
+  portNumber: NullableInt,
+  ifDesc: NullableString,
+  lastValueUpdatedAt: Time,
+});
+
+const HealthStateModel = t.Object({
+  lastValue: t.Union([t.Literal('0'), t.Literal('1'), t.Literal('2'), t.Literal('-1')]),
+  state: t.Union([t.Literal('healthy'), t.Literal('warning'), t.Literal('error'), t.Literal('unknown')]),
+  updatedAt: Time,
+});
+
+const AssetDtoModel = t.Object({
+  ...EntityMeta,
+  displayName: t.String(),
+  description: t.String(),
+  tags: t.Array(t.String()),
+  externalRef: NullableString,
+  subsystemId: NullableInt,
+  subsystemExternalId: NullableString,
+  type: t.String(),
+  profileType: NullableString,
+  parentId: NullableInt,
+  manufacturer: NullableString,
+  model: NullableString,
+  serialNumber: NullableString,
+  firmwareVersion: NullableString,
+  status: t.String(),
+  metadata: t.Record(t.String(), t.Unknown()),
+  metrics: t.Array(MetricModel),
+  healthState: HealthStateModel,
+});
+
+/** The list filters (§16), shared by the list and the bulk delete; `metadata[key]` is read from the URL. */
+const filters = {
+  type: t.Optional(t.String({ maxLength: 64 })),
+  profileType: t.Optional(t.String({ maxLength: 64 })),
+  parentId: t.Optional(t.String({ pattern: '^([0-9]{1,15}|null)$', error: 'must be an asset _id or null' })),
+  status: t.Optional(t.String({ maxLength: 16 })),
+  subsystemExternalId: t.Optional(t.String({ maxLength: 128 })),
+  externalRef: t.Optional(t.String({ maxLength: 256 })),
+  tags: t.Optional(t.String({ maxLength: 50 * 65 })),
+  fuzzy: t.Optional(t.String({ maxLength: 200 })),
+};
+
+export const AssetModel = {
+  dto: AssetDtoModel,
+  list: t.Array(AssetDtoModel),
+  /**
+   * One body for every write (C: Requests): `displayName` is required on create (checked by the
+   * service), `externalRef` and the subsystem are W1 (ignored on update). Read-only and unknown
+   * fields are ignored; `metadata.subsystemId` and `metadata.subsystemName` are the server's.
+   */
+  write: t.Object({
+    _id: t.Optional(t.Integer({ minimum: 1 })),
+    ...SubsystemNameFields,
+    externalRef: t.Optional(ExternalRef),
+    displayName: t.Optional(DisplayName),
+    description: t.Optional(Description),
+    tags: t.Optional(Tags),
+    type: t.Optional(Key),
+    profileType: t.Optional(t.Union([Key, t.Null()])),
+    parentId: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
+    manufacturer: Detail,
+    model: Detail,
+    serialNumber: Detail,
+    firmwareVersion: Detail,
+    status: t.Optional(
+      t.Union(
+        ASSET_STATUSES.map((s) => t.Literal(s)),
+        { error: `must be one of ${ASSET_STATUSES.join(', ')}` },
+      ),
+    ),
+    metadata: t.Optional(Metadata),
+  }),
+  listQuery: t.Object({ ...PageQuery, ...filters }),
+  deleteQuery: t.Object(filters),
+  deleteBody: t.Union([
+    t.Object({ ids: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 10000 })) }),
+    t.Null(),
+  ]),
+};
+
+export type AssetDto = typeof AssetDtoModel.static;
+export type MetricDto = typeof MetricModel.static;
+export type AssetHealth = typeof HealthStateModel.static;
+export type AssetWrite = typeof AssetModel.write.static;
+export type AssetFilters = typeof AssetModel.deleteQuery.static;

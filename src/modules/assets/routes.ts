@@ -1,0 +1,72 @@
+import { Elysia } from 'elysia';
+import type { Deps } from '../../deps';
+import { type AuthRule, authPlugin } from '../../http/auth';
+import { crudRoutes, OWNED_KEYS } from '../../http/crud';
+import { metadataFilterOf } from '../../http/lists';
+import { noContent, upserted } from '../../http/responses';
+import { AssetModel } from './model';
+import { getAsset, listAssets, type Scope } from './service';
+import { deleteAsset, deleteAssets, updateAsset, upsertAsset } from './write';
+
+/** Writes: `assets:write` or the integration role, limited to its own subsystems by the service (§0.3). */
+const WRITE = { permission: 'assets:write', integration: true } as const satisfies AuthRule;
+
+/** The usual routes of one view of the store: every asset, or infra assets only (§16). */
+function assetCrud(deps: Deps, prefix: string, scope: Scope) {
+  const noun = scope === 'infra' ? 'infra asset' : 'asset';
+  return crudRoutes(deps, {
+    prefix,
+    model: AssetModel,
+    read: 'assets:read',
+    write: WRITE,
+    list: {
+      run: (query, page, { request }) => listAssets(deps, query, metadataFilterOf(request.url), page, scope),
+      summary: `List ${noun}s (filters type, profileType, parentId, status, subsystemExternalId, externalRef, tags, metadata[key], fuzzy)`,
+    },
+    get: { run: (id) => getAsset(deps, id, scope), summary: `Read an ${noun} with its metrics and health` },
+    upsert: {
+      methods: scope === 'infra' ? ['POST'] : ['POST', 'PUT'],
+      run: (principal, body) => upsertAsset(deps, principal, body, scope),
+      summary: `Create or update an ${noun} (upsert by _id or subsystem + externalRef)`,
+    },
+    update: {
+      createOnly: OWNED_KEYS,
+      run: (principal, id, body) => updateAsset(deps, principal, id, body, scope),
+      summary: `Update an ${noun}`,
+    },
+    remove: {
+      run: (principal, id) => deleteAsset(deps, principal, id, scope),
+      summary: `Delete an ${noun} (409 while it has child assets; its metrics are detached)`,
+    },
+  });
+}
+
+/** Assets and infra assets (§16): `/assets`, `/asset` (singular upsert), `/infra/assets`. */
+export function assetsRoutes(deps: Deps) {
+  const all = assetCrud(deps, '/assets', 'all').delete(
+    '/',
+    ({ body, query, request, set, principal }) => {
+      const n = deleteAssets(deps, principal, body?.ids, query, metadataFilterOf(request.url));
+      set.headers['x-deleted-count'] = String(n);
+      return noContent(set);
+    },
+    {
+      auth: WRITE,
+      query: AssetModel.deleteQuery,
+      body: AssetModel.deleteBody,
+      detail: { summary: 'Delete assets by {ids} or by list filters (at least one)' },
+    },
+  );
+  const singular = new Elysia({ prefix: '/asset' })
+    .use(authPlugin(deps))
+    .put('/', ({ principal, body, set }) => upserted(set, upsertAsset(deps, principal, body, 'all')), {
+      auth: WRITE,
+      body: AssetModel.write,
+      response: { 200: AssetModel.dto, 201: AssetModel.dto },
+      detail: { summary: 'Create or update an asset (singular alias of PUT /assets)' },
+    });
+  return new Elysia()
+    .use(all)
+    .use(singular)
+    .use(assetCrud(deps, '/infra/assets', 'infra'));
+}

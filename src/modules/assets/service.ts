@@ -1,0 +1,269 @@
+/**
+ * Assets and infra assets (§16), the read side: one store, an infra asset is a row with a
+ * `profileType`. Metrics (the variables naming the asset) are read once per answer, for every asset
+ * of the page together, and give the asset its health: the worst metric with health on, unknown
+ * without one or while the monitoring subsystem is offline.
+ */
+import { and, asc, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { isoOrNull } from '../../clock';
+import { audit } from '../../core/platform-log';
+import type { Principal } from '../../core/principal';
+import { findSubsystem } from '../../core/subsystems';
+import { assets, subsystems, variables } from '../../db/schema';
+import type { Deps } from '../../deps';
+import { badRequest, notFound } from '../../http/errors';
+import { numericId } from '../../http/fields';
+import { type ListResult, metadataMatches, type Page, paginate } from '../../http/lists';
+import { emit } from '../../realtime/emit';
+import { liveHealth } from '../subsystems/health';
+import { type AssetRow, toAssetDto } from './mapper';
+import type { AssetDto, AssetFilters, AssetHealth, MetricDto } from './model';
+
+/** Which records a route shows: every asset, or only infra assets (those with a `profileType`). */
+export type Scope = 'all' | 'infra';
+
+const HEALTH_TEXT = { '0': 'healthy', '1': 'warning', '2': 'error', '-1': 'unknown' } as const;
+/** Worse first: error, warning, unknown (a metric with health on and no value yet), healthy. */
+const SEVERITY: Record<number, number> = { 2: 3, 1: 2, [-1]: 1, 0: 0 };
+
+interface MetricRow extends MetricDto {
+  assetId: number | null;
+  healthEnabled: boolean;
+  availableInSubsystem: boolean;
+  lastValueUpdatedMs: number | null;
+}
+
+const metricColumns = {
+  _id: variables.id,
+  assetId: variables.assetId,
+  metricType: variables.metricType,
+  displayName: variables.displayName,
+  lastValue: variables.lastValue,
+  healthState: variables.healthState,
+  unit: variables.unit,
+  portNumber: variables.portNumber,
+  ifDesc: variables.ifDesc,
+  lastValueUpdatedMs: variables.lastValueUpdatedAt,
+  healthEnabled: variables.healthEnabled,
+  availableInSubsystem: variables.availableInSubsystem,
+};
+
+/** The metrics of these assets by asset id, in variable `_id` order: one query. */
+function metricsOf(deps: Deps, ids: readonly number[]): Map<number, MetricRow[]> {
+  const byAsset = new Map<number, MetricRow[]>();
+  if (ids.length === 0) return byAsset;
+  const rows = deps.db
+    .select(metricColumns)
+    .from(variables)
+    .where(inArray(variables.assetId, [...ids]))
+    .orderBy(asc(variables.id))
+    .all();
+  for (const r of rows) {
+    const metric: MetricRow = { ...r, lastValueUpdatedAt: isoOrNull(r.lastValueUpdatedMs) };
+    const list = byAsset.get(r.assetId ?? 0);
+    if (list) list.push(metric);
+    else byAsset.set(r.assetId ?? 0, [metric]);
+  }
+  return byAsset;
+}
+
+function healthOf(code: number, at: number | null): AssetHealth {
+  const lastValue = String(code) as AssetHealth['lastValue'];
+  return { lastValue, state: HEALTH_TEXT[lastValue], updatedAt: isoOrNull(at) };
+}
+
+/**
+ * The asset's health (§16 `healthState`): unknown while its monitoring subsystem is offline (since
+ * it went), else the worst metric with health on (since that metric's last value), else unknown.
+ */
+export function assetHealth(deps: Deps, row: AssetRow, metrics: readonly MetricRow[]): AssetHealth {
+  if (row.subsystemId !== null) {
+    const subsystem = findSubsystem(deps, row.subsystemId);
+    if (subsystem) {
+      const live = liveHealth(deps, subsystem);
+      if (live.status === 'offline') return healthOf(-1, live.statusChangedAt);
+    }
+  }
+  let worst: MetricRow | undefined;
+  for (const m of metrics) {
+    if (!m.healthEnabled || !m.availableInSubsystem) continue;
+    const rank = SEVERITY[m.healthState] ?? 1;
+    const worstRank = worst ? (SEVERITY[worst.healthState] ?? 1) : -1;
+    if (rank > worstRank || (rank === worstRank && (m.lastValueUpdatedMs ?? 0) > (worst?.lastValueUpdatedMs ?? 0)))
+      worst = m;
+  }
+  return worst ? healthOf(worst.healthState, worst.lastValueUpdatedMs) : healthOf(-1, null);
+}
+
+const wireMetric = (m: MetricRow): MetricDto => ({
+  _id: m._id,
+  metricType: m.metricType,
+  displayName: m.displayName,
+  lastValue: m.lastValue,
+  healthState: m.healthState,
+  unit: m.unit,
+  portNumber: m.portNumber,
+  ifDesc: m.ifDesc,
+  lastValueUpdatedAt: m.lastValueUpdatedAt,
+});
+
+type Joined = { asset: AssetRow; externalId: string | null };
+
+const joined = { asset: assets, externalId: subsystems.externalId };
+
+function select(deps: Deps, where: SQL | undefined) {
+  return deps.db.select(joined).from(assets).leftJoin(subsystems, eq(assets.subsystemId, subsystems.id)).where(where);
+}
+
+/** The wire forms of these rows, their metrics read in one query. */
+function dtosOf(deps: Deps, rows: readonly Joined[]): AssetDto[] {
+  const metrics = metricsOf(
+    deps,
+    rows.map((r) => r.asset.id),
+  );
+  return rows.map((r) => {
+    const own = metrics.get(r.asset.id) ?? [];
+    return toAssetDto(r.asset, r.externalId, own.map(wireMetric), assetHealth(deps, r.asset, own));
+  });
+}
+
+/** The wire form of one stored asset. */
+export function assetDto(deps: Deps, id: number): AssetDto {
+  const row = select(deps, eq(assets.id, id)).get();
+  if (!row) throw notFound('asset', id);
+  const [dto] = dtosOf(deps, [row]);
+  if (!dto) throw notFound('asset', id);
+  return dto;
+}
+
+export function findAsset(deps: Deps, id: number): AssetRow | undefined {
+  return deps.db.select().from(assets).where(eq(assets.id, id)).get();
+}
+
+/** The asset an `{id}` names (digits only) in the scope, or 404 (an infra route 404s a plain asset). */
+export function assetRow(deps: Deps, id: string | number, scope: Scope = 'all'): AssetRow {
+  const n = typeof id === 'number' ? id : numericId(id);
+  const row = n === null ? undefined : findAsset(deps, n);
+  if (!row || (scope === 'infra' && row.profileType === null))
+    throw notFound(scope === 'infra' ? 'infra asset' : 'asset', id);
+  return row;
+}
+
+export function getAsset(deps: Deps, id: string, scope: Scope): AssetDto {
+  return assetDto(deps, assetRow(deps, id, scope).id);
+}
+
+/** The asset of a subsystem (or of none) with that externalRef, the upsert key. */
+export function findAssetByRef(deps: Deps, subsystemId: number | null, externalRef: string): AssetRow | undefined {
+  const owner = subsystemId === null ? isNull(assets.subsystemId) : eq(assets.subsystemId, subsystemId);
+  return deps.db
+    .select()
+    .from(assets)
+    .where(and(owner, eq(assets.externalRef, externalRef)))
+    .orderBy(asc(assets.id))
+    .get();
+}
+
+/** The WHERE clause of the §16 filters (all but `metadata[key]`, which is judged on the rows). */
+export function filterWhere(query: AssetFilters, scope: Scope): SQL | undefined {
+  const where: SQL[] = [];
+  if (scope === 'infra') where.push(isNotNull(assets.profileType));
+  if (query.type !== undefined) where.push(eq(assets.type, query.type));
+  if (query.profileType !== undefined) where.push(eq(assets.profileType, query.profileType));
+  if (query.parentId !== undefined)
+    where.push(query.parentId === 'null' ? isNull(assets.parentId) : eq(assets.parentId, Number(query.parentId)));
+  if (query.status !== undefined) where.push(eq(assets.status, query.status));
+  if (query.subsystemExternalId !== undefined) where.push(eq(subsystems.externalId, query.subsystemExternalId));
+  if (query.externalRef !== undefined) where.push(eq(assets.externalRef, query.externalRef));
+  if (query.tags !== undefined) {
+    const tags = query.tags
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (tags.length > 50)
+      throw badRequest('tags must name at most 50 tags', [{ path: '/tags', message: 'must name at most 50 tags' }]);
+    for (const tag of tags)
+      where.push(sql`exists (select 1 from json_each(${assets.tags}) where json_each.value = ${tag})`);
+  }
+  if (query.fuzzy) {
+    const needle = query.fuzzy.toLowerCase();
+    const has = (column: SQLiteColumn) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`;
+    const fuzzy = or(
+      has(assets.displayName),
+      has(assets.description),
+      has(assets.externalRef),
+      has(assets.manufacturer),
+      has(assets.model),
+      has(assets.serialNumber),
+      sql`instr(lower(${assets.tags}), ${needle}) > 0`,
+    );
+    if (fuzzy) where.push(fuzzy);
+  }
+  return where.length > 0 ? and(...where) : undefined;
+}
+
+/** Rows the filters select, in `_id` order; with a metadata filter the page is cut after it. */
+function selected(deps: Deps, query: AssetFilters, metadata: Record<string, string>, scope: Scope): Joined[] {
+  return select(deps, filterWhere(query, scope))
+    .orderBy(asc(assets.id))
+    .all()
+    .filter((r) => metadataMatches(r.asset.metadata, metadata));
+}
+
+/** `GET /assets` and `GET /infra/assets` (§16): filtered in SQL, metrics read once for the page. */
+export function listAssets(
+  deps: Deps,
+  query: AssetFilters,
+  metadata: Record<string, string>,
+  page: Page,
+  scope: Scope,
+): ListResult<AssetDto> {
+  if (Object.keys(metadata).length > 0) {
+    const cut = paginate(selected(deps, query, metadata, scope), page);
+    return { items: dtosOf(deps, cut.items), total: cut.total };
+  }
+  const where = filterWhere(query, scope);
+  const rows = select(deps, where).orderBy(asc(assets.id)).limit(page.limit).offset(page.offset).all();
+  const total =
+    deps.db
+      .select({ n: count() })
+      .from(assets)
+      .leftJoin(subsystems, eq(assets.subsystemId, subsystems.id))
+      .where(where)
+      .get()?.n ?? 0;
+  return { items: dtosOf(deps, rows), total };
+}
+
+/** The ids the filters select (bulk delete). */
+export function selectedIds(deps: Deps, query: AssetFilters, metadata: Record<string, string>, scope: Scope): number[] {
+  return selected(deps, query, metadata, scope).map((r) => r.asset.id);
+}
+
+/** `asset.<created|updated|deleted>` with the §21 data, and the audit entry of a person or token. */
+export function announce(
+  deps: Deps,
+  principal: Principal,
+  change: 'created' | 'updated' | 'deleted',
+  asset: Pick<AssetDto, '_id' | 'externalRef' | 'subsystemId' | 'subsystemExternalId' | 'displayName'>,
+  changed: readonly string[],
+): void {
+  emit(deps, `asset.${change}`, {
+    _id: asset._id,
+    externalRef: asset.externalRef,
+    subsystemExternalId: asset.subsystemExternalId,
+    changed: [...changed],
+  });
+  audit(
+    deps,
+    principal,
+    change,
+    {
+      kind: 'asset',
+      name: `asset ${asset._id} (${asset.displayName})`,
+      subsystemId: asset.subsystemId,
+      subsystemExternalId: asset.subsystemExternalId,
+    },
+    changed,
+  );
+}
