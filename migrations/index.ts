@@ -11,6 +11,7 @@ import m0005 from './0005_players.sql' with { type: 'text' };
 import m0006 from './0006_playback.sql' with { type: 'text' };
 import m0007 from './0007_operations.sql' with { type: 'text' };
 import m0008 from './0008_assets.sql' with { type: 'text' };
+import m0009 from './0009_asset_health.sql' with { type: 'text' };
 
 export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0000_foundation', sql: m0000 },
@@ -22,4 +23,5 @@ export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0006_playback', sql: m0006 },
   { tag: '0007_operations', sql: m0007 },
   { tag: '0008_assets', sql: m0008 },
+  { tag: '0009_asset_health', sql: m0009 },
 ];

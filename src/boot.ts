@@ -24,6 +24,7 @@ import { alertJobs } from './modules/alerts/jobs';
 import { installAlertListeners } from './modules/alerts/listeners';
 import { AlertState } from './modules/alerts/state';
 import { ensureSystemRules } from './modules/alerts/system';
+import { assetJobs } from './modules/assets/jobs';
 import { installAssetListeners } from './modules/assets/listeners';
 import { authJobs } from './modules/auth/jobs';
 import { identity } from './modules/auth/service';
@@ -185,6 +186,7 @@ export function daemonJobs(deps: Deps): ModuleJobs[] {
     licenseJobs(deps),
     settingsJobs(deps),
     mailJobs(deps),
+    assetJobs(deps),
   ];
 }
 

@@ -1,5 +1,6 @@
 export * from './alert-incidents';
 export * from './alert-rules';
+export * from './asset-health-changes';
 export * from './assets';
 export * from './backup-timetable';
 export * from './backups';

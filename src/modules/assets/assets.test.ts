@@ -33,6 +33,7 @@ describe('POST /assets', () => {
       metadata: { subsystemId: String(t.snmp._id), subsystemName: 'SNMP' },
       metrics: [],
       healthState: { lastValue: '-1', state: 'unknown', updatedAt: null },
+      metricsChangeHistory: [],
     });
     const created = t.events.filter((e) => e.type.startsWith('asset.'));
     expect(created.map((e) => [e.type, e.data._id, e.data.externalRef, e.data.subsystemExternalId])).toEqual([

@@ -1,7 +1,7 @@
 import type { assets } from '../../db/schema';
 import { entityMeta } from '../../http/entity';
 import { selfLink } from '../../http/links';
-import type { AssetDto, AssetHealth, MetricDto } from './model';
+import type { AssetDto, AssetHealth, MetricChange, MetricDto } from './model';
 
 export type AssetRow = typeof assets.$inferSelect;
 
@@ -11,6 +11,7 @@ export function toAssetDto(
   subsystemExternalId: string | null,
   metrics: MetricDto[],
   healthState: AssetHealth,
+  metricsChangeHistory?: MetricChange[],
 ): AssetDto {
   const links: Record<string, string> = {};
   if (row.parentId !== null) links.parent = selfLink('assets', row.parentId);
@@ -34,5 +35,6 @@ export function toAssetDto(
     metadata: row.metadata,
     metrics,
     healthState,
+    ...(metricsChangeHistory ? { metricsChangeHistory } : {}),
   };
 }

@@ -33,6 +33,17 @@ const HealthStateModel = t.Object({
   updatedAt: Time,
 });
 
+/** One health change of a metric (§16 `metricsChangeHistory`); states are health codes (0, 1, 2, -1). */
+const MetricChangeModel = t.Object({
+  at: t.String({ format: 'date-time' }),
+  variableId: Int(),
+  metricType: NullableString,
+  displayName: t.String(),
+  fromState: Int(),
+  toState: Int(),
+  lastValue: t.String(),
+});
+
 const AssetDtoModel = t.Object({
   ...EntityMeta,
   displayName: t.String(),
@@ -52,6 +63,8 @@ const AssetDtoModel = t.Object({
   metadata: t.Record(t.String(), t.Unknown()),
   metrics: t.Array(MetricModel),
   healthState: HealthStateModel,
+  /** In single reads; in lists only with `?metricsChangeHistory=true`. */
+  metricsChangeHistory: t.Optional(t.Array(MetricChangeModel)),
 });
 
 /** The list filters (§16), shared by the list and the bulk delete; `metadata[key]` is read from the URL. */
@@ -96,7 +109,13 @@ export const AssetModel = {
     ),
     metadata: t.Optional(Metadata),
   }),
-  listQuery: t.Object({ ...PageQuery, ...filters }),
+  listQuery: t.Object({
+    ...PageQuery,
+    ...filters,
+    metricsChangeHistory: t.Optional(
+      t.Union([t.Literal('true'), t.Literal('false')], { error: 'must be true or false' }),
+    ),
+  }),
   deleteQuery: t.Object(filters),
   deleteBody: t.Union([
     t.Object({ ids: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 10000 })) }),
@@ -106,6 +125,8 @@ export const AssetModel = {
 
 export type AssetDto = typeof AssetDtoModel.static;
 export type MetricDto = typeof MetricModel.static;
+export type MetricChange = typeof MetricChangeModel.static;
+export type AssetListQuery = typeof AssetModel.listQuery.static;
 export type AssetHealth = typeof HealthStateModel.static;
 export type AssetWrite = typeof AssetModel.write.static;
 export type AssetFilters = typeof AssetModel.deleteQuery.static;

@@ -17,17 +17,15 @@ import { numericId } from '../../http/fields';
 import { type ListResult, metadataMatches, type Page, paginate } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { liveHealth } from '../subsystems/health';
+import { healthText, type MetricHealth, worstMetric } from './health';
+import { metricsChangeHistoryOf } from './history';
 import { type AssetRow, toAssetDto } from './mapper';
-import type { AssetDto, AssetFilters, AssetHealth, MetricDto } from './model';
+import type { AssetDto, AssetFilters, AssetHealth, AssetListQuery, MetricDto } from './model';
 
 /** Which records a route shows: every asset, or only infra assets (those with a `profileType`). */
 export type Scope = 'all' | 'infra';
 
-const HEALTH_TEXT = { '0': 'healthy', '1': 'warning', '2': 'error', '-1': 'unknown' } as const;
-/** Worse first: error, warning, unknown (a metric with health on and no value yet), healthy. */
-const SEVERITY: Record<number, number> = { 2: 3, 1: 2, [-1]: 1, 0: 0 };
-
-interface MetricRow extends MetricDto {
+interface MetricRow extends MetricDto, MetricHealth {
   assetId: number | null;
   healthEnabled: boolean;
   availableInSubsystem: boolean;
@@ -69,8 +67,7 @@ function metricsOf(deps: Deps, ids: readonly number[]): Map<number, MetricRow[]>
 }
 
 function healthOf(code: number, at: number | null): AssetHealth {
-  const lastValue = String(code) as AssetHealth['lastValue'];
-  return { lastValue, state: HEALTH_TEXT[lastValue], updatedAt: isoOrNull(at) };
+  return { lastValue: String(code) as AssetHealth['lastValue'], state: healthText(code), updatedAt: isoOrNull(at) };
 }
 
 /**
@@ -85,14 +82,7 @@ export function assetHealth(deps: Deps, row: AssetRow, metrics: readonly MetricR
       if (live.status === 'offline') return healthOf(-1, live.statusChangedAt);
     }
   }
-  let worst: MetricRow | undefined;
-  for (const m of metrics) {
-    if (!m.healthEnabled || !m.availableInSubsystem) continue;
-    const rank = SEVERITY[m.healthState] ?? 1;
-    const worstRank = worst ? (SEVERITY[worst.healthState] ?? 1) : -1;
-    if (rank > worstRank || (rank === worstRank && (m.lastValueUpdatedMs ?? 0) > (worst?.lastValueUpdatedMs ?? 0)))
-      worst = m;
-  }
+  const worst = worstMetric(metrics);
   return worst ? healthOf(worst.healthState, worst.lastValueUpdatedMs) : healthOf(-1, null);
 }
 
@@ -116,15 +106,20 @@ function select(deps: Deps, where: SQL | undefined) {
   return deps.db.select(joined).from(assets).leftJoin(subsystems, eq(assets.subsystemId, subsystems.id)).where(where);
 }
 
-/** The wire forms of these rows, their metrics read in one query. */
-function dtosOf(deps: Deps, rows: readonly Joined[]): AssetDto[] {
-  const metrics = metricsOf(
-    deps,
-    rows.map((r) => r.asset.id),
-  );
+/** The wire forms of these rows, their metrics read in one query (and their metrics' changes in one more). */
+function dtosOf(deps: Deps, rows: readonly Joined[], withHistory: boolean): AssetDto[] {
+  const ids = rows.map((r) => r.asset.id);
+  const metrics = metricsOf(deps, ids);
+  const history = withHistory ? metricsChangeHistoryOf(deps, ids) : undefined;
   return rows.map((r) => {
     const own = metrics.get(r.asset.id) ?? [];
-    return toAssetDto(r.asset, r.externalId, own.map(wireMetric), assetHealth(deps, r.asset, own));
+    return toAssetDto(
+      r.asset,
+      r.externalId,
+      own.map(wireMetric),
+      assetHealth(deps, r.asset, own),
+      history?.get(r.asset.id) ?? (history ? [] : undefined),
+    );
   });
 }
 
@@ -132,7 +127,7 @@ function dtosOf(deps: Deps, rows: readonly Joined[]): AssetDto[] {
 export function assetDto(deps: Deps, id: number): AssetDto {
   const row = select(deps, eq(assets.id, id)).get();
   if (!row) throw notFound('asset', id);
-  const [dto] = dtosOf(deps, [row]);
+  const [dto] = dtosOf(deps, [row], true);
   if (!dto) throw notFound('asset', id);
   return dto;
 }
@@ -214,14 +209,15 @@ function selected(deps: Deps, query: AssetFilters, metadata: Record<string, stri
 /** `GET /assets` and `GET /infra/assets` (§16): filtered in SQL, metrics read once for the page. */
 export function listAssets(
   deps: Deps,
-  query: AssetFilters,
+  query: AssetListQuery,
   metadata: Record<string, string>,
   page: Page,
   scope: Scope,
 ): ListResult<AssetDto> {
+  const withHistory = query.metricsChangeHistory === 'true';
   if (Object.keys(metadata).length > 0) {
     const cut = paginate(selected(deps, query, metadata, scope), page);
-    return { items: dtosOf(deps, cut.items), total: cut.total };
+    return { items: dtosOf(deps, cut.items, withHistory), total: cut.total };
   }
   const where = filterWhere(query, scope);
   const rows = select(deps, where).orderBy(asc(assets.id)).limit(page.limit).offset(page.offset).all();
@@ -232,7 +228,7 @@ export function listAssets(
       .leftJoin(subsystems, eq(assets.subsystemId, subsystems.id))
       .where(where)
       .get()?.n ?? 0;
-  return { items: dtosOf(deps, rows), total };
+  return { items: dtosOf(deps, rows, withHistory), total };
 }
 
 /** The ids the filters select (bulk delete). */

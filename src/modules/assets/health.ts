@@ -1,0 +1,32 @@
+/** An asset's health from its metrics (§16 `healthState`), shared by the read side and the history. */
+import type { AssetHealth } from './model';
+
+const HEALTH_TEXT = { '0': 'healthy', '1': 'warning', '2': 'error', '-1': 'unknown' } as const;
+/** Worse first: error, warning, unknown (a metric with health on and no value yet), healthy. */
+const SEVERITY: Record<number, number> = { 2: 3, 1: 2, [-1]: 1, 0: 0 };
+
+/** What a metric brings to its asset's health. */
+export interface MetricHealth {
+  healthState: number;
+  healthEnabled: boolean;
+  availableInSubsystem: boolean;
+  lastValueUpdatedMs: number | null;
+}
+
+/** The worst metric with health on (the latest of equals), or none: the asset's health without its subsystem. */
+export function worstMetric<M extends MetricHealth>(metrics: readonly M[]): M | undefined {
+  let worst: M | undefined;
+  for (const m of metrics) {
+    if (!m.healthEnabled || !m.availableInSubsystem) continue;
+    const rank = SEVERITY[m.healthState] ?? 1;
+    const worstRank = worst ? (SEVERITY[worst.healthState] ?? 1) : -1;
+    if (rank > worstRank || (rank === worstRank && (m.lastValueUpdatedMs ?? 0) > (worst?.lastValueUpdatedMs ?? 0)))
+      worst = m;
+  }
+  return worst;
+}
+
+/** The text of a health code (`2` → `error`). */
+export function healthText(code: number): AssetHealth['state'] {
+  return HEALTH_TEXT[String(code) as AssetHealth['lastValue']] ?? 'unknown';
+}
