@@ -21,7 +21,7 @@ import { findSubsystem } from '../../core/subsystems';
 import { prepared } from '../../db/prepared';
 import { playables } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { isContainerType, playerRowsOf } from '../subsystems/service';
+import { isContainer, playerRowsOf } from '../subsystems/service';
 import { announceCopy, clearCopies, dropPlayerCopies, mediaChanged, restartCopies, rowsOf } from './copy-store';
 import { playableRowById } from './lookup';
 
@@ -64,7 +64,7 @@ function onPlayableChanged(deps: Deps, data: Record<string, unknown>): void {
   const hasTargets = rowsOf(deps, playable.id).length > 0;
   if (changed.includes('copyToPlayer') && !hasTargets) {
     const owner = findSubsystem(deps, playable.subsystemId);
-    if (owner?.kind !== 'subsystem' || !isContainerType(owner.type)) return;
+    if (!owner || !isContainer(owner)) return;
     const players = playerRowsOf(deps, owner.id).map((p) => p.id);
     if (players.length > 0) restartCopies(deps, playable, players);
     return;

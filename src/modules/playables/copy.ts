@@ -21,13 +21,13 @@
  */
 import { eq } from 'drizzle-orm';
 import { audit } from '../../core/platform-log';
-import { actsFor, type Principal, requireOwnWrite } from '../../core/principal';
+import { type Principal, requireOwnWrite } from '../../core/principal';
 import { findSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { playables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { transact } from '../../realtime/emit';
-import { isContainerType, playerRowsOf } from '../subsystems/service';
+import { isContainer, playerRowsOf } from '../subsystems/service';
 import type { CopyReport, CopyRequest, CopyStatusDto } from './copy-model';
 import { progressOf } from './copy-progress';
 import { announceCopy, restartCopies, rowsOf, writeCopy } from './copy-store';
@@ -48,7 +48,7 @@ export function getCopyStatus(deps: Deps, id: string): CopyStatusDto {
 /** The owner of a playable when it is a container (its players receive copies); 409 otherwise. */
 export function containerOf(deps: Deps, playable: PlayableRow): SubsystemRow {
   const owner = findSubsystem(deps, playable.subsystemId);
-  if (owner?.kind !== 'subsystem' || !isContainerType(owner.type)) {
+  if (!owner || !isContainer(owner)) {
     throw conflict(
       `playable ${playable.id} belongs to ${owner?.externalId ?? 'no subsystem'}, which is not a container: only a container's players receive copies`,
     );
@@ -116,8 +116,8 @@ export function reportCopy(
 ): CopyStatusDto {
   const playable = requirePlayableRow(deps, id);
   const player = requirePlayer(deps, playerKey);
-  const owner = actsFor(principal, player.id) ? player.id : (player.containerId ?? player.id);
-  requireOwnWrite(principal, 'media:write', owner);
+  // The player's own credential or its container's (`actsFor` covers both).
+  requireOwnWrite(principal, 'media:write', player.id);
   const current = rowsOf(deps, playable.id).find((r) => r.playerId === player.id);
   if (!current) throw notFound('copy target', `${player.externalId} of playable ${playable.id}`);
   const { bytesTotal } = progressOf(deps, player.id, playable.objects);

@@ -29,7 +29,7 @@ import { deliveredTo } from '../schedule/engine/expand';
 import { findZoneRow } from '../schedule/zones/service';
 import { forcePlayInput, forceStopInput, type QueueInput, queueAction } from '../subsystems/actions';
 import { ActionModel, type QueuedActionDto } from '../subsystems/model';
-import { isContainerType, playerRowsOf } from '../subsystems/service';
+import { isContainer, playerRowsOf } from '../subsystems/service';
 import { playableDto } from './lookup';
 import type { PlayableRow } from './mapper';
 import { requirePlayableRow } from './service';
@@ -64,7 +64,7 @@ function zoneOf(deps: Deps, zoneId: number | undefined): { id: number; members: 
 /** Where the messages go: the targets a body names, each checked, or the default. */
 function targetsOf(deps: Deps, row: PlayableRow, body: StopBody, members: readonly number[]): SubsystemRow[] {
   const owner = requireSubsystem(deps, row.subsystemId);
-  const players = owner.kind === 'subsystem' && isContainerType(owner.type) ? playerRowsOf(deps, owner.id) : [];
+  const players = isContainer(owner) ? playerRowsOf(deps, owner.id) : [];
   const named = [
     ...(body.subsystemIds ?? []).map((key, i) => ({ key, path: `/subsystemIds/${i}` })),
     ...(body.playerIds ?? []).map((key, i) => ({ key, path: `/playerIds/${i}` })),

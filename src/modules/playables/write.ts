@@ -31,7 +31,7 @@ import { invalid, notFound } from '../../http/errors';
 import { cleanName, mergeMetadata } from '../../http/fields';
 import { transact } from '../../realtime/emit';
 import { mediaCommand, mediaDurationOf, mediaObject } from '../objects/media-playable';
-import { isContainerType } from '../subsystems/service';
+import { isContainer } from '../subsystems/service';
 import { objectsOf, subsystemOf, templatePathOf, thumbOf, typeOf } from './checks';
 import { type PlayableRow, playableDto, playableRowById, playableRowByRef } from './lookup';
 import type { PlayableDto, PlayableWrite } from './model';
@@ -64,12 +64,6 @@ const WIRE_NAMES: Record<keyof Changes, string> = {
 
 const FLAGS = ['active', 'availableInSubsystem', 'forceCached', 'isCached', 'copyToPlayer', 'autoSync'] as const;
 
-/** A container owns players (§3); a player never does. */
-function isContainer(deps: Deps, subsystemId: number): boolean {
-  const row = findSubsystem(deps, subsystemId);
-  return row?.kind === 'subsystem' && isContainerType(row.type);
-}
-
 /** The default name: the externalRef, else `Playable <_id>`. */
 const defaultName = (externalRef: string | null, id: number): string => externalRef ?? `Playable ${id}`;
 
@@ -92,7 +86,7 @@ function changesOf(deps: Deps, body: PlayableWrite, subsystemId: number, row: Pl
     changes.templatePath = templatePathOf(deps, subsystemId, row?.id ?? null, body.templatePath);
   }
   for (const flag of FLAGS) if (body[flag] !== undefined) changes[flag] = body[flag];
-  if (changes.copyToPlayer === true && row?.copyToPlayer !== true && !isContainer(deps, subsystemId)) {
+  if (changes.copyToPlayer === true && row?.copyToPlayer !== true && !isContainer(findSubsystem(deps, subsystemId))) {
     throw invalid('/copyToPlayer', 'needs a container subsystem as owner: only its players can receive copies');
   }
   if (body.metadata !== undefined) changes.metadata = mergeMetadata(row?.metadata ?? {}, body.metadata);

@@ -33,7 +33,7 @@
  *   same unit as the `player.updated` it reacts to); deleting it removes them (ON DELETE CASCADE).
  */
 import { and, asc, eq } from 'drizzle-orm';
-import { actsFor, type Principal, requireOwnWrite } from '../../core/principal';
+import { type Principal, requireOwnWrite } from '../../core/principal';
 import { findSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { schedulePlaylists, scheduleZones, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -50,6 +50,7 @@ import {
   byExternalId,
   createSubsystemRow,
   deleteSubsystemRow,
+  isContainer,
   isContainerType,
   subsystemDto,
   updateSubsystemRow,
@@ -84,7 +85,7 @@ export function requirePlayer(deps: Deps, id: string | number): PlayerRow {
 /** The container a body names (400 at `/container` when it names none). */
 function containerOf(deps: Deps, key: string | number): SubsystemRow {
   const row = findSubsystem(deps, key);
-  if (row?.kind !== 'subsystem' || !isContainerType(row.type)) {
+  if (!row || !isContainer(row)) {
     throw invalid('/container', 'must name a container subsystem (one whose type ends in Container)');
   }
   return row;
@@ -92,8 +93,8 @@ function containerOf(deps: Deps, key: string | number): SubsystemRow {
 
 /** Writing a player: `players:write` or the integration role, acting for the player or its container. */
 function requirePlayerWrite(principal: Principal, row: PlayerRow): void {
-  const owner = actsFor(principal, row.id) ? row.id : (row.containerId ?? row.id);
-  requireOwnWrite(principal, 'players:write', owner);
+  // A container's credential acts for its players through `actsFor` itself.
+  requireOwnWrite(principal, 'players:write', row.id);
 }
 
 interface PlaylistDetails {

@@ -58,6 +58,11 @@ export function isContainerType(type: string): boolean {
   return type.endsWith('Container');
 }
 
+/** A subsystem (never a player) whose type makes it a container of players (§3 `type`, §13). */
+export function isContainer(row: { kind: string; type: string } | undefined): boolean {
+  return row?.kind === 'subsystem' && isContainerType(row.type);
+}
+
 /** The players of a container, in `_id` order. */
 export function playerRowsOf(deps: Deps, containerId: number): SubsystemRow[] {
   return deps.db
