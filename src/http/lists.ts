@@ -2,6 +2,8 @@
  * Lists (C: Responses): bare arrays, `limit` 1..10000 (10000 without it), `offset`, `X-Total-Count`
  * always, `Link: rel="next"` when cut. Services return `{items, total}`; routes hand it to `sendList`.
  */
+import { type SQL, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { t } from 'elysia';
 import { badRequest } from './errors';
 import { pageLink } from './links';
@@ -78,4 +80,18 @@ export function metadataMatches(metadata: Record<string, unknown>, filter: Recor
     if (value === undefined) return false;
     return (typeof value === 'string' ? value : JSON.stringify(value)) === wanted;
   });
+}
+
+/**
+ * `tags=a,b` of a list: every named tag must be in the JSON array `column` (one condition each); at
+ * most 50, else 400 at `/tags`.
+ */
+export function tagConditions(column: SQLiteColumn, raw: string): SQL[] {
+  const tags = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (tags.length > 50)
+    throw badRequest('tags must name at most 50 tags', [{ path: '/tags', message: 'must name at most 50 tags' }]);
+  return tags.map((tag) => sql`exists (select 1 from json_each(${column}) where json_each.value = ${tag})`);
 }

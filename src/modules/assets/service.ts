@@ -12,9 +12,9 @@ import type { Principal } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
 import { assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { badRequest, notFound } from '../../http/errors';
+import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { type ListResult, metadataMatches, type Page, paginate } from '../../http/lists';
+import { type ListResult, metadataMatches, type Page, paginate, tagConditions } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { liveHealth } from '../subsystems/health';
 import { healthText, type MetricHealth, worstMetric } from './health';
@@ -171,16 +171,7 @@ export function filterWhere(query: AssetFilters, scope: Scope): SQL | undefined 
   if (query.status !== undefined) where.push(eq(assets.status, query.status));
   if (query.subsystemExternalId !== undefined) where.push(eq(subsystems.externalId, query.subsystemExternalId));
   if (query.externalRef !== undefined) where.push(eq(assets.externalRef, query.externalRef));
-  if (query.tags !== undefined) {
-    const tags = query.tags
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    if (tags.length > 50)
-      throw badRequest('tags must name at most 50 tags', [{ path: '/tags', message: 'must name at most 50 tags' }]);
-    for (const tag of tags)
-      where.push(sql`exists (select 1 from json_each(${assets.tags}) where json_each.value = ${tag})`);
-  }
+  if (query.tags !== undefined) where.push(...tagConditions(assets.tags, query.tags));
   if (query.fuzzy) {
     const needle = query.fuzzy.toLowerCase();
     const has = (column: SQLiteColumn) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`;

@@ -2,9 +2,8 @@
 import { and, asc, count, eq, type SQL, sql } from 'drizzle-orm';
 import { subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { badRequest } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import type { ListResult, Page } from '../../http/lists';
+import { type ListResult, type Page, tagConditions } from '../../http/lists';
 import { toVariableDto } from './mapper';
 import type { VariableDto, VariableFilters } from './model';
 import { loadedColumns } from './repo';
@@ -29,16 +28,7 @@ export function filterWhere(query: VariableFilters): SQL | undefined {
   if (query.availableInSubsystem !== undefined)
     where.push(eq(variables.availableInSubsystem, query.availableInSubsystem === 'true'));
   if (query.platformManaged !== undefined) where.push(eq(variables.platformManaged, query.platformManaged === 'true'));
-  if (query.tags !== undefined) {
-    const tags = query.tags
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    if (tags.length > 50)
-      throw badRequest('tags must name at most 50 tags', [{ path: '/tags', message: 'must name at most 50 tags' }]);
-    for (const tag of tags)
-      where.push(sql`exists (select 1 from json_each(${variables.tags}) where json_each.value = ${tag})`);
-  }
+  if (query.tags !== undefined) where.push(...tagConditions(variables.tags, query.tags));
   if (query.fuzzy) {
     const needle = lower(query.fuzzy);
     where.push(
