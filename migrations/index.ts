@@ -12,6 +12,7 @@ import m0006 from './0006_playback.sql' with { type: 'text' };
 import m0007 from './0007_operations.sql' with { type: 'text' };
 import m0008 from './0008_assets.sql' with { type: 'text' };
 import m0009 from './0009_asset_health.sql' with { type: 'text' };
+import m0010 from './0010_asset_counts.sql' with { type: 'text' };
 
 export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0000_foundation', sql: m0000 },
@@ -24,4 +25,5 @@ export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0007_operations', sql: m0007 },
   { tag: '0008_assets', sql: m0008 },
   { tag: '0009_asset_health', sql: m0009 },
+  { tag: '0010_asset_counts', sql: m0010 },
 ];

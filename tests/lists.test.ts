@@ -18,6 +18,10 @@ const UNPAGED: Record<string, string> = {
   '/api/v1/scheduledItems':
     'a schedule read (§11.5): its `limit` cuts the resolved entries and sets countLimitReached; it has no offset',
   '/api/v1/playables/{id}/instances': 'a schedule read (§14, query of §11.5), as /scheduledItems',
+  '/api/v1/assets/historicCounts': 'a time series (§16 rule 2): from, to and interval choose its buckets, at most 1000',
+  '/api/v1/assets/{id}/historicCounts': 'a time series (§16 rule 2), as /assets/historicCounts',
+  '/api/v1/infra/assets/{id}/historicCounts': 'a time series (§16 rule 2), as /assets/historicCounts',
+  '/api/v1/infra/assets/{id}/network/historicCounts': 'a time series (§16 rule 3), as /assets/historicCounts',
 };
 
 const t = makeTestApp({ start: '2026-01-15T12:00:00.000Z' });
@@ -73,6 +77,10 @@ beforeAll(async () => {
     };
     await t.call('POST', '/compositions', { as: 'admin', body });
   }
+  const asset = await t.call('POST', '/infra/assets', {
+    as: 'admin',
+    body: { displayName: 'Rack', profileType: 'rack' },
+  });
   const user = await makeUser(t, 'una');
   Object.assign(ids, {
     '/api/v1/subsystems/{id}/actions': String(media._id),
@@ -86,6 +94,9 @@ beforeAll(async () => {
     '/api/v1/subsystem/{id}/compositions': 'media',
     '/api/v1/subsystems/{id}/compositions': String(media._id),
     '/api/v1/playables/{id}/instances': String(playable.body._id),
+    '/api/v1/assets/{id}/historicCounts': String(asset.body._id),
+    '/api/v1/infra/assets/{id}/historicCounts': String(asset.body._id),
+    '/api/v1/infra/assets/{id}/network/historicCounts': String(asset.body._id),
   });
 });
 

@@ -61,6 +61,10 @@ export function fieldName(path: string): string {
   return path.split('/').filter(Boolean).join('.') || 'body';
 }
 
+/** A query value that breaks a rule (C: Errors `bad_request`, a bad query value): `path` names it, `/from`. */
+export const badQuery = (path: string, message: string): AppError =>
+  new AppError('bad_request', `${fieldName(path)} ${message}`, [{ path, message }]);
+
 /** A rule broken by one field: `path` is a JSON pointer such as `/roleIds/0`. */
 export const invalid = (path: string, message: string): AppError =>
   new AppError('validation', `${fieldName(path)} ${message}`, [{ path, message }]);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { assets } from './assets';
 
@@ -22,5 +23,11 @@ export const assetHealthChanges = sqliteTable(
     toState: integer().notNull(),
     lastValue: text(),
   },
-  (t) => [index('asset_health_changes_asset_at').on(t.assetId, t.at), index('asset_health_changes_at').on(t.at)],
+  (t) => [
+    index('asset_health_changes_asset_at').on(t.assetId, t.at),
+    index('asset_health_changes_at').on(t.at),
+    // The asset's own chain (last recorded state, historicCounts) and each metric's (network counts).
+    index('asset_health_changes_own').on(t.assetId, t.at).where(sql`variable_id is null`),
+    index('asset_health_changes_metric').on(t.variableId, t.at).where(sql`variable_id is not null`),
+  ],
 );

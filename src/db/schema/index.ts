@@ -1,6 +1,7 @@
 export * from './alert-incidents';
 export * from './alert-rules';
 export * from './asset-health-changes';
+export * from './asset-status-changes';
 export * from './assets';
 export * from './backup-timetable';
 export * from './backups';

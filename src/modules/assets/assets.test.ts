@@ -295,6 +295,62 @@ describe('metrics and healthState', () => {
   });
 });
 
+describe('a metric shows its asset (§4 assetDisplayName, assetType)', () => {
+  it('in reads, lists and value writes; a rename shows in the next answer; null when detached, deleted or never attached', async () => {
+    const t = await setup();
+    const a = await t.make({ displayName: 'Switch', type: 'switch' });
+    const made = await t.call('POST', '/variables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'snmp-1', externalRef: 'cpu', assetId: a },
+    });
+    const id = made.body._id;
+    const none = { assetDisplayName: null, assetType: null };
+    const before = { assetId: a, assetDisplayName: 'Switch', assetType: 'switch' };
+    expect(made.body).toMatchObject(before);
+    const plain = await t.metric('plain');
+    expect(plain).toMatchObject({ assetId: null, ...none });
+    const value = async (v: string) =>
+      (await t.call('POST', `/variables/${id}/value`, { as: 'admin', body: { value: v } })).body;
+    // The first value write keeps the row for the next one.
+    expect(await value('1')).toMatchObject(before);
+    expect(await value('2')).toMatchObject({ lastValue: '2', ...before });
+    // A rename or a new type shows in the next read, list and value write.
+    await t.call('PATCH', `/assets/${a}`, { as: 'admin', body: { displayName: 'Core switch' } });
+    expect(await value('3')).toMatchObject({ lastValue: '3', assetDisplayName: 'Core switch', assetType: 'switch' });
+    await t.call('PATCH', `/assets/${a}`, { as: 'admin', body: { type: 'router' } });
+    const after = { assetId: a, assetDisplayName: 'Core switch', assetType: 'router' };
+    expect(await value('4')).toMatchObject({ lastValue: '4', ...after });
+    expect((await t.call('GET', `/variables/${id}`, { as: 'viewer' })).body).toMatchObject(after);
+    // sourceDisplayName is the asset's name when it names one, else the subsystem's; the filter agrees.
+    const bySource = async (name: string) =>
+      (await t.call('GET', '/variables', { as: 'viewer', query: { sourceDisplayName: name } })).body.map(
+        (v: { _id: number; sourceDisplayName: string }) => [v._id, v.sourceDisplayName],
+      );
+    expect(await bySource('core SWITCH')).toEqual([[id, 'Core switch']]);
+    expect((await bySource('snmp')).some(([v]: [number]) => v === id)).toBe(false);
+    expect((await bySource('snmp')).some(([v]: [number]) => v === plain._id)).toBe(true);
+    const list = await t.call('GET', '/variables', { as: 'viewer', query: { subsystemExternalId: 'snmp-1' } });
+    expect(
+      list.body
+        .filter((v: { platformManaged: boolean }) => !v.platformManaged)
+        .map((v: Record<string, unknown>) => [v._id, v.assetDisplayName, v.assetType]),
+    ).toEqual([
+      [id, 'Core switch', 'router'],
+      [plain._id, null, null],
+    ]);
+    // Detached: null.
+    const off = await t.call('PATCH', `/variables/${id}`, { as: 'admin', body: { assetId: null } });
+    expect(off.body).toMatchObject({ assetId: null, ...none });
+    expect(await value('5')).toMatchObject({ assetId: null, ...none });
+    // Attached again, then the asset deleted: null.
+    await t.call('PATCH', `/variables/${id}`, { as: 'admin', body: { assetId: a } });
+    expect(await value('6')).toMatchObject(after);
+    expect((await t.call('DELETE', `/assets/${a}`, { as: 'admin' })).status).toBe(204);
+    expect(await value('7')).toMatchObject({ assetId: null, ...none });
+    expect((await t.call('GET', `/variables/${id}`, { as: 'viewer' })).body).toMatchObject({ assetId: null, ...none });
+  });
+});
+
 describe('DELETE /assets/{id}', () => {
   it('409 while it has children; detaches its metrics (variables kept); 204, asset.deleted, audit', async () => {
     const t = await setup();
@@ -310,7 +366,7 @@ describe('DELETE /assets/{id}', () => {
     const variable = await t.call('GET', `/variables/${v._id}`, { as: 'admin' });
     expect(variable.body.assetId).toBeNull();
     expect(t.events.filter((e) => e.type === 'variable.updated').map((e) => e.data)).toEqual([
-      { _id: v._id, externalRef: 'cpu', subsystemExternalId: 'snmp-1', changed: ['assetId'] },
+      { _id: v._id, externalRef: 'cpu', subsystemExternalId: 'snmp-1', changed: ['assetId'], previousAssetId: child },
     ]);
     expect(t.events.filter((e) => e.type === 'asset.deleted').map((e) => e.data._id)).toEqual([child]);
     expect((await t.call('DELETE', `/assets/${parent}`, { as: 'admin' })).status).toBe(204);

@@ -13,13 +13,18 @@ export interface MetricHealth {
   lastValueUpdatedMs: number | null;
 }
 
+/** How bad a health code is: higher is worse (error, warning, unknown, healthy). */
+export function severity(code: number): number {
+  return SEVERITY[code] ?? 1;
+}
+
 /** The worst metric with health on (the latest of equals), or none: the asset's health without its subsystem. */
 export function worstMetric<M extends MetricHealth>(metrics: readonly M[]): M | undefined {
   let worst: M | undefined;
   for (const m of metrics) {
     if (!m.healthEnabled || !m.availableInSubsystem) continue;
-    const rank = SEVERITY[m.healthState] ?? 1;
-    const worstRank = worst ? (SEVERITY[worst.healthState] ?? 1) : -1;
+    const rank = severity(m.healthState);
+    const worstRank = worst ? severity(worst.healthState) : -1;
     if (rank > worstRank || (rank === worstRank && (m.lastValueUpdatedMs ?? 0) > (worst?.lastValueUpdatedMs ?? 0)))
       worst = m;
   }

@@ -197,8 +197,14 @@ describe('retention', () => {
     expect(rowCount(t, 'asset_health_changes')).toBe(2);
     expect((await historyOf(t, a)).metricsChangeHistory).toEqual([]);
     t.clock.advance(DAY + 2000);
+    // The newest change of each chain (the metric's, the asset's) stays whatever its age: it is the state since.
+    expect(applyAssetHealthRetention(t.deps)).toBe(0);
+    expect(rowCount(t, 'asset_health_changes')).toBe(2);
+    await drive(t, v._id, '99');
+    t.clock.advance(400 * DAY + 1);
     expect(applyAssetHealthRetention(t.deps)).toBe(2);
-    expect(rowCount(t, 'asset_health_changes')).toBe(0);
+    expect(rowCount(t, 'asset_health_changes')).toBe(2);
+    expect((await t.call('GET', `/assets/${a}`, { as: 'admin' })).body.healthState.state).toBe('error');
   });
 
   it('rows go with their asset', async () => {

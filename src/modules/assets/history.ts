@@ -3,16 +3,19 @@
  * and of an asset's own state is stored with its time, inside the unit that causes it
  * (`deps.work.react`, ARCHITECTURE "Hot paths"). A value write pays nothing here unless its
  * variable's health moved; then one look-up of the variable, and, when it names an asset, one read of
- * that asset's metrics and an insert (two when the asset's worst state moved, with
- * `asset.health_changed`). The monitoring subsystem going offline makes its assets unknown, and
- * coming back restores them: stored and announced the same way. Kept 400 days (`assetJobs`).
+ * that asset's metrics, its last stored state and an insert (two when the asset's worst state moved,
+ * with `asset.health_changed`). Every other cause of a change of an asset's state (a metric attached,
+ * detached, deleted or switched on or off, the monitoring subsystem offline, back or deleted) is
+ * stored the same way (`reconcile`), and so are status changes (`retired` leaves the counts), so
+ * `historicCounts` (counts.ts) reads whole chains. Kept 400 days, and the newest row of each chain
+ * whatever its age (`assetJobs`).
  */
 import type { Statement } from 'bun:sqlite';
-import { eq, lt, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
 import { findSubsystem } from '../../core/subsystems';
 import { insertRow, prepared } from '../../db/prepared';
-import { assetHealthChanges, assets, subsystems, variables } from '../../db/schema';
+import { assetHealthChanges, assetStatusChanges, assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { emit, transact } from '../../realtime/emit';
 import { liveHealth } from '../subsystems/health';
@@ -95,6 +98,12 @@ function statements(deps: Deps) {
       .leftJoin(subsystems, eq(assets.subsystemId, subsystems.id))
       .where(eq(assets.subsystemId, sql.placeholder('subsystemId')))
       .prepare(),
+    allIds: deps.sqlite.prepare('SELECT id FROM assets ORDER BY id') as Statement<{ id: number }, []>,
+    /** The asset's last stored own state. */
+    lastOwn: deps.sqlite.prepare(
+      `SELECT to_state AS state FROM asset_health_changes
+        WHERE asset_id = ?1 AND variable_id IS NULL ORDER BY at DESC, id DESC LIMIT 1`,
+    ) as Statement<{ state: number }, [number]>,
     /** The newest metric changes since `since`, at most 100 per asset, for the assets in `ids` (a JSON array). */
     recent: deps.sqlite.prepare(
       `SELECT asset_id AS assetId, at, variable_id AS variableId, metric_type AS metricType,
@@ -108,13 +117,9 @@ function statements(deps: Deps) {
   }));
 }
 
-/** The asset's worst metric state with health on, `before` standing in for one metric's state (-1 without one). */
-function worstState(
-  metrics: ReadonlyArray<MetricHealth & { id: number }>,
-  swap?: { id: number; state: number },
-): number {
-  const seen = swap ? metrics.map((m) => (m.id === swap.id ? { ...m, healthState: swap.state } : m)) : metrics;
-  return worstMetric(seen)?.healthState ?? -1;
+/** The asset's worst metric state with health on (-1 without one). */
+function worstState(metrics: ReadonlyArray<MetricHealth>): number {
+  return worstMetric(metrics)?.healthState ?? -1;
 }
 
 function isOffline(deps: Deps, subsystemId: number | null): boolean {
@@ -123,13 +128,29 @@ function isOffline(deps: Deps, subsystemId: number | null): boolean {
   return subsystem !== undefined && liveHealth(deps, subsystem).status === 'offline';
 }
 
-/** Stores a change of the asset's own state and announces it (§21 `asset.health_changed`). */
-function assetChanged(deps: Deps, asset: AssetRef, from: number, to: number): void {
-  if (from === to) return;
+/** The asset's state now (§16 `healthState`): unknown while its monitoring subsystem is offline, else its worst metric. */
+export function stateNow(deps: Deps, asset: Pick<AssetRef, 'id' | 'subsystemId'>): number {
+  if (isOffline(deps, asset.subsystemId)) return -1;
+  return worstState(statements(deps).metrics.all({ assetId: asset.id }));
+}
+
+/**
+ * Brings the asset's stored chain of states up to date: when its state now differs from the last one
+ * stored (unknown for an asset with none, as every asset starts without metrics), the change is stored
+ * and announced (§21 `asset.health_changed`). Every cause of a change of the asset's state ends here
+ * (a metric's health, a metric attached or detached, health switched on or off, a metric gone from its
+ * subsystem, the monitoring subsystem offline, back or deleted), so the chain has no gaps: each row's
+ * `fromState` is the previous row's `toState`, which `historicCounts` relies on.
+ */
+function reconcile(deps: Deps, asset: AssetRef): void {
+  const s = statements(deps);
+  const last = s.lastOwn.get(asset.id)?.state ?? -1;
+  const to = stateNow(deps, asset);
+  if (last === to) return;
   insertRow(deps, 'assets.history', assetHealthChanges, {
     at: deps.clock.now(),
     assetId: asset.id,
-    fromState: from,
+    fromState: last,
     toState: to,
   });
   emit(deps, 'asset.health_changed', {
@@ -137,8 +158,17 @@ function assetChanged(deps: Deps, asset: AssetRef, from: number, to: number): vo
     externalRef: asset.externalRef,
     subsystemExternalId: asset.subsystemExternalId,
     healthState: healthText(to),
-    previousState: healthText(from),
+    previousState: healthText(last),
   });
+}
+
+/** Brings these assets' stored states up to date (`reconcile`); unknown ids are skipped. */
+export function reconcileAssets(deps: Deps, ids: Iterable<number>): void {
+  const s = statements(deps);
+  for (const id of new Set(ids)) {
+    const asset = s.asset.get({ id }) as AssetRef | undefined;
+    if (asset) reconcile(deps, asset);
+  }
 }
 
 /** A variable's health moved (`variable.health_changed`): stored when it is a metric, with its asset's change. */
@@ -158,21 +188,37 @@ export function recordMetricChange(deps: Deps, variableId: number, to: number, f
     toState: to,
     lastValue: metric.lastValue,
   });
-  // While the monitoring subsystem is offline the asset stays unknown whatever its metrics do.
-  if (isOffline(deps, asset.subsystemId)) return;
-  const metrics = s.metrics.all({ assetId: asset.id });
-  assetChanged(deps, asset, worstState(metrics, { id: variableId, state: from }), worstState(metrics));
+  reconcile(deps, asset);
 }
 
-/** The monitoring subsystem went offline (its assets become unknown) or came back (they show their metrics again). */
-export function recordMonitorStatus(deps: Deps, subsystemId: number, offline: boolean): void {
-  const s = statements(deps);
-  const owned = s.assetsOf.all({ subsystemId }) as AssetRef[];
-  for (const asset of owned) {
-    const metricsState = worstState(s.metrics.all({ assetId: asset.id }));
-    if (offline) assetChanged(deps, asset, metricsState, -1);
-    else assetChanged(deps, asset, -1, metricsState);
-  }
+/**
+ * A subsystem was deleted: its variables went with it (no event each), and with them metrics of any
+ * asset, so every asset is brought up to date. Rare and bounded by the inventory (a few thousand
+ * look-ups).
+ */
+export function reconcileAllAssets(deps: Deps): void {
+  reconcileAssets(
+    deps,
+    statements(deps)
+      .allIds.all()
+      .map((r) => r.id),
+  );
+}
+
+/** The monitoring subsystem went offline or came back: its assets' states follow. */
+export function recordMonitorStatus(deps: Deps, subsystemId: number): void {
+  for (const asset of statements(deps).assetsOf.all({ subsystemId }) as AssetRef[]) reconcile(deps, asset);
+}
+
+/** An asset's `status` changed (`historicCounts` leaves it out while retired). */
+export function recordStatusChange(deps: Deps, assetId: number, from: string, to: string): void {
+  if (from === to) return;
+  insertRow(deps, 'assets.status', assetStatusChanges, {
+    at: deps.clock.now(),
+    assetId,
+    fromStatus: from,
+    toStatus: to,
+  });
 }
 
 /** `metricsChangeHistory` of these assets by asset id, newest first: one query. */
@@ -194,16 +240,29 @@ export function metricsChangeHistoryOf(deps: Deps, ids: readonly number[]): Map<
   return byAsset;
 }
 
-/** Removes changes older than 400 days; returns how many. */
+/**
+ * Removes changes older than 400 days; returns how many. The newest change of each chain stays
+ * whatever its age (an asset's own state, each metric's, each asset's status): it is what the state
+ * has been since, which `reconcile` and `historicCounts` read.
+ */
 export function applyAssetHealthRetention(deps: Deps): number {
   const cutoff = deps.clock.now() - HEALTH_HISTORY_DAYS * DAY;
-  return transact(
-    deps,
-    () =>
-      deps.db
-        .delete(assetHealthChanges)
-        .where(lt(assetHealthChanges.at, cutoff))
-        .returning({ id: assetHealthChanges.id })
-        .all().length,
-  );
+  return transact(deps, () => {
+    const health = deps.sqlite
+      .query(
+        `DELETE FROM asset_health_changes AS h WHERE h.at < ?1 AND (
+           (h.variable_id IS NULL AND EXISTS (SELECT 1 FROM asset_health_changes n
+              WHERE n.variable_id IS NULL AND n.asset_id = h.asset_id AND n.at >= h.at AND n.id > h.id))
+           OR (h.variable_id IS NOT NULL AND EXISTS (SELECT 1 FROM asset_health_changes n
+              WHERE n.variable_id = h.variable_id AND n.at >= h.at AND n.id > h.id)))`,
+      )
+      .run(cutoff).changes;
+    const status = deps.sqlite
+      .query(
+        `DELETE FROM asset_status_changes AS h WHERE h.at < ?1 AND EXISTS (SELECT 1 FROM asset_status_changes n
+           WHERE n.asset_id = h.asset_id AND n.at >= h.at AND n.id > h.id)`,
+      )
+      .run(cutoff).changes;
+    return health + status;
+  });
 }

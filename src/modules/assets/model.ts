@@ -5,6 +5,8 @@ import { Description, DisplayName, ExternalRef, Metadata, SubsystemNameFields, T
 import { PageQuery } from '../../http/lists';
 
 export const ASSET_STATUSES = ['active', 'spare', 'repair', 'retired'] as const;
+/** The bucket lengths of `historicCounts` (§16 rule 2). */
+export const INTERVALS = ['5m', '15m', '1h', '1d'] as const;
 
 const Int = () => Type.Integer();
 const Time = t.Union([t.String({ format: 'date-time' }), t.Null()]);
@@ -79,6 +81,28 @@ const filters = {
   fuzzy: t.Optional(t.String({ maxLength: 200 })),
 };
 
+/** A bucket of `historicCounts` (§16 rules 2–3), with the counts named by `names`. */
+const countsBucket = (names: readonly string[]) =>
+  t.Object({
+    start: t.String({ format: 'date-time' }),
+    end: t.String({ format: 'date-time' }),
+    startLocal: t.String({ description: 'the start in the appliance time zone, with its offset' }),
+    counts: t.Object(Object.fromEntries(names.map((n) => [n, t.Integer({ minimum: 0 })]))),
+    total: t.Integer({ minimum: 0 }),
+  });
+
+/** `from`, `to`, `interval` of `historicCounts`. */
+const countsQuery = {
+  from: t.Optional(t.String({ format: 'date-time', error: 'must be an ISO-8601 time' })),
+  to: t.Optional(t.String({ format: 'date-time', error: 'must be an ISO-8601 time' })),
+  interval: t.Optional(
+    t.Union(
+      INTERVALS.map((i) => t.Literal(i)),
+      { error: `must be one of ${INTERVALS.join(', ')}` },
+    ),
+  ),
+};
+
 export const AssetModel = {
   dto: AssetDtoModel,
   list: t.Array(AssetDtoModel),
@@ -117,6 +141,10 @@ export const AssetModel = {
     ),
   }),
   deleteQuery: t.Object(filters),
+  countsQuery: t.Object(countsQuery),
+  matchingCountsQuery: t.Object({ ...countsQuery, ...filters }),
+  healthCounts: t.Array(countsBucket(['healthy', 'warning', 'error', 'unknown'])),
+  portCounts: t.Array(countsBucket(['up', 'degraded', 'down', 'unknown'])),
   deleteBody: t.Union([
     t.Object({ ids: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 10000 })) }),
     t.Null(),

@@ -2,8 +2,10 @@ import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { type AuthRule, authPlugin } from '../../http/auth';
 import { crudRoutes, OWNED_KEYS } from '../../http/crud';
+import { IdParam } from '../../http/fields';
 import { metadataFilterOf } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
+import { assetHistoricCounts, matchingHistoricCounts, networkHistoricCounts } from './counts';
 import { AssetModel } from './model';
 import { getAsset, listAssets, type Scope } from './service';
 import { deleteAsset, deleteAssets, updateAsset, upsertAsset } from './write';
@@ -41,22 +43,55 @@ function assetCrud(deps: Deps, prefix: string, scope: Scope) {
   });
 }
 
+/**
+ * A `historicCounts` answer: every bucket, unpaged (at most 1000, §16 rule 2), with the list's
+ * `X-Total-Count` (C: Responses).
+ */
+function series<T>(set: { headers: Record<string, string | number> }, buckets: T[]): T[] {
+  set.headers['x-total-count'] = String(buckets.length);
+  return buckets;
+}
+
 /** Assets and infra assets (§16): `/assets`, `/asset` (singular upsert), `/infra/assets`. */
 export function assetsRoutes(deps: Deps) {
-  const all = assetCrud(deps, '/assets', 'all').delete(
-    '/',
-    ({ body, query, request, set, principal }) => {
-      const n = deleteAssets(deps, principal, body?.ids, query, metadataFilterOf(request.url));
-      set.headers['x-deleted-count'] = String(n);
-      return noContent(set);
-    },
-    {
-      auth: WRITE,
-      query: AssetModel.deleteQuery,
-      body: AssetModel.deleteBody,
-      detail: { summary: 'Delete assets by {ids} or by list filters (at least one)' },
-    },
-  );
+  const all = assetCrud(deps, '/assets', 'all')
+    .get(
+      '/historicCounts',
+      ({ query, request, set }) => series(set, matchingHistoricCounts(deps, query, metadataFilterOf(request.url))),
+      {
+        auth: 'assets:read',
+        query: AssetModel.matchingCountsQuery,
+        response: AssetModel.healthCounts,
+        detail: {
+          summary: 'Health counts over time of every asset the list filters select (interval 5m, 15m, 1h, 1d)',
+        },
+      },
+    )
+    .get(
+      '/:id/historicCounts',
+      ({ params, query, set }) => series(set, assetHistoricCounts(deps, params.id, 'all', query)),
+      {
+        auth: 'assets:read',
+        params: IdParam,
+        query: AssetModel.countsQuery,
+        response: AssetModel.healthCounts,
+        detail: { summary: 'Health counts over time of an asset and its descendants' },
+      },
+    )
+    .delete(
+      '/',
+      ({ body, query, request, set, principal }) => {
+        const n = deleteAssets(deps, principal, body?.ids, query, metadataFilterOf(request.url));
+        set.headers['x-deleted-count'] = String(n);
+        return noContent(set);
+      },
+      {
+        auth: WRITE,
+        query: AssetModel.deleteQuery,
+        body: AssetModel.deleteBody,
+        detail: { summary: 'Delete assets by {ids} or by list filters (at least one)' },
+      },
+    );
   const singular = new Elysia({ prefix: '/asset' })
     .use(authPlugin(deps))
     .put('/', ({ principal, body, set }) => upserted(set, upsertAsset(deps, principal, body, 'all')), {
@@ -68,5 +103,29 @@ export function assetsRoutes(deps: Deps) {
   return new Elysia()
     .use(all)
     .use(singular)
-    .use(assetCrud(deps, '/infra/assets', 'infra'));
+    .use(
+      assetCrud(deps, '/infra/assets', 'infra')
+        .get(
+          '/:id/historicCounts',
+          ({ params, query, set }) => series(set, assetHistoricCounts(deps, params.id, 'infra', query)),
+          {
+            auth: 'assets:read',
+            params: IdParam,
+            query: AssetModel.countsQuery,
+            response: AssetModel.healthCounts,
+            detail: { summary: 'Health counts over time of an infra asset and its descendants' },
+          },
+        )
+        .get(
+          '/:id/network/historicCounts',
+          ({ params, query, set }) => series(set, networkHistoricCounts(deps, params.id, query)),
+          {
+            auth: 'assets:read',
+            params: IdParam,
+            query: AssetModel.countsQuery,
+            response: AssetModel.portCounts,
+            detail: { summary: 'Network port-state counts over time of an infra asset and its descendants' },
+          },
+        ),
+    );
 }

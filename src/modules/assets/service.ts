@@ -222,9 +222,17 @@ export function listAssets(
   return { items: dtosOf(deps, rows, withHistory), total };
 }
 
-/** The ids the filters select (bulk delete). */
+/** The ids the filters select (bulk delete, historicCounts). */
 export function selectedIds(deps: Deps, query: AssetFilters, metadata: Record<string, string>, scope: Scope): number[] {
-  return selected(deps, query, metadata, scope).map((r) => r.asset.id);
+  if (Object.keys(metadata).length > 0) return selected(deps, query, metadata, scope).map((r) => r.asset.id);
+  return deps.db
+    .select({ id: assets.id })
+    .from(assets)
+    .leftJoin(subsystems, eq(assets.subsystemId, subsystems.id))
+    .where(filterWhere(query, scope))
+    .orderBy(asc(assets.id))
+    .all()
+    .map((r) => r.id);
 }
 
 /** `asset.<created|updated|deleted>` with the §21 data, and the audit entry of a person or token. */

@@ -14,7 +14,8 @@ import type { Deps } from '../../deps';
 import { badRequest, conflict, forbidden, invalid } from '../../http/errors';
 import { checkIpAddress, cleanName, mergeMetadata, tagsOf } from '../../http/fields';
 import { emit, transact } from '../../realtime/emit';
-import { detachAssetMetrics } from '../variables/service';
+import { detachAssetMetrics, forgetAssetMetrics } from '../variables/service';
+import { recordStatusChange } from './history';
 import type { AssetRow } from './mapper';
 import type { AssetDto, AssetFilters, AssetWrite } from './model';
 import { announce, assetDto, assetRow, findAsset, findAssetByRef, type Scope, selectedIds } from './service';
@@ -148,6 +149,9 @@ function update(deps: Deps, principal: Principal, row: AssetRow, body: AssetWrit
       .set({ ...values, updatedAt: deps.clock.now() })
       .where(eq(assets.id, row.id))
       .run();
+    // Its metrics show its displayName and type (§4 `assetDisplayName`, `assetType`).
+    if (changed.includes('displayName') || changed.includes('type')) forgetAssetMetrics(deps, row.id);
+    if (values.status !== undefined) recordStatusChange(deps, row.id, row.status, values.status);
     const asset = assetDto(deps, row.id);
     announce(deps, principal, 'updated', asset, changed);
     return asset;

@@ -1,5 +1,5 @@
 /** The §9 page wrapper (C: Responses, the one exception to bare lists): `page` ≥ 1, `perPage` 1–1000. */
-import { badRequest } from '../../http/errors';
+import { badQuery } from '../../http/errors';
 import { PAGE_RULES } from './model';
 
 export const DEFAULT_PER_PAGE = 100;
@@ -12,10 +12,10 @@ export interface LogPaging {
 
 export function logPageOf(query: { page?: string; perPage?: string }): LogPaging {
   const page = query.page === undefined ? 1 : Number(query.page);
-  if (page < 1) throw badRequest(`page ${PAGE_RULES.page}`, [{ path: '/page', message: PAGE_RULES.page }]);
+  if (page < 1) throw badQuery('/page', PAGE_RULES.page);
   const perPage = query.perPage === undefined ? DEFAULT_PER_PAGE : Number(query.perPage);
   if (perPage < 1 || perPage > MAX_PER_PAGE) {
-    throw badRequest(`perPage ${PAGE_RULES.perPage}`, [{ path: '/perPage', message: PAGE_RULES.perPage }]);
+    throw badQuery('/perPage', PAGE_RULES.perPage);
   }
   return { page, perPage };
 }
@@ -33,9 +33,7 @@ export function pageTotals(paging: LogPaging, total: number) {
 /** A time query parameter (ISO-8601 with `Z` or an offset) as epoch ms; 400 otherwise. */
 export function timeParam(name: string, value: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms)) {
-    throw badRequest(`${name} must be an ISO-8601 time`, [{ path: `/${name}`, message: 'must be an ISO-8601 time' }]);
-  }
+  if (Number.isNaN(ms)) throw badQuery(`/${name}`, 'must be an ISO-8601 time');
   return ms;
 }
 

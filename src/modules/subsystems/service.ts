@@ -25,6 +25,7 @@ import { type Principal, requireOwnWrite, systemPrincipal } from '../../core/pri
 import { getSettingGroup } from '../../core/settings';
 import { findSubsystem, forgetSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import {
+  assets,
   compositions,
   controlPanels,
   events,
@@ -309,7 +310,10 @@ export function updateSubsystemById(deps: Deps, principal: Principal, id: string
   return subsystemDto(deps, updateSubsystemRow(deps, principal, row, valuesOf(fields, row)));
 }
 
-/** Everything a subsystem owns, by the name its count carries in `subsystem.deleted` (rule 9). */
+/**
+ * Everything a subsystem owns, by the name its count carries in `subsystem.deleted` (rule 9). Its
+ * assets are counted but not deleted: the foreign key unlinks them.
+ */
 const OWNED = {
   variables,
   events,
@@ -319,6 +323,7 @@ const OWNED = {
   presets,
   controlPanels,
   messages: subsystemMessages,
+  assets,
 } as const;
 
 /** `players` only for a container. */
@@ -327,8 +332,8 @@ export type DeletedCounts = Record<keyof typeof OWNED, number> & { players?: num
 /**
  * DELETE `/subsystems/{id}` (rule 9): the row goes, and with it, by the foreign keys' cascade, its
  * variables (and their history), events, playables, compositions, parameters, presets, registered
- * panels (and their available copies) and queued messages. Logs keep the subsystem's externalId as
- * text. One `subsystem.deleted` carries the counts.
+ * panels (and their available copies) and queued messages; its assets are unlinked (`subsystemId`
+ * null). Logs keep the subsystem's externalId as text. One `subsystem.deleted` carries the counts.
  */
 export function deleteSubsystem(deps: Deps, principal: Principal, id: string): DeletedCounts {
   const row = requireSubsystem(deps, id);

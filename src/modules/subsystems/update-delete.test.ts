@@ -124,9 +124,16 @@ describe('DELETE /subsystems/:id', () => {
     return { ...t, media, keep };
   }
 
-  it('deletes it with everything it owns (FK cascade) and emits one subsystem.deleted with the counts', async () => {
+  it('deletes it with everything it owns (FK cascade), unlinks its assets and emits one subsystem.deleted with the counts', async () => {
     const t = await withOwnings();
     const owned = { subsystemExternalId: 'media', externalRef: 'x' };
+    const assetIds: number[] = [];
+    for (const body of [
+      owned,
+      { subsystemExternalId: 'media', externalRef: 'y' },
+      { ...owned, subsystemExternalId: 'keep' },
+    ])
+      assetIds.push((await t.call('POST', '/assets', { as: 'admin', body: { ...body, displayName: 'A' } })).body._id);
     await t.call('POST', '/variables', { as: 'admin', body: owned });
     await t.call('POST', '/events', { as: 'admin', body: owned });
     await t.call('POST', '/playables', { as: 'admin', body: owned });
@@ -153,8 +160,16 @@ describe('DELETE /subsystems/:id', () => {
           presets: 1,
           controlPanels: 2,
           messages: 1,
+          assets: 2,
         },
       },
+    ]);
+    // The assets stay, unlinked.
+    const assets = await t.call('GET', '/assets', { as: 'admin' });
+    expect(assets.body.map((a: { _id: number; subsystemId: number | null }) => [a._id, a.subsystemId])).toEqual([
+      [assetIds[0], null],
+      [assetIds[1], null],
+      [assetIds[2], t.keep],
     ]);
     const left = await t.call('GET', '/variables', { as: 'admin', query: { subsystemExternalId: 'media' } });
     expect(left.body).toEqual([]);

@@ -98,6 +98,8 @@ describe('POST /variables (upsert)', () => {
       healthRulesText: 'warning when value > 50',
       alert: true,
       assetId: rack.body._id,
+      assetDisplayName: 'Rack',
+      assetType: 'device',
       metricType: 'cpu',
       portNumber: 2,
       ifDesc: 'eth0',

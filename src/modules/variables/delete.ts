@@ -56,6 +56,7 @@ function deleteRows(ctx: WriteContext, principal: Principal, ids: number[]): num
       externalRef: row.externalRef,
       subsystemExternalId: row.subsystemExternalId,
       changed: [],
+      ...(row.assetId !== null ? { assetId: row.assetId } : {}),
     };
     ctx.scope.emit('variable.deleted', data);
     auditVariable(deps, principal, 'deleted', row, []);

@@ -22,7 +22,10 @@ export function filterWhere(query: VariableFilters): SQL | undefined {
   if (query.externalRef !== undefined) where.push(eq(variables.externalRef, query.externalRef));
   if (query.displayName !== undefined) where.push(sql`${variables.displayName} = ${query.displayName} collate nocase`);
   if (query.sourceDisplayName !== undefined)
-    where.push(sql`${subsystems.displayName} = ${query.sourceDisplayName} collate nocase`);
+    where.push(
+      // §4: the asset's displayName when the variable names one, else the subsystem's.
+      sql`coalesce((select display_name from assets where id = ${variables.assetId}), ${subsystems.displayName}) = ${query.sourceDisplayName} collate nocase`,
+    );
   if (query.assetId !== undefined) where.push(eq(variables.assetId, Number(query.assetId)));
   if (query.healthState !== undefined) where.push(eq(variables.healthState, Number(query.healthState)));
   if (query.availableInSubsystem !== undefined)

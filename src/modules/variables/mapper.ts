@@ -25,11 +25,14 @@ function dynamicFields(row: LoadedVariable, now: number) {
     subsystemExternalId: row.subsystemExternalId,
     subsystemDisplayName: row.subsystemDisplayName,
     subsystemType: row.subsystemType,
-    sourceDisplayName: row.subsystemDisplayName,
+    sourceDisplayName: row.assetDisplayName ?? row.subsystemDisplayName,
   };
 }
 
-/** Fields that change only with the variable's configuration (a row read fresh after every such change). */
+/**
+ * Fields that change only with the variable's configuration or its asset's displayName and type (a
+ * row read fresh after every such change).
+ */
 function staticFields(row: LoadedVariable) {
   const self = selfLink('variables', row.id);
   return {
@@ -62,8 +65,8 @@ function staticFields(row: LoadedVariable) {
     metricKey2: row.metricKey2,
     portNumber: row.portNumber,
     ifDesc: row.ifDesc,
-    assetDisplayName: null,
-    assetType: null,
+    assetDisplayName: row.assetDisplayName,
+    assetType: row.assetType,
     platformManaged: row.platformManaged,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Row access for variables: the variable joined with the subsystem fields its wire form carries,
+ * Row access for variables: the variable joined with the subsystem and asset fields its wire form carries,
  * through statements prepared once per database. Only this module touches the variables tables.
  */
 import type { Statement } from 'bun:sqlite';
@@ -11,8 +11,8 @@ import { notFound } from '../../http/errors';
 import type { LoadedVariable, OwnerFields, VariableStatements } from './state';
 
 /**
- * The subsystem fields come from correlated sub-selects: SQLite runs them as PK look-ups, several
- * times faster than the equivalent join for one row.
+ * The subsystem and asset fields come from correlated sub-selects: SQLite runs them as PK look-ups,
+ * several times faster than the equivalent join for one row. Without an asset they are null.
  */
 export const loadedColumns = {
   ...getTableColumns(variables),
@@ -23,6 +23,10 @@ export const loadedColumns = {
     'subsystem_display_name',
   ),
   subsystemType: sql<string>`(select type from subsystems where id = ${variables.subsystemId})`.as('subsystem_type'),
+  assetDisplayName: sql<string | null>`(select display_name from assets where id = ${variables.assetId})`.as(
+    'asset_display_name',
+  ),
+  assetType: sql<string | null>`(select type from assets where id = ${variables.assetId})`.as('asset_type'),
 };
 
 function prepare(deps: Deps): VariableStatements {
@@ -72,7 +76,9 @@ export function findVariableByRef(deps: Deps, subsystemId: number, ref: string):
  * Every write of this module other than a value write forgets the row; a value write stores the row
  * it wrote and forgets it again if its job is rolled back. The owner's fields (externalId,
  * displayName, type) are cached too and dropped when the bus says the subsystem changed or went;
- * a row deleted behind our back (subsystem cascade) shows as an UPDATE that changed nothing.
+ * a row deleted behind our back (subsystem cascade) shows as an UPDATE that changed nothing. The
+ * asset's fields stay on the row: a change to an asset's displayName or type, and its delete, forget
+ * its metrics (`forgetAssetMetrics`, `detachAssetMetrics` in service.ts).
  */
 /** The row a value write starts from. */
 export function loadForWrite(deps: Deps, id: number): LoadedVariable | undefined {

@@ -30,7 +30,15 @@ const HEALTH_FIELDS = ['healthEnabled', 'healthRules', 'healthGracePeriod', 'ava
 
 /** The §0.4 data of a variable change event. */
 export function eventData(row: LoadedVariable, changed: string[]): Record<string, unknown> {
-  return { _id: row.id, externalRef: row.externalRef, subsystemExternalId: row.subsystemExternalId, changed };
+  const data: Record<string, unknown> = {
+    _id: row.id,
+    externalRef: row.externalRef,
+    subsystemExternalId: row.subsystemExternalId,
+    changed,
+  };
+  // A metric names its asset (§16): listeners keep the asset's health history whole with it.
+  if (row.assetId !== null) data.assetId = row.assetId;
+  return data;
 }
 
 /**
@@ -126,6 +134,7 @@ function update(ctx: WriteContext, principal: Principal, row: LoadedVariable, bo
     current = requireVariable(deps, row.id);
     if (changed.length > 0) {
       const data = eventData(current, changed);
+      if (changed.includes('assetId') && row.assetId !== null) data.previousAssetId = row.assetId;
       ctx.scope.emit('variable.updated', data);
       auditVariable(deps, principal, 'updated', current, changed);
     }
@@ -212,7 +221,17 @@ export function detachAssetMetrics(deps: Deps, assetId: number): number {
   for (const { id } of ids) {
     forgetVariable(deps, id);
     const row = findVariable(deps, id);
-    if (row) emit(deps, 'variable.updated', eventData(row, ['assetId']));
+    if (row) emit(deps, 'variable.updated', { ...eventData(row, ['assetId']), previousAssetId: assetId });
   }
   return ids.length;
+}
+
+/**
+ * An asset's displayName or type changed: the value path forgets the rows of its metrics, which
+ * carry them (`assetDisplayName`, `assetType`), so the next value write reads them fresh. Runs in
+ * the asset's unit of work; a forget is never wrong, a rolled-back change only costs that read.
+ */
+export function forgetAssetMetrics(deps: Deps, assetId: number): void {
+  const ids = deps.db.select({ id: variables.id }).from(variables).where(eq(variables.assetId, assetId)).all();
+  for (const { id } of ids) forgetVariable(deps, id);
 }

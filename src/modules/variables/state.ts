@@ -8,11 +8,13 @@ import type { variables } from '../../db/schema';
 
 export type VariableRow = typeof variables.$inferSelect;
 
-/** A variable with its subsystem's externalId, displayName and type. */
+/** A variable with its subsystem's externalId, displayName and type, and its asset's displayName and type (null without one). */
 export type LoadedVariable = VariableRow & {
   subsystemExternalId: string;
   subsystemDisplayName: string;
   subsystemType: string;
+  assetDisplayName: string | null;
+  assetType: string | null;
 };
 
 /** The owning subsystem's fields a variable shows. */
