@@ -26,7 +26,7 @@ import {
 } from './store';
 
 export interface AlertSource {
-  type: 'variable' | 'subsystem' | 'player' | 'webhook' | 'schedule' | 'storage' | 'license' | 'backup';
+  type: 'variable' | 'subsystem' | 'player' | 'webhook' | 'schedule' | 'storage' | 'license' | 'backup' | 'asset';
   id: number;
   externalId: string | null;
   displayName: string | null;

@@ -3,7 +3,7 @@
  * variables and subsystems going away, the platform conditions of the system rules, and the
  * `acknowledge` button of an alert notification (§7 rule 3). Publishers never know these listen.
  *
- * Health changes (a subsystem offline or online, a variable's health) are heard inside the unit that
+ * Health changes (a subsystem offline or online, a variable's or an asset's health) are heard inside the unit that
  * reports them (`deps.work.react`, db/unit-of-work.ts): the incident and its notification commit with
  * the transition. A venue's power cut turns thousands of subsystems offline (100 per transaction,
  * one per turn of the event loop) and back online in a few writer batches; their incidents share those
@@ -14,11 +14,14 @@ import { alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import type { BusEvent } from '../../realtime/bus';
 import { emit, transact } from '../../realtime/emit';
+import { findAsset } from '../assets/service';
 import { closeAll } from './engine';
 import { dropAlertIndex, onVariableValue } from './evaluate';
 import { acknowledgeByNoticeKey } from './service';
 import { variableInfo } from './store';
 import {
+  onAssetGone,
+  onAssetHealth,
   onBackupCompleted,
   onBackupFailed,
   onLicenseChanged,
@@ -96,6 +99,9 @@ function handle(deps: Deps, event: BusEvent): void {
     case 'webhook.deleted':
       onWebhookDeleted(deps, id);
       return;
+    case 'asset.deleted':
+      onAssetGone(deps, id);
+      return;
     case 'notification.action':
       if (event.data.actionType === 'acknowledge' && typeof event.data.key === 'string')
         acknowledgeByNoticeKey(deps, event.data.key, typeof event.data.by === 'string' ? event.data.by : 'system');
@@ -109,7 +115,15 @@ function onHealth(deps: Deps, type: string, data: Record<string, unknown>): void
   if (typeof id !== 'number') return;
   if (type === 'subsystem.offline' || type === 'player.offline') onSubsystemOffline(deps, id);
   else if (type === 'subsystem.online' || type === 'player.online') onSubsystemOnline(deps, id);
-  else if (typeof data.healthState === 'number') onVariableHealth(deps, id, data.healthState);
+  else if (type === 'asset.health_changed' && typeof data.healthState === 'string') {
+    const asset = findAsset(deps, id);
+    if (asset)
+      onAssetHealth(
+        deps,
+        { type: 'asset', id, externalId: asset.externalRef, displayName: asset.displayName },
+        data.healthState,
+      );
+  } else if (typeof data.healthState === 'number') onVariableHealth(deps, id, data.healthState);
 }
 
 /** Players use the `subsystem-offline` rule too, with the player as source (§13 rule 1). */
@@ -119,6 +133,7 @@ const HEALTH_EVENTS = [
   'player.offline',
   'player.online',
   'variable.health_changed',
+  'asset.health_changed',
 ] as const;
 
 const LICENSE_EVENTS = ['license.expiring', 'license.changed'] as const;

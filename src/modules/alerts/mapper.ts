@@ -16,6 +16,8 @@ export interface VariableInfo {
   subsystemId: number;
   subsystemExternalId: string;
   subsystemDisplayName: string;
+  /** The asset it is a metric of (§16), or null. */
+  assetId: number | null;
 }
 
 /** Figures derived from the rule's incidents (SQL). */

@@ -21,6 +21,7 @@ export const SYSTEM_KINDS = [
   'license-expiry',
   'webhook-disabled',
   'schedule-missed',
+  'asset-health',
 ] as const;
 export type SystemKind = (typeof SYSTEM_KINDS)[number];
 

@@ -91,6 +91,11 @@ function texts(rule: AlertRow, incident: IncidentRow, ctx: NoticeContext): { tit
       };
     case 'variable-health':
       return { title: `${rule.displayName}: ${name}`, message: `${name} reports health ${incident.lastValue}.` };
+    case 'asset-health':
+      return {
+        title: `${rule.displayName}: ${name}`,
+        message: `${name} is in ${incident.lastValue}; its metrics and their changes: GET /api/v1/assets/${incident.sourceId}.`,
+      };
     default:
       return {
         title: rule.displayName,

@@ -179,7 +179,7 @@ describe('GET /alerts and /alerts/{id}', () => {
     const off = await t.rule({ displayName: 'Off', active: false });
     const all = await t.call('GET', '/alerts', { as: 'viewer' });
     expect(all.status).toBe(200);
-    expect(all.headers.get('x-total-count')).toBe('9');
+    expect(all.headers.get('x-total-count')).toBe('10');
     expect(
       all.body.filter((a: { type: string }) => a.type === 'system').map((a: { systemKind: string }) => a.systemKind),
     ).toEqual([
@@ -190,6 +190,7 @@ describe('GET /alerts and /alerts/{id}', () => {
       'license-expiry',
       'webhook-disabled',
       'schedule-missed',
+      'asset-health',
     ]);
     const ids = async (query: Record<string, string>) =>
       (await t.call('GET', '/alerts', { as: 'viewer', query })).body.map((a: { _id: number }) => a._id);

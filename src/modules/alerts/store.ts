@@ -46,6 +46,7 @@ export function variableInfo(deps: Deps, id: number | null): VariableInfo | null
       subsystemId: v.subsystemId,
       subsystemExternalId: v.subsystemExternalId,
       subsystemDisplayName: v.subsystemDisplayName,
+      assetId: v.assetId,
     };
   } catch (err) {
     if (err instanceof AppError && err.errorCode === 'not_found') return null;

@@ -22,7 +22,7 @@ describe('system rules (rule 10)', () => {
     ensureSystemRules(t.deps);
     ensureSystemRules(t.deps);
     const list = (await t.call('GET', '/alerts', { as: 'admin', query: { type: 'system' } })).body;
-    expect(list).toHaveLength(7);
+    expect(list).toHaveLength(8);
     expect(list[0]).toMatchObject({
       type: 'system',
       systemKind: 'subsystem-offline',

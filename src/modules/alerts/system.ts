@@ -9,7 +9,11 @@
  * opens, back above closes). `license-expiry` (§19 rule 4: `license.expiring` opens the incident
  * and notifies, each later one notifies again; `license.changed` to a licence with more than 30 days
  * left, or perpetual, recovers it, and to none closes it without a recovery notice).
- * `backup-failed` exists but has no source yet.
+ * `backup-failed` exists but has no source yet. `asset-health` (asset.health_changed: warning or
+ * error opens, healthy recovers, unknown or the asset deleted closes without a recovery notice): §8
+ * rule 10 names the asset as a source of system rules and its list of kinds has none for it, so this
+ * one is added. While it is active, `variable-health` leaves the metrics of an asset to it (one
+ * incident per projector, not one per fan and sensor of it).
  */
 
 import { getSettingGroup } from '../../core/settings';
@@ -19,7 +23,7 @@ import type { Deps } from '../../deps';
 import { AppError } from '../../http/errors';
 import { mediaFreeBytes } from '../objects/service';
 import { getWebhook } from '../webhooks/service';
-import { closeIncident, conditionCleared, fire, isSnoozed, notify } from './engine';
+import { type AlertSource, closeIncident, conditionCleared, fire, isSnoozed, notify } from './engine';
 import { type Criticality, SYSTEM_KINDS, type SystemKind } from './model';
 import { openIncident, openIncidents, systemRule, variableInfo } from './store';
 
@@ -31,6 +35,7 @@ const DEFAULTS: Record<SystemKind, { displayName: string; criticality: Criticali
   'license-expiry': { displayName: 'License expiry', criticality: 'warning' },
   'webhook-disabled': { displayName: 'Webhook disabled', criticality: 'warning' },
   'schedule-missed': { displayName: 'Schedule run missed', criticality: 'warning' },
+  'asset-health': { displayName: 'Asset health', criticality: 'warning' },
 };
 
 /**
@@ -127,6 +132,7 @@ export function onVariableHealth(deps: Deps, id: number, healthState: number): v
   if (healthState > 0) {
     const v = variableInfo(deps, id);
     if (!v) return;
+    if (v.assetId !== null && activeRule(deps, 'asset-health')) return;
     const label = healthState === 1 ? 'warning' : 'error';
     fire(deps, rule, { type: 'variable', id, externalId: v.externalRef, displayName: v.displayName }, label);
   } else conditionCleared(deps, rule, id, String(healthState));
@@ -134,6 +140,19 @@ export function onVariableHealth(deps: Deps, id: number, healthState: number): v
 
 export function onVariableGoneHealth(deps: Deps, id: number): void {
   sourceGone(deps, 'variable-health', id);
+}
+
+/** `asset.health_changed` (§16): 1 or 2 opens (or raises) the asset's incident, 0 recovers it, unknown closes it silently. */
+export function onAssetHealth(deps: Deps, asset: AlertSource, healthState: string): void {
+  const rule = activeRule(deps, 'asset-health');
+  if (!rule) return;
+  if (healthState === 'warning' || healthState === 'error') fire(deps, rule, asset, healthState);
+  else if (healthState === 'healthy') conditionCleared(deps, rule, asset.id, healthState);
+  else sourceGone(deps, 'asset-health', asset.id);
+}
+
+export function onAssetGone(deps: Deps, id: number): void {
+  sourceGone(deps, 'asset-health', id);
 }
 
 /**
