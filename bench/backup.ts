@@ -8,8 +8,9 @@
  * them), then pmsd starts again, MEDIA_MB (1024) of incompressible media are uploaded over HTTP in
  * files of FILE_MB (256). Each of RUNS (3) rounds: value ingest alone with `wrk -t2 -c64` for
  * DURATION (10s), then a backup started (`POST /backups/createBackup`) with the same ingest beside
- * it for as long as the backup runs (at least DURATION), pmsd's RSS sampled every 50 ms. Prints per
- * round: ingest alone and beside (and the ratio), the backup's time, archive size and state, and the
+ * it for as long as the backup runs, in wrk runs of WINDOW (2s) so that little of the last one falls
+ * after the backup ended, pmsd's RSS sampled every 50 ms. Prints per round: ingest alone and beside
+ * (and the ratio), the backup's own time (its record's startedAt to finishedAt), archive size and state, and the
  * RSS before, at the peak and after; then the medians against the bars. Fails on a backup that does
  * not end `complete` and valid, or any non-2xx ingest answer. Backups of earlier rounds are deleted.
  *
@@ -30,6 +31,7 @@ const ROOT = resolve(import.meta.dir, '..');
 const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
 const RUNS = Number(process.env.RUNS ?? 3);
 const DURATION = process.env.DURATION ?? '10s';
+const WINDOW = process.env.WINDOW ?? '2s';
 const HISTORY = Number(process.env.HISTORY ?? 1_000_000);
 const MEDIA = Number(process.env.MEDIA_MB ?? 1024) * 1024 * 1024;
 const FILE = Number(process.env.FILE_MB ?? 256) * 1024 * 1024;
@@ -110,9 +112,21 @@ try {
   await seedMedia(session);
   console.log(`${PMSD ?? 'pmsd from source'}; ${MEDIA / 1024 / 1024} MiB of media; wrk -t2 -c64 -d${DURATION}`);
 
-  const figures = { alone: [] as number[], beside: [] as number[], seconds: [] as number[], growth: [] as number[] };
+  const figures = {
+    alone: [] as number[],
+    beside: [] as number[],
+    seconds: [] as number[],
+    growth: [] as number[],
+    ingestGrowth: [] as number[],
+  };
   for (let run = 1; run <= RUNS; run++) {
+    const idle = rssMb(daemon.pid);
+    let alonePeak = idle;
+    const aloneSampler = setInterval(() => {
+      alonePeak = Math.max(alonePeak, rssMb(daemon.pid));
+    }, 50);
     const alone = await ingest(offset);
+    clearInterval(aloneSampler);
     const before = rssMb(daemon.pid);
     let peak = before;
     const sampler = setInterval(() => {
@@ -124,12 +138,12 @@ try {
     let ingested = 0;
     let requests = 0;
     let seconds = 0;
-    // Ingest beside the backup for as long as it runs, DURATION at a time.
+    // Ingest beside the backup for as long as it runs, WINDOW at a time.
     while (backup.status === 'running' || seconds === 0) {
-      const beside = await ingest(offset);
+      const beside = await ingest(offset, WINDOW);
       if (beside.non2xx > 0) throw new Error(`${beside.non2xx} non-2xx ingest answers beside the backup`);
       requests += beside.requests;
-      seconds += Number.parseFloat(DURATION);
+      seconds += Number.parseFloat(WINDOW);
       ingested = requests / seconds;
       backup = await api(base, 'GET', `/backups/${made._id}`, undefined, session);
     }
@@ -137,7 +151,10 @@ try {
       await Bun.sleep(200);
       backup = await api(base, 'GET', `/backups/${made._id}`, undefined, session);
     }
-    const took = (performance.now() - started) / 1000;
+    const took =
+      typeof backup.startedAt === 'string' && typeof backup.finishedAt === 'string'
+        ? (Date.parse(backup.finishedAt) - Date.parse(backup.startedAt)) / 1000
+        : (performance.now() - started) / 1000;
     clearInterval(sampler);
     const after = rssMb(daemon.pid);
     if (backup.status !== 'complete' || backup.isValid !== true)
@@ -146,8 +163,9 @@ try {
     figures.beside.push(ingested);
     figures.seconds.push(took);
     figures.growth.push(peak - before);
+    figures.ingestGrowth.push(alonePeak - idle);
     console.log(
-      `run ${run}: ingest alone ${alone.rps.toFixed(0)} req/s, beside the backup ${ingested.toFixed(0)} req/s (${((100 * ingested) / alone.rps).toFixed(0)} %); backup ${took.toFixed(1)} s, ${(Number(backup.objectSize) / 1024 / 1024).toFixed(0)} MiB, ${backup.status}, valid; RSS ${before.toFixed(1)} → peak ${peak.toFixed(1)} → ${after.toFixed(1)} MB`,
+      `run ${run}: ingest alone ${alone.rps.toFixed(0)} req/s, beside the backup ${ingested.toFixed(0)} req/s (${((100 * ingested) / alone.rps).toFixed(0)} %); backup ${took.toFixed(1)} s, ${(Number(backup.objectSize) / 1024 / 1024).toFixed(0)} MiB, ${backup.status}, valid; RSS ${before.toFixed(1)} → peak ${peak.toFixed(1)} → ${after.toFixed(1)} MB (ingest alone: ${idle.toFixed(1)} → peak ${alonePeak.toFixed(1)})`,
     );
     await fetch(`${base}/api/v1/backups/${made._id}?force=true`, {
       method: 'DELETE',
@@ -158,7 +176,7 @@ try {
   const b = median(figures.beside);
   console.log(
     `ingest beside a backup: ${b.toFixed(0)} of ${a.toFixed(0)} req/s = ${((100 * b) / a).toFixed(0)} % (bar ≥ 80 %); ` +
-      `backup median ${median(figures.seconds).toFixed(1)} s; RSS growth median ${median(figures.growth).toFixed(1)} MB (bar < 50 MB)`,
+      `backup median ${median(figures.seconds).toFixed(1)} s; RSS growth median ${median(figures.growth).toFixed(1)} MB (bar < 50 MB), of ingest alone ${median(figures.ingestGrowth).toFixed(1)} MB`,
   );
 } finally {
   daemon.kill();

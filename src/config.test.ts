@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       trustedNetworks: null,
       hostExecutor: 'dry-run',
       durability: 'power-cut',
+      backupWriteMBps: 80,
       maxBodyBytes: 1024 * 1024,
     });
   });
@@ -29,6 +30,7 @@ describe('loadConfig', () => {
       PMS_INITIAL_ADMIN_PASSWORD: 'long-enough',
       PMS_TRUSTED_NETWORKS: '10.0.0.0/8, fd00::/8',
       PMS_HOST_EXECUTOR: 'systemd',
+      PMS_BACKUP_WRITE_MBPS: '0',
     });
     expect(c).toMatchObject({
       httpPort: 80,
@@ -38,6 +40,7 @@ describe('loadConfig', () => {
       initialAdminPassword: 'long-enough',
       trustedNetworks: ['10.0.0.0/8', 'fd00::/8'],
       hostExecutor: 'systemd',
+      backupWriteMBps: 0,
     });
   });
 
@@ -87,6 +90,16 @@ describe('loadConfig', () => {
     ],
     ['PMS_HOST_EXECUTOR', { PMS_HOST_EXECUTOR: 'ssh' }, 'PMS_HOST_EXECUTOR must be dry-run or systemd'],
     ['PMS_DURABILITY', { PMS_DURABILITY: 'fast' }, 'PMS_DURABILITY must be power-cut or crash'],
+    [
+      'PMS_BACKUP_WRITE_MBPS',
+      { PMS_BACKUP_WRITE_MBPS: '1.5' },
+      'PMS_BACKUP_WRITE_MBPS must be an integer from 0 (unpaced) to 100000',
+    ],
+    [
+      'PMS_BACKUP_WRITE_MBPS',
+      { PMS_BACKUP_WRITE_MBPS: '-1' },
+      'PMS_BACKUP_WRITE_MBPS must be an integer from 0 (unpaced) to 100000',
+    ],
     [
       'PMS_TRUSTED_NETWORKS',
       { PMS_TRUSTED_NETWORKS: '10.0.0.0/33' },

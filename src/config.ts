@@ -24,6 +24,8 @@ export interface Config {
   hostExecutor: HostExecutor;
   /** `PMS_DURABILITY`: `power-cut` (default) answers a write once it is on disk; `crash` once the OS has it. */
   durability: Durability;
+  /** `PMS_BACKUP_WRITE_MBPS`: how fast a backup writes its archive, MB/s (80; 0 = unpaced; backups/archive/io.ts). */
+  backupWriteMBps: number;
   maxBodyBytes: number;
   /** Flood budgets set by `PMS_RATE_LIMIT_*`; each one present overrides the `rateLimits` setting. */
   rateLimits: Partial<RateLimitSettings>;
@@ -130,6 +132,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (durability !== 'power-cut' && durability !== 'crash')
     throw new ConfigError('PMS_DURABILITY must be power-cut or crash');
 
+  const backupRaw = get('PMS_BACKUP_WRITE_MBPS');
+  const backupWriteMBps = backupRaw ? Number(backupRaw) : 80;
+  if (!Number.isInteger(backupWriteMBps) || backupWriteMBps < 0 || backupWriteMBps > 100_000)
+    throw new ConfigError('PMS_BACKUP_WRITE_MBPS must be an integer from 0 (unpaced) to 100000');
+
   const trustedRaw = get('PMS_TRUSTED_NETWORKS');
   let trustedNetworks: string[] | null = null;
   if (trustedRaw !== undefined) {
@@ -174,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedNetworks,
     hostExecutor: executor,
     durability,
+    backupWriteMBps,
     maxBodyBytes,
     rateLimits: Object.freeze(rateLimits(get)),
     passwordHash: { memoryCost: 19456, timeCost: 2 },

@@ -129,6 +129,7 @@ export async function makeArchive(deps: Deps, row: BackupRow, ctx: JobContext, s
           target: archivePath(deps, object),
           passphrase,
           kdf: deps.backups.kdf,
+          writeBytesPerSecond: deps.config.backupWriteMBps * 1_000_000,
           about: {
             productVersion: deps.version.version,
             apiVersion: deps.version.apiVersion,

@@ -1,6 +1,7 @@
 /**
  * Runs a backup task (task.ts) on a thread of its own (worker.ts), one thread per task, reporting its
- * progress; where no thread can be started the task runs here and the log says so.
+ * progress; where no thread can be started the task runs here and the log says so. The thread is
+ * `smol` (a small heap, collected more often): it streams, it holds little.
  */
 import type { Deps } from '../../deps';
 import { runTask, type TaskAnswer, type TaskRequest, type TaskResult } from './task';
@@ -14,7 +15,7 @@ export async function inThread(
   let worker: Worker | null = null;
   if (url !== null) {
     try {
-      worker = new Worker(url);
+      worker = new Worker(url, { smol: true });
     } catch (err) {
       deps.log.warn({ err }, 'the backup thread cannot start; the work runs on the request thread');
     }

@@ -3,12 +3,13 @@ import { describe, expect, it } from 'bun:test';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { makeTestApp, type TestApp } from '../../../../tests/helpers/app';
 import { bucketDir } from '../../objects/files';
 import { sha256Of, textBytes, uploadedObject } from '../../objects/test-support';
 import { type KdfParams, passphraseOpens } from './crypt';
 import { BUILD_SCHEMA_VERSION } from './database';
-import { type PackSpec, packArchive } from './pack';
+import { compressible, type PackSpec, packArchive } from './pack';
 import { readArchive } from './read';
 
 /** Small argon2id costs: the format is the subject here, not the KDF's strength. */
@@ -77,6 +78,32 @@ describe('an archive written and read back', () => {
     expect(readFileSync(join(out, 'media', 'cms-media', `${a._id}-${sha256Of(textBytes('alpha'))}`), 'utf8')).toBe(
       'alpha',
     );
+  });
+
+  it('stores media that does not compress, deflates what does, and reads back as one gzip stream', async () => {
+    const t = makeTestApp();
+    const noise = new Uint8Array(600 * 1024);
+    for (let i = 0; i < noise.length; i += 65536) crypto.getRandomValues(noise.subarray(i, i + 65536));
+    const text = textBytes('the same line again\n'.repeat(30_000));
+    const video = await uploadedObject(t, 'clip.mp4', noise);
+    const page = await uploadedObject(t, 'notes.txt', text);
+    expect(compressible(join(bucketDir(t.deps, 'cms-media'), `${video._id}-${sha256Of(noise)}`))).toBe(false);
+    expect(compressible(join(bucketDir(t.deps, 'cms-media'), `${page._id}-${sha256Of(text)}`))).toBe(true);
+    const spec = specFor(t);
+    const packed = await packArchive(spec, () => {});
+    // About the noise's size: it cannot shrink, the text shrinks to almost nothing.
+    expect(packed.size).toBeGreaterThan(noise.length);
+    expect(packed.size).toBeLessThan(noise.length + 200 * 1024);
+    const out = staging();
+    const read = await readArchive(
+      { path: spec.target, expectedSha256: packed.sha256, passphrase: null, staging: out, unpack: true },
+      () => {},
+    );
+    expect(read.problems).toEqual([]);
+    const media = join(out, 'media', 'cms-media');
+    expect(sha256Of(readFileSync(join(media, `${video._id}-${sha256Of(noise)}`)))).toBe(sha256Of(noise));
+    expect(readFileSync(join(media, `${page._id}-${sha256Of(text)}`)).equals(Buffer.from(text))).toBe(true);
+    expect(gunzipSync(readFileSync(spec.target)).length).toBeGreaterThan(noise.length + text.length);
   });
 
   it('encrypts with a passphrase, and only that passphrase opens it', async () => {

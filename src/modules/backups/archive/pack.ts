@@ -6,13 +6,27 @@
  * as they stream; the rest hashed first) and the members stream through tar, gzip and, with a
  * passphrase, encryption into the part file, one chunk in memory at a time. The part file is flushed
  * and renamed to its name; the caller verifies it.
+ *
+ * What does not compress is not compressed (gzip-runs.ts): a media member whose first 256 KiB shrink
+ * by less than 5 % at level 1 goes into the archive as stored deflate blocks, everything else is
+ * deflated at level 6. The cuts fall on the members' tar headers, whose offsets the tar layout fixes
+ * (ustar: a 512-byte header, the data padded to 512; every name up to the media members is short).
  */
-import { copyFileSync, createReadStream, linkSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import {
+  closeSync,
+  copyFileSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
-import { type Readable, Transform, Writable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
+import { deflateRawSync } from 'node:zlib';
 import tar from 'tar-stream';
 import { encryptingStream, type KdfParams } from './crypt';
 import { inspectSnapshot, snapshotDatabase } from './database';
@@ -26,6 +40,8 @@ import {
   PRODUCT,
   unsafeName,
 } from './format';
+import { gzipRuns, type Run } from './gzip-runs';
+import { fileSink, readChunks } from './io';
 
 export interface PackSpec {
   /** The live database file. */
@@ -42,6 +58,8 @@ export interface PackSpec {
   target: string;
   passphrase: string | null;
   kdf?: KdfParams;
+  /** How fast the archive is written, bytes a second (0: unpaced; io.ts). */
+  writeBytesPerSecond?: number;
   about: Pick<Manifest, 'productVersion' | 'apiVersion' | 'createdAt' | 'hostname' | 'timezone'>;
 }
 
@@ -57,7 +75,7 @@ export interface Packed {
 
 export type Progress = (fraction: number) => void;
 
-interface Member extends ManifestFile {
+export interface Member extends ManifestFile {
   /** Where its bytes are read from. */
   source: string;
 }
@@ -73,7 +91,7 @@ function pin(source: string, target: string): void {
 
 async function sha256Of(path: string): Promise<string> {
   const hash = new Bun.CryptoHasher('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  for await (const chunk of readChunks(path)) hash.update(chunk);
   return hash.digest('hex');
 }
 
@@ -132,6 +150,40 @@ async function fixMembers(spec: PackSpec): Promise<{ members: Member[]; schemaVe
   return { members, schemaVersion: snapshot.schemaVersion, missing };
 }
 
+const SAMPLE_BYTES = 256 * 1024;
+const TAR_BLOCK = 512;
+
+/** Whether a file is worth deflating: its first 256 KiB shrink by at least 5 % at level 1. */
+export function compressible(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const sample = Buffer.alloc(SAMPLE_BYTES);
+    const n = readSync(fd, sample, 0, SAMPLE_BYTES, 0);
+    if (n === 0) return true;
+    return deflateRawSync(sample.subarray(0, n), { level: 1 }).length < n * 0.95;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The bytes a tar entry of `size` takes: its header and its data padded to whole blocks. */
+const tarEntryBytes = (size: number) => TAR_BLOCK + Math.ceil(size / TAR_BLOCK) * TAR_BLOCK;
+
+/**
+ * Where the archive's gzip runs start: stored from the header of each incompressible media member,
+ * deflated from every other member. The manifest comes first (`manifestBytes` long).
+ */
+export function runsOf(manifestBytes: number, members: readonly Member[]): Run[] {
+  const runs: Run[] = [{ at: 0, store: false }];
+  let at = tarEntryBytes(manifestBytes);
+  for (const m of members) {
+    const store = m.path.startsWith('media/') && !compressible(m.source);
+    if (store !== (runs[runs.length - 1] as Run).store) runs.push({ at, store });
+    at += tarEntryBytes(m.size);
+  }
+  return runs;
+}
+
 /** Hashes and counts the bytes passing through. */
 function tap(hash: Bun.CryptoHasher, count: (n: number) => void): Transform {
   return new Transform({
@@ -139,30 +191,6 @@ function tap(hash: Bun.CryptoHasher, count: (n: number) => void): Transform {
       hash.update(chunk);
       count(chunk.length);
       done(null, chunk);
-    },
-  });
-}
-
-/** Writes the stream to `path` and flushes it to disk before finishing. */
-async function fileSink(path: string): Promise<Writable> {
-  const file = await open(path, 'wx', 0o600);
-  let position = 0;
-  return new Writable({
-    write(chunk: Buffer, _enc, done) {
-      file.write(chunk, 0, chunk.length, position).then(({ bytesWritten }) => {
-        position += bytesWritten;
-        if (bytesWritten === chunk.length) done();
-        else done(new Error('short write'));
-      }, done);
-    },
-    final(done) {
-      file.sync().then(() => file.close().then(() => done(), done), done);
-    },
-    destroy(err, done) {
-      file.close().then(
-        () => done(err),
-        () => done(err),
-      );
     },
   });
 }
@@ -179,8 +207,7 @@ async function packMember(pack: tar.Pack, m: Member, onBytes: (n: number) => voi
   finished.catch(() => {});
   const mismatch = () => new Error(`${m.path} does not match its recorded size and SHA-256`);
   let size = 0;
-  for await (const chunk of createReadStream(m.source, { highWaterMark: 1024 * 1024 })) {
-    const bytes = chunk as Buffer;
+  for await (const bytes of readChunks(m.source)) {
     size += bytes.length;
     if (size > m.size) throw mismatch();
     hash.update(bytes);
@@ -218,7 +245,8 @@ export async function packArchive(spec: PackSpec, progress: Progress): Promise<P
   const pack = tar.pack();
   const hash = new Bun.CryptoHasher('sha256');
   let size = 0;
-  const stages: NodeJS.ReadWriteStream[] = [createGzip({ level: 6 })];
+  const manifestText = JSON.stringify(manifest, null, 1);
+  const stages: NodeJS.ReadWriteStream[] = [gzipRuns(runsOf(Buffer.byteLength(manifestText), members))];
   if (spec.passphrase !== null) stages.push(await encryptingStream(spec.passphrase, spec.kdf));
   const writing = pipeline([
     pack as unknown as Readable,
@@ -226,10 +254,10 @@ export async function packArchive(spec: PackSpec, progress: Progress): Promise<P
     tap(hash, (n) => {
       size += n;
     }),
-    await fileSink(spec.part),
+    fileSink(spec.part, { bytesPerSecond: spec.writeBytesPerSecond ?? 0 }),
   ]);
   const feeding = (async () => {
-    pack.entry({ name: MANIFEST, mode: 0o600, mtime: new Date(0) }, JSON.stringify(manifest, null, 1));
+    pack.entry({ name: MANIFEST, mode: 0o600, mtime: new Date(0) }, manifestText);
     for (const m of members) await packMember(pack, m, onBytes);
     pack.finalize();
   })();

@@ -7,10 +7,9 @@
  * unpack writes every member, always inside `staging`, with names it made itself (`pms.db`,
  * `media/cms-media/<file>`, `branding/…`, `license/…`). The caller removes `staging` on any problem.
  */
-import { closeSync, createReadStream, mkdirSync, openSync, readSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Transform, type Writable } from 'node:stream';
+import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
@@ -28,6 +27,7 @@ import {
   parseManifest,
   unsafeName,
 } from './format';
+import { readChunks, writeAll } from './io';
 import type { Progress } from './pack';
 
 export interface ReadSpec {
@@ -99,21 +99,18 @@ async function readAll(stream: AsyncIterable<unknown>, limit: number, name: stri
 async function consume(entry: AsyncIterable<unknown>, target: string | null, cap: number, name: string) {
   const hash = new Bun.CryptoHasher('sha256');
   let size = 0;
-  const file = target === null ? null : await open(target, 'wx', 0o600);
+  const fd = target === null ? null : openSync(target, 'wx', 0o600);
   try {
     for await (const chunk of entry) {
       const bytes = chunk as Buffer;
       size += bytes.length;
       if (size > cap) throw new ArchiveProblem('unsafe_member', name, `${name} is larger than the manifest allows`);
       hash.update(bytes);
-      if (file) {
-        let written = 0;
-        while (written < bytes.length) written += (await file.write(bytes, written)).bytesWritten;
-      }
+      if (fd !== null) writeAll(fd, bytes);
     }
-    if (file) await file.sync();
+    if (fd !== null) fsyncSync(fd);
   } finally {
-    await file?.close();
+    if (fd !== null) closeSync(fd);
   }
   return { size, sha256: hash.digest('hex') };
 }
@@ -139,11 +136,7 @@ export async function readArchive(spec: ReadSpec, progress: Progress): Promise<R
   const stages: NodeJS.ReadWriteStream[] = [tapRaw];
   if (encrypted) stages.push(decryptingStream(spec.passphrase));
   stages.push(createGunzip());
-  const flowing = pipeline([
-    createReadStream(spec.path, { highWaterMark: 1024 * 1024 }),
-    ...stages,
-    extract as unknown as Writable,
-  ]);
+  const flowing = pipeline([Readable.from(readChunks(spec.path)), ...stages, extract as unknown as Writable]);
   // The pipeline's own failure is judged below; until then it must not go unhandled.
   flowing.catch(() => {});
   let manifest: Manifest | null = null;
@@ -234,7 +227,7 @@ export async function readArchive(spec: ReadSpec, progress: Progress): Promise<R
 
 async function fileSha256(path: string): Promise<string> {
   const hash = new Bun.CryptoHasher('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  for await (const chunk of readChunks(path)) hash.update(chunk);
   return hash.digest('hex');
 }
 
