@@ -22,6 +22,7 @@ import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { seededRandom } from '../src/prng';
 import { adminSession, api, daemonEnv, freePort, integrationToken, median, waitFor, wrk } from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
@@ -46,20 +47,10 @@ const start = () =>
     stderr: 'inherit',
   });
 
-function mulberry32(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The tree, the metrics and a year of changes, straight into the stopped daemon's database. */
 function seed(subsystemId: number, now: number): { siteIds: number[]; total: number } {
   const db = new Database(join(dataDir, 'pms.db'));
-  const rand = mulberry32(15);
+  const rand = seededRandom(15);
   const yearAgo = now - 365 * DAY;
   const insertAsset = db.query<{ id: number }, [string, string, string | null, number | null, number]>(
     `INSERT INTO assets (display_name, tags, type, profile_type, parent_id, status, metadata, subsystem_id, created_at, updated_at)

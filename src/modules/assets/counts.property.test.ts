@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'bun:test';
 import { addSubsystem, makeTestApp } from '../../../tests/helpers/app';
 import { putTimezone } from '../../core/settings';
+import { seededRandom } from '../../prng';
 import type { Interval } from './counts';
 import { bucketsOfQuery, healthCounts, portCounts } from './counts';
 
@@ -19,16 +20,6 @@ const STATES = [0, 1, 2, -1];
 const STATUSES = ['active', 'spare', 'repair', 'retired'];
 /** Worst first: error, warning, unknown, healthy. */
 const RANK: Record<number, number> = { 2: 3, 1: 2, [-1]: 1, 0: 0 };
-
-function mulberry32(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Change<V> {
   at: number;
@@ -136,7 +127,7 @@ function chainOf<V>(rand: () => number, values: readonly V[], initial: V, after:
 }
 
 function randomCase(seed: number, base: number, span: number) {
-  const rand = mulberry32(seed);
+  const rand = seededRandom(seed);
   const entities: Entity[] = [];
   const n = 3 + Math.floor(rand() * 8);
   for (let i = 0; i < n; i++) {

@@ -6,18 +6,9 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gunzipSync } from 'node:zlib';
 import tar from 'tar-stream';
+import { seededRandom } from '../../../prng';
 import { gzipRuns, type Run } from './gzip-runs';
 import { type Member, runsOf } from './pack';
-
-function mulberry32(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function noise(n: number, rand: () => number): Buffer {
   const b = Buffer.alloc(n);
@@ -50,7 +41,7 @@ const storedMembers = (gz: Buffer) => {
 
 describe('gzipRuns', () => {
   it('gives back the input through any gunzip, whatever the cuts and the chunks (random, fixed seed)', async () => {
-    const rand = mulberry32(17);
+    const rand = seededRandom(17);
     for (let round = 0; round < 40; round++) {
       const size = Math.floor(rand() * 300_000);
       const input = rand() < 0.5 ? noise(size, rand) : Buffer.from('text that repeats. '.repeat(size / 19 + 1));
@@ -72,7 +63,7 @@ describe('gzipRuns', () => {
   });
 
   it('stores a stored run in blocks of at most 65 535 bytes and deflates the rest', async () => {
-    const rand = mulberry32(3);
+    const rand = seededRandom(3);
     const raw = noise(200_000, rand);
     const text = Buffer.from('abc'.repeat(50_000));
     const gz = await through(
@@ -96,7 +87,7 @@ describe('gzipRuns', () => {
 describe('runsOf', () => {
   it('cuts on the tar headers of the incompressible media members', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pms-runs-'));
-    const rand = mulberry32(5);
+    const rand = seededRandom(5);
     const file = (name: string, bytes: Buffer): Member => {
       const source = join(dir, name.replaceAll('/', '_'));
       writeFileSync(source, bytes);
