@@ -31,7 +31,10 @@ export function installAssetListeners(deps: Deps): () => void {
   const stopDeleted = deps.work.react(DELETED, (_type, data) => {
     if (typeof data._id !== 'number') return;
     followSubsystem(deps, data._id, true);
-    reconcileAllAssets(deps);
+    // Its variables (and its players') went by the cascade, no event each: the assets they served
+    // follow, once per delete. A player deleted with its container carries no counts; the container does.
+    const counts = (data.counts ?? {}) as { variables?: number; players?: number };
+    if ((counts.variables ?? 0) > 0 || (counts.players ?? 0) > 0) reconcileAllAssets(deps);
   });
   // A metric attached, detached, deleted, switched on or off: its assets' states follow.
   const stopVariables = deps.work.react(VARIABLES, (type, data) => {
