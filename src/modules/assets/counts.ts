@@ -197,6 +197,10 @@ interface Edge<V> {
   after: V | null;
 }
 
+/**
+ * Every statement here takes the same three parameters (the ids as a JSON array, the window's start
+ * and end), so one tuple serves them all; a statement that needs fewer mentions the rest as `?n = ?n`.
+ */
 type Ids = [json: string, start: number, end: number];
 
 function statements(deps: Deps) {
