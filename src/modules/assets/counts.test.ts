@@ -168,6 +168,8 @@ describe('GET /assets/{id}/historicCounts', () => {
     expect(await bad(hours(3, 2))).toBe('/from');
     expect(await bad({ interval: '2h' })).toBe('/interval');
     expect(await bad({ from: 'yesterday' })).toBe('/from');
+    expect(await bad({ from: '0001-01-01T00:00:00Z', to: '0001-01-05T00:00:00Z', interval: '1d' })).toBe('/from');
+    expect(await bad({ from: '9999-12-30T00:00:00Z', to: '9999-12-31T12:00:00Z' })).toBe('/to');
     // 5-minute buckets over 4 days: 1152 buckets.
     expect(await bad({ ...hours(0, 96), interval: '5m' })).toBe('/interval');
     const ok = await t.call('GET', `/assets/${site}/historicCounts`, {

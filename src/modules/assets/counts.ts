@@ -48,6 +48,7 @@ const DAY = 86_400_000;
 /** At most this many buckets in one answer (§16 rule 2). */
 export const MAX_BUCKETS = 1000;
 const RETIRED = 'retired';
+const LATEST = Date.parse('9999-12-31T00:00:00Z');
 
 export interface Bucket {
   start: number;
@@ -106,6 +107,9 @@ export function bucketsOfQuery(deps: Deps, query: CountsQuery): Bucket[] {
   const from = query.from === undefined ? to - DAY : Date.parse(query.from);
   if (Number.isNaN(from)) throw badQuery('/from', 'must be an ISO-8601 time');
   if (Number.isNaN(to)) throw badQuery('/to', 'must be an ISO-8601 time');
+  // Nothing is stored before 1970; local times of far-off years are not worth resolving.
+  if (from < 0) throw badQuery('/from', 'must be 1970 or later');
+  if (to > LATEST) throw badQuery('/to', 'must be before the year 10000');
   if (from >= to) throw badQuery('/from', 'must be before to');
   return bucketsOf(getTimezone(deps), from, to, query.interval ?? '1h');
 }
