@@ -4,7 +4,7 @@
  * `smol` (a small heap, collected more often): it streams, it holds little.
  */
 import type { Deps } from '../../deps';
-import { runTask, type TaskAnswer, type TaskRequest, type TaskResult } from './task';
+import type { TaskAnswer, TaskRequest, TaskResult } from './task';
 
 export async function inThread(
   deps: Deps,
@@ -20,7 +20,9 @@ export async function inThread(
       deps.log.warn({ err }, 'the backup thread cannot start; the work runs on the request thread');
     }
   }
-  if (worker === null) return runTask(task, progress);
+  // The archive code (tar, gzip, argon2id) is loaded here only when no thread could start: the
+  // request thread does not carry it in memory otherwise.
+  if (worker === null) return (await import('./task')).runTask(task, progress);
   const thread = worker;
   try {
     return await new Promise<TaskResult>((resolve, reject) => {

@@ -5,7 +5,6 @@
  * verified against the system's authorities unless `verifyCertificate` is false. Bounded in time, so
  * a dead server never holds an attempt for long.
  */
-import nodemailer from 'nodemailer';
 import type { SettingGroups } from '../../core/settings';
 
 export type MailSettings = NonNullable<SettingGroups['smtp']>;
@@ -23,6 +22,8 @@ export const SOCKET_TIMEOUT_MS = 30_000;
 export async function sendOverSmtp(smtp: MailSettings, mail: OutgoingMail, from: string): Promise<void> {
   const secure = smtp.secure === true;
   const username = smtp.username ? smtp.username : null;
+  // Loaded on the first mail: a daemon that never sends one does not carry the library in memory.
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: smtp.host,
     port: smtp.port ?? (secure ? 465 : 587),

@@ -12,7 +12,6 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
-import { argon2id } from 'hash-wasm';
 import { ArchiveProblem } from './format';
 
 export const MAGIC = Buffer.from('PMSBKENC');
@@ -42,6 +41,8 @@ export const isEncrypted = (first: Uint8Array): boolean =>
   first.byteLength >= MAGIC.length && Buffer.from(first.subarray(0, MAGIC.length)).equals(MAGIC);
 
 async function deriveKey(passphrase: string, salt: Buffer, kdf: KdfParams): Promise<Buffer> {
+  // Loaded when a key is first derived (on the backup thread): the request thread never carries it.
+  const { argon2id } = await import('hash-wasm');
   const key = await argon2id({
     password: passphrase.normalize('NFC'),
     salt,
