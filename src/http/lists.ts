@@ -56,6 +56,12 @@ export function sendList<T>(ctx: ListContext, result: ListResult<T>, page: Page)
   return result.items;
 }
 
+/** An unpaged list (a bounded series, a dry run's whole answer): every item, with its `X-Total-Count`. */
+export function sendWhole<T>(set: ListContext['set'], items: T[]): T[] {
+  set.headers['x-total-count'] = String(items.length);
+  return items;
+}
+
 /** `fuzzy=<text>`: case-insensitive containment in any of the given texts. */
 export function fuzzyMatch(needle: string | undefined, ...haystack: Array<string | null | undefined>): boolean {
   if (!needle) return true;

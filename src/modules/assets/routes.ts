@@ -3,7 +3,7 @@ import type { Deps } from '../../deps';
 import { type AuthRule, authPlugin } from '../../http/auth';
 import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
-import { metadataFilterOf } from '../../http/lists';
+import { metadataFilterOf, sendWhole } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
 import { assetHistoricCounts, matchingHistoricCounts, networkHistoricCounts } from './counts';
 import { AssetModel } from './model';
@@ -43,13 +43,18 @@ function assetCrud(deps: Deps, prefix: string, scope: Scope) {
   });
 }
 
-/**
- * A `historicCounts` answer: every bucket, unpaged (at most 1000, §16 rule 2), with the list's
- * `X-Total-Count` (C: Responses).
- */
-function series<T>(set: { headers: Record<string, string | number> }, buckets: T[]): T[] {
-  set.headers['x-total-count'] = String(buckets.length);
-  return buckets;
+/** The hooks of a `historicCounts` route of one asset and its descendants (§16 rules 2, 3). */
+function countsOfOne<R extends typeof AssetModel.healthCounts | typeof AssetModel.portCounts>(
+  response: R,
+  summary: string,
+) {
+  return {
+    auth: 'assets:read',
+    params: IdParam,
+    query: AssetModel.countsQuery,
+    response,
+    detail: { summary },
+  } as const;
 }
 
 /** Assets and infra assets (§16): `/assets`, `/asset` (singular upsert), `/infra/assets`. */
@@ -57,7 +62,7 @@ export function assetsRoutes(deps: Deps) {
   const all = assetCrud(deps, '/assets', 'all')
     .get(
       '/historicCounts',
-      ({ query, request, set }) => series(set, matchingHistoricCounts(deps, query, metadataFilterOf(request.url))),
+      ({ query, request, set }) => sendWhole(set, matchingHistoricCounts(deps, query, metadataFilterOf(request.url))),
       {
         auth: 'assets:read',
         query: AssetModel.matchingCountsQuery,
@@ -69,14 +74,8 @@ export function assetsRoutes(deps: Deps) {
     )
     .get(
       '/:id/historicCounts',
-      ({ params, query, set }) => series(set, assetHistoricCounts(deps, params.id, 'all', query)),
-      {
-        auth: 'assets:read',
-        params: IdParam,
-        query: AssetModel.countsQuery,
-        response: AssetModel.healthCounts,
-        detail: { summary: 'Health counts over time of an asset and its descendants' },
-      },
+      ({ params, query, set }) => sendWhole(set, assetHistoricCounts(deps, params.id, 'all', query)),
+      countsOfOne(AssetModel.healthCounts, 'Health counts over time of an asset and its descendants'),
     )
     .delete(
       '/',
@@ -107,25 +106,16 @@ export function assetsRoutes(deps: Deps) {
       assetCrud(deps, '/infra/assets', 'infra')
         .get(
           '/:id/historicCounts',
-          ({ params, query, set }) => series(set, assetHistoricCounts(deps, params.id, 'infra', query)),
-          {
-            auth: 'assets:read',
-            params: IdParam,
-            query: AssetModel.countsQuery,
-            response: AssetModel.healthCounts,
-            detail: { summary: 'Health counts over time of an infra asset and its descendants' },
-          },
+          ({ params, query, set }) => sendWhole(set, assetHistoricCounts(deps, params.id, 'infra', query)),
+          countsOfOne(AssetModel.healthCounts, 'Health counts over time of an infra asset and its descendants'),
         )
         .get(
           '/:id/network/historicCounts',
-          ({ params, query, set }) => series(set, networkHistoricCounts(deps, params.id, query)),
-          {
-            auth: 'assets:read',
-            params: IdParam,
-            query: AssetModel.countsQuery,
-            response: AssetModel.portCounts,
-            detail: { summary: 'Network port-state counts over time of an infra asset and its descendants' },
-          },
+          ({ params, query, set }) => sendWhole(set, networkHistoricCounts(deps, params.id, query)),
+          countsOfOne(
+            AssetModel.portCounts,
+            'Network port-state counts over time of an infra asset and its descendants',
+          ),
         ),
     );
 }

@@ -4,7 +4,7 @@ import type { AuthRule } from '../../http/auth';
 import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { originOf } from '../../http/links';
-import { PageQuery, pageOf, sendList } from '../../http/lists';
+import { PageQuery, pageOf, sendList, sendWhole } from '../../http/lists';
 import { noContent } from '../../http/responses';
 import { ScheduleReadQuery } from '../schedule/document/query';
 import { InstancesModel, playableInstances } from './instances';
@@ -62,9 +62,7 @@ export function playablesRoutes(deps: Deps) {
       '/orphan',
       ({ principal, query, request, set }) => {
         if (query.dryRun === 'true') {
-          const doomed = orphansToDelete(deps, principal, originOf(request));
-          set.headers['x-total-count'] = String(doomed.length);
-          return doomed;
+          return sendWhole(set, orphansToDelete(deps, principal, originOf(request)));
         }
         set.headers['x-deleted-count'] = String(deleteOrphans(deps, principal));
         return noContent(set);
