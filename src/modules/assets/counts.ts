@@ -205,65 +205,63 @@ interface Edge<V> {
  * Every statement here takes the same three parameters (the ids as a JSON array, the window's start
  * and end), so one tuple serves them all; a statement that needs fewer mentions the rest as `?n = ?n`.
  */
-type Ids = [json: string, start: number, end: number];
+type Window = [json: string, start: number, end: number];
+
+/** How one kind of chain is read: each chain's value at the window's start, and its changes inside. */
+interface ChainSource<V> {
+  edges: Statement<Edge<V>, Window>;
+  changes: Statement<[number, number, V], Window>;
+}
 
 function statements(deps: Deps) {
-  const q = <R>(text: string) => deps.sqlite.prepare(text) as Statement<R, Ids>;
-  const ownEdge = (table: string, chain: string, to: string, from: string) =>
-    q<Edge<number | string>>(
+  const q = <R>(text: string) => deps.sqlite.prepare(text) as Statement<R, Window>;
+  /** The chains of `table` keyed by `chain`, whose rows hold `from` and `to` values. */
+  const source = <V>(table: string, chain: string, from: string, to: string, where = ''): ChainSource<V> => ({
+    edges: q<Edge<V>>(
       `SELECT j.value AS id,
-              (SELECT ${to} FROM ${table} WHERE ${chain} = j.value AND at <= ?2 ORDER BY at DESC, id DESC LIMIT 1) AS before,
-              (SELECT ${from} FROM ${table} WHERE ${chain} = j.value AND at > ?2 ORDER BY at, id LIMIT 1) AS after
+              (SELECT ${to} FROM ${table} WHERE ${where} ${chain} = j.value AND at <= ?2 ORDER BY at DESC, id DESC LIMIT 1) AS before,
+              (SELECT ${from} FROM ${table} WHERE ${where} ${chain} = j.value AND at > ?2 ORDER BY at, id LIMIT 1) AS after
          FROM json_each(?1) AS j WHERE ?3 = ?3`,
-    );
+    ),
+    changes: q<[number, number, V]>(
+      `SELECT ${chain}, at, ${to} FROM ${table}
+        WHERE ${where} ${chain} IN (SELECT value FROM json_each(?1)) AND at > ?2 AND at < ?3
+        ORDER BY ${chain}, at, id`,
+    ),
+  });
   return prepared(deps, 'assets.counts', () => ({
     assets: q<{ id: number; createdAt: number; status: string; subsystemId: number | null }>(
       `SELECT id, created_at AS createdAt, status, subsystem_id AS subsystemId FROM assets
         WHERE id IN (SELECT value FROM json_each(?1)) AND ?2 = ?2 AND ?3 = ?3`,
     ),
-    ownEdges: ownEdge(
-      '(SELECT * FROM asset_health_changes WHERE variable_id IS NULL)',
-      'asset_id',
-      'to_state',
-      'from_state',
-    ),
-    ownChanges: q<[number, number, number]>(
-      `SELECT asset_id, at, to_state FROM asset_health_changes
-        WHERE variable_id IS NULL AND asset_id IN (SELECT value FROM json_each(?1)) AND at > ?2 AND at < ?3
-        ORDER BY asset_id, at, id`,
-    ),
-    statusEdges: ownEdge('asset_status_changes', 'asset_id', 'to_status', 'from_status'),
-    statusChanges: q<[number, number, string]>(
-      `SELECT asset_id, at, to_status FROM asset_status_changes
-        WHERE asset_id IN (SELECT value FROM json_each(?1)) AND at > ?2 AND at < ?3 ORDER BY asset_id, at, id`,
-    ),
     ports: q<{ id: number; assetId: number; createdAt: number; state: number }>(
       `SELECT id, asset_id AS assetId, created_at AS createdAt, health_state AS state FROM variables
         WHERE asset_id IN (SELECT value FROM json_each(?1)) AND port_number IS NOT NULL AND ?2 = ?2 AND ?3 = ?3`,
     ),
-    portEdges: ownEdge(
-      '(SELECT * FROM asset_health_changes WHERE variable_id IS NOT NULL)',
+    /** Each asset's own states (the partial index `asset_health_changes_own`). */
+    own: source<number>('asset_health_changes', 'asset_id', 'from_state', 'to_state', 'variable_id IS NULL AND'),
+    /** Each asset's status. */
+    status: source<string>('asset_status_changes', 'asset_id', 'from_status', 'to_status'),
+    /** Each port metric's states (the partial index `asset_health_changes_metric`). */
+    port: source<number>(
+      'asset_health_changes',
       'variable_id',
-      'to_state',
       'from_state',
-    ),
-    portChanges: q<[number, number, number]>(
-      `SELECT variable_id, at, to_state FROM asset_health_changes
-        WHERE variable_id IN (SELECT value FROM json_each(?1)) AND at > ?2 AND at < ?3
-        ORDER BY variable_id, at, id`,
+      'to_state',
+      'variable_id IS NOT NULL AND',
     ),
   }));
 }
 
-/** Chains by id: the value at the window's start (or `fallback` when nothing is stored) and the changes in it. */
-function chainsOf<V>(
-  edges: ReadonlyArray<Edge<V>>,
-  changes: ReadonlyArray<[number, number, V]>,
-  fallback: (id: number) => V,
-): Map<number, Chain<V>> {
+/**
+ * The chains of `source` by id: the value at the window's start (or `fallback` when nothing is stored
+ * for that id) and the changes inside it.
+ */
+function readChains<V>(source: ChainSource<V>, window: Window, fallback: (id: number) => V): Map<number, Chain<V>> {
   const chains = new Map<number, Chain<V>>();
-  for (const e of edges) chains.set(e.id, { initial: e.before ?? e.after ?? fallback(e.id), at: [], value: [] });
-  for (const [id, at, value] of changes) {
+  for (const e of source.edges.all(...window))
+    chains.set(e.id, { initial: e.before ?? e.after ?? fallback(e.id), at: [], value: [] });
+  for (const [id, at, value] of source.changes.values(...window) as Array<[number, number, V]>) {
     const chain = chains.get(id);
     if (!chain) continue;
     chain.at.push(at);
@@ -272,18 +270,12 @@ function chainsOf<V>(
   return chains;
 }
 
-type Window = Ids;
-
 /** The assets of the scope with what makes them live, by id. */
 function livesOf(deps: Deps, window: Window) {
   const s = statements(deps);
   const rows = s.assets.all(...window);
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const status = chainsOf(
-    s.statusEdges.all(...window) as Array<Edge<string>>,
-    s.statusChanges.values(...window) as Array<[number, number, string]>,
-    (id) => byId.get(id)?.status ?? 'active',
-  );
+  const status = readChains(s.status, window, (id) => byId.get(id)?.status ?? 'active');
   const lives = new Map<number, Life>();
   for (const r of rows) lives.set(r.id, { createdAt: r.createdAt, status: status.get(r.id) as Chain<string> });
   return { rows, lives };
@@ -311,49 +303,33 @@ function answer<K extends string>(
   });
 }
 
+/** The window of `buckets` over `ids`: from the first bucket's start to the last one's end. */
+function windowOf(ids: readonly number[], buckets: readonly Bucket[]): Window {
+  return [JSON.stringify(ids), buckets[0]?.start ?? 0, buckets[buckets.length - 1]?.end ?? 0];
+}
+
 /** Health counts of these assets (rule 2). */
 export function healthCounts(deps: Deps, ids: readonly number[], buckets: readonly Bucket[]): HealthCounts[] {
-  const counts = assetTimelineCounts(deps, ids, buckets);
-  return answer(getTimezone(deps), buckets, counts, ['healthy', 'warning', 'error', 'unknown']);
-}
-
-function windowOf(ids: readonly number[], buckets: readonly Bucket[]): Window {
-  const first = buckets[0];
-  const last = buckets[buckets.length - 1];
-  return [JSON.stringify(ids), first?.start ?? 0, last?.end ?? 0];
-}
-
-function assetTimelineCounts(deps: Deps, ids: readonly number[], buckets: readonly Bucket[]): number[][] {
-  if (buckets.length === 0 || ids.length === 0) return buckets.map(() => [0, 0, 0, 0]);
-  const s = statements(deps);
   const window = windowOf(ids, buckets);
   const { rows, lives } = livesOf(deps, window);
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const health = chainsOf(
-    s.ownEdges.all(...window) as Array<Edge<number>>,
-    s.ownChanges.values(...window) as Array<[number, number, number]>,
-    (id) => stateNow(deps, { id, subsystemId: byId.get(id)?.subsystemId ?? null }),
+  const health = readChains(statements(deps).own, window, (id) =>
+    stateNow(deps, { id, subsystemId: byId.get(id)?.subsystemId ?? null }),
   );
   const timelines = rows.map((r) => timelineOf(window[1], health.get(r.id) as Chain<number>, lives.get(r.id) as Life));
-  return countTimelines(buckets, timelines, slotOf);
+  const names = ['healthy', 'warning', 'error', 'unknown'] as const;
+  return answer(getTimezone(deps), buckets, countTimelines(buckets, timelines, slotOf), names);
 }
 
 /** Port-state counts of these assets' port metrics (rule 3). */
 export function portCounts(deps: Deps, ids: readonly number[], buckets: readonly Bucket[]): PortCounts[] {
-  const tz = getTimezone(deps);
-  const names = ['up', 'degraded', 'down', 'unknown'] as const;
-  if (buckets.length === 0 || ids.length === 0) return answer(tz, buckets, [], names);
   const s = statements(deps);
   const window = windowOf(ids, buckets);
   const { lives } = livesOf(deps, window);
   const ports = s.ports.all(...window);
-  const portWindow: Window = [JSON.stringify(ports.map((p) => p.id)), window[1], window[2]];
   const byId = new Map(ports.map((p) => [p.id, p]));
-  const health = chainsOf(
-    s.portEdges.all(...portWindow) as Array<Edge<number>>,
-    s.portChanges.values(...portWindow) as Array<[number, number, number]>,
-    (id) => byId.get(id)?.state ?? -1,
-  );
+  const portWindow: Window = [JSON.stringify(ports.map((p) => p.id)), window[1], window[2]];
+  const health = readChains(s.port, portWindow, (id) => byId.get(id)?.state ?? -1);
   const timelines = ports.map((p) => {
     const life = lives.get(p.assetId) as Life;
     return timelineOf(window[1], health.get(p.id) as Chain<number>, {
@@ -361,7 +337,8 @@ export function portCounts(deps: Deps, ids: readonly number[], buckets: readonly
       status: life.status,
     });
   });
-  return answer(tz, buckets, countTimelines(buckets, timelines, slotOf), names);
+  const names = ['up', 'degraded', 'down', 'unknown'] as const;
+  return answer(getTimezone(deps), buckets, countTimelines(buckets, timelines, slotOf), names);
 }
 
 /** The asset and all its descendants, as the tree is now. */
