@@ -1,4 +1,7 @@
 /** An asset's health from its metrics (§16 `healthState`), shared by the read side and the history. */
+import { findSubsystem } from '../../core/subsystems';
+import type { Deps } from '../../deps';
+import { liveHealth } from '../subsystems/health';
 import type { AssetHealth } from './model';
 
 const HEALTH_TEXT = { '0': 'healthy', '1': 'warning', '2': 'error', '-1': 'unknown' } as const;
@@ -29,6 +32,18 @@ export function worstMetric<M extends MetricHealth>(metrics: readonly M[]): M | 
       worst = m;
   }
   return worst;
+}
+
+/**
+ * The asset's monitoring subsystem is offline (its assets are unknown meanwhile, §16 `healthState`):
+ * since when, or null while it is not (or there is none).
+ */
+export function monitorOffline(deps: Deps, subsystemId: number | null): { since: number | null } | null {
+  if (subsystemId === null) return null;
+  const subsystem = findSubsystem(deps, subsystemId);
+  if (!subsystem) return null;
+  const live = liveHealth(deps, subsystem);
+  return live.status === 'offline' ? { since: live.statusChangedAt } : null;
 }
 
 /** The text of a health code (`2` → `error`). */

@@ -13,13 +13,11 @@
 import type { Statement } from 'bun:sqlite';
 import { eq, sql } from 'drizzle-orm';
 import { isoOrNull } from '../../clock';
-import { findSubsystem } from '../../core/subsystems';
 import { insertRow, prepared } from '../../db/prepared';
 import { assetHealthChanges, assetStatusChanges, assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { emit, transact } from '../../realtime/emit';
-import { liveHealth } from '../subsystems/health';
-import { healthText, type MetricHealth, worstMetric } from './health';
+import { healthText, type MetricHealth, monitorOffline, worstMetric } from './health';
 import type { MetricChange } from './model';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -122,15 +120,9 @@ function worstState(metrics: ReadonlyArray<MetricHealth>): number {
   return worstMetric(metrics)?.healthState ?? -1;
 }
 
-function isOffline(deps: Deps, subsystemId: number | null): boolean {
-  if (subsystemId === null) return false;
-  const subsystem = findSubsystem(deps, subsystemId);
-  return subsystem !== undefined && liveHealth(deps, subsystem).status === 'offline';
-}
-
 /** The asset's state now (§16 `healthState`): unknown while its monitoring subsystem is offline, else its worst metric. */
 export function stateNow(deps: Deps, asset: Pick<AssetRef, 'id' | 'subsystemId'>): number {
-  if (isOffline(deps, asset.subsystemId)) return -1;
+  if (monitorOffline(deps, asset.subsystemId)) return -1;
   return worstState(statements(deps).metrics.all({ assetId: asset.id }));
 }
 

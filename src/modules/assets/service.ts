@@ -9,15 +9,13 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { isoOrNull } from '../../clock';
 import { audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
-import { findSubsystem } from '../../core/subsystems';
 import { assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { type ListResult, metadataMatches, type Page, paginate, tagConditions } from '../../http/lists';
 import { emit } from '../../realtime/emit';
-import { liveHealth } from '../subsystems/health';
-import { healthText, type MetricHealth, worstMetric } from './health';
+import { healthText, type MetricHealth, monitorOffline, worstMetric } from './health';
 import { metricsChangeHistoryOf } from './history';
 import { type AssetRow, toAssetDto } from './mapper';
 import type { AssetDto, AssetFilters, AssetHealth, AssetListQuery, MetricDto } from './model';
@@ -75,13 +73,8 @@ function healthOf(code: number, at: number | null): AssetHealth {
  * it went), else the worst metric with health on (since that metric's last value), else unknown.
  */
 export function assetHealth(deps: Deps, row: AssetRow, metrics: readonly MetricRow[]): AssetHealth {
-  if (row.subsystemId !== null) {
-    const subsystem = findSubsystem(deps, row.subsystemId);
-    if (subsystem) {
-      const live = liveHealth(deps, subsystem);
-      if (live.status === 'offline') return healthOf(-1, live.statusChangedAt);
-    }
-  }
+  const offline = monitorOffline(deps, row.subsystemId);
+  if (offline) return healthOf(-1, offline.since);
   const worst = worstMetric(metrics);
   return worst ? healthOf(worst.healthState, worst.lastValueUpdatedMs) : healthOf(-1, null);
 }
