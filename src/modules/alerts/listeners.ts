@@ -14,7 +14,6 @@ import { alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import type { BusEvent } from '../../realtime/bus';
 import { emit, transact } from '../../realtime/emit';
-import { findAsset } from '../assets/service';
 import { closeAll } from './engine';
 import { dropAlertIndex, onVariableValue } from './evaluate';
 import { acknowledgeByNoticeKey } from './service';
@@ -115,15 +114,9 @@ function onHealth(deps: Deps, type: string, data: Record<string, unknown>): void
   if (typeof id !== 'number') return;
   if (type === 'subsystem.offline' || type === 'player.offline') onSubsystemOffline(deps, id);
   else if (type === 'subsystem.online' || type === 'player.online') onSubsystemOnline(deps, id);
-  else if (type === 'asset.health_changed' && typeof data.healthState === 'string') {
-    const asset = findAsset(deps, id);
-    if (asset)
-      onAssetHealth(
-        deps,
-        { type: 'asset', id, externalId: asset.externalRef, displayName: asset.displayName },
-        data.healthState,
-      );
-  } else if (typeof data.healthState === 'number') onVariableHealth(deps, id, data.healthState);
+  else if (type === 'asset.health_changed' && typeof data.healthState === 'string')
+    onAssetHealth(deps, id, data.healthState);
+  else if (typeof data.healthState === 'number') onVariableHealth(deps, id, data.healthState);
 }
 
 /** Players use the `subsystem-offline` rule too, with the player as source (§13 rule 1). */

@@ -21,9 +21,10 @@ import { findSubsystem } from '../../core/subsystems';
 import { alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError } from '../../http/errors';
+import { findAsset } from '../assets/service';
 import { mediaFreeBytes } from '../objects/service';
 import { getWebhook } from '../webhooks/service';
-import { type AlertSource, closeIncident, conditionCleared, fire, isSnoozed, notify } from './engine';
+import { closeIncident, conditionCleared, fire, isSnoozed, notify } from './engine';
 import { type Criticality, SYSTEM_KINDS, type SystemKind } from './model';
 import { openIncident, openIncidents, systemRule, variableInfo } from './store';
 
@@ -142,13 +143,25 @@ export function onVariableGoneHealth(deps: Deps, id: number): void {
   sourceGone(deps, 'variable-health', id);
 }
 
-/** `asset.health_changed` (§16): 1 or 2 opens (or raises) the asset's incident, 0 recovers it, unknown closes it silently. */
-export function onAssetHealth(deps: Deps, asset: AlertSource, healthState: string): void {
+/**
+ * `asset.health_changed` (§16): warning or error opens (or raises) the asset's incident, healthy
+ * recovers it, unknown closes it silently. The asset is read only to name a firing incident.
+ */
+export function onAssetHealth(deps: Deps, id: number, healthState: string): void {
   const rule = activeRule(deps, 'asset-health');
   if (!rule) return;
-  if (healthState === 'warning' || healthState === 'error') fire(deps, rule, asset, healthState);
-  else if (healthState === 'healthy') conditionCleared(deps, rule, asset.id, healthState);
-  else sourceGone(deps, 'asset-health', asset.id);
+  if (healthState === 'healthy') conditionCleared(deps, rule, id, healthState);
+  else if (healthState !== 'warning' && healthState !== 'error') sourceGone(deps, 'asset-health', id);
+  else {
+    const asset = findAsset(deps, id);
+    if (asset)
+      fire(
+        deps,
+        rule,
+        { type: 'asset', id, externalId: asset.externalRef, displayName: asset.displayName },
+        healthState,
+      );
+  }
 }
 
 export function onAssetGone(deps: Deps, id: number): void {
