@@ -1,11 +1,12 @@
 /**
  * Background threads yield the cores to the request thread (the backup thread, §17): on Linux the
  * nice value belongs to each thread, and `setpriority(PRIO_PROCESS, 0, n)` sets the calling thread's
- * only (setpriority(2), NOTES). Reached through bun:ffi as the systemd notifier does (systemd/notify.ts).
+ * only (setpriority(2), NOTES). Reached through bun:ffi (libc.ts).
  * Raising one's own nice value needs no privilege; where it cannot be done (no libc, another system)
  * the thread runs as it is.
  */
-import { dlopen, FFIType } from 'bun:ffi';
+import { FFIType } from 'bun:ffi';
+import { openLibc } from './libc';
 
 const PRIO_PROCESS = 0;
 
@@ -14,14 +15,11 @@ function libc() {
     setpriority: { args: [FFIType.i32, FFIType.u32, FFIType.i32], returns: FFIType.i32 },
     getpriority: { args: [FFIType.i32, FFIType.u32], returns: FFIType.i32 },
   } as const;
-  for (const name of ['libc.so.6', 'libc.so']) {
-    try {
-      return dlopen(name, symbols).symbols;
-    } catch {
-      // the next name
-    }
+  try {
+    return openLibc(symbols);
+  } catch {
+    return null;
   }
-  return null;
 }
 
 /** Sets the calling thread's nice value (0 normal, 19 the lowest); whether it was applied. */

@@ -7,7 +7,8 @@
  * Messages are sent with MSG_DONTWAIT: when systemd's queue is full the send fails at once (EAGAIN)
  * instead of blocking the event loop; a lost watchdog ping is sent again at the next tick.
  */
-import { dlopen, FFIType, read } from 'bun:ffi';
+import { FFIType, read } from 'bun:ffi';
+import { openLibc } from '../libc';
 
 /** Notification is configured (NOTIFY_SOCKET is set) but cannot work; main prints it and exits 2. */
 export class NotifyError extends Error {}
@@ -53,15 +54,11 @@ function libc() {
     close: { args: [FFIType.i32], returns: FFIType.i32 },
     __errno_location: { args: [], returns: FFIType.ptr },
   } as const;
-  const tried: string[] = [];
-  for (const name of ['libc.so.6', 'libc.so']) {
-    try {
-      return dlopen(name, symbols).symbols;
-    } catch (err) {
-      tried.push(`${name}: ${(err as Error).message}`);
-    }
+  try {
+    return openLibc(symbols);
+  } catch (err) {
+    throw new NotifyError(`cannot load the C library to reach systemd (${(err as Error).message})`);
   }
-  throw new NotifyError(`cannot load the C library to reach systemd (${tried.join('; ')})`);
 }
 
 type Libc = ReturnType<typeof libc>;
