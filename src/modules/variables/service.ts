@@ -211,15 +211,14 @@ export function getVariableByRef(deps: Deps, subsystemKey: string, ref: string):
  * changed `assetId`) as a change the platform made. Returns how many were detached.
  */
 export function detachAssetMetrics(deps: Deps, assetId: number): number {
-  const ids = deps.db.select({ id: variables.id }).from(variables).where(eq(variables.assetId, assetId)).all();
+  const ids = forgetAssetMetrics(deps, assetId);
   if (ids.length === 0) return 0;
   deps.db
     .update(variables)
     .set({ assetId: null, updatedAt: deps.clock.now() })
     .where(eq(variables.assetId, assetId))
     .run();
-  for (const { id } of ids) {
-    forgetVariable(deps, id);
+  for (const id of ids) {
     const row = findVariable(deps, id);
     if (row) emit(deps, 'variable.updated', { ...eventData(row, ['assetId']), previousAssetId: assetId });
   }
@@ -227,11 +226,18 @@ export function detachAssetMetrics(deps: Deps, assetId: number): number {
 }
 
 /**
- * An asset's displayName or type changed: the value path forgets the rows of its metrics, which
- * carry them (`assetDisplayName`, `assetType`), so the next value write reads them fresh. Runs in
- * the asset's unit of work; a forget is never wrong, a rolled-back change only costs that read.
+ * The value path forgets the rows of an asset's metrics, which carry its displayName and type
+ * (`assetDisplayName`, `assetType`), so the next value write reads them fresh: after a rename, a new
+ * type or a detach. Runs in the asset's unit of work; a forget is never wrong, a rolled-back change
+ * only costs that read. Returns the metrics' ids.
  */
-export function forgetAssetMetrics(deps: Deps, assetId: number): void {
-  const ids = deps.db.select({ id: variables.id }).from(variables).where(eq(variables.assetId, assetId)).all();
-  for (const { id } of ids) forgetVariable(deps, id);
+export function forgetAssetMetrics(deps: Deps, assetId: number): number[] {
+  const ids = deps.db
+    .select({ id: variables.id })
+    .from(variables)
+    .where(eq(variables.assetId, assetId))
+    .all()
+    .map((r) => r.id);
+  for (const id of ids) forgetVariable(deps, id);
+  return ids;
 }
