@@ -12,7 +12,7 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } 
 import { join } from 'node:path';
 
 /** The migration being built by the current piece of work; released ones are never regenerated. */
-const TAG = '0011_next';
+const TAG = '0012_next';
 const NAME = 'next';
 const RELEASED = [
   '0000_foundation',
@@ -26,6 +26,7 @@ const RELEASED = [
   '0008_assets',
   '0009_asset_health',
   '0010_asset_counts',
+  '0011_history_recent',
 ];
 if (RELEASED.includes(TAG)) throw new Error(`${TAG} is released; start a new migration instead`);
 const dir = join(import.meta.dir, '..', 'migrations');

@@ -132,7 +132,9 @@ describe('a full disk', () => {
     expect([...statuses].sort()).toEqual([200, 507]);
     const stored = new Set(
       t.deps.sqlite
-        .query<{ variable_id: number; value: string }, []>('SELECT variable_id, value FROM variable_history')
+        .query<{ variable_id: number; value: string }, []>(
+          'SELECT variable_id, value FROM variable_history UNION ALL SELECT variable_id, value FROM variable_history_recent',
+        )
         .all()
         .map((r) => `${r.variable_id}:${r.value}`),
     );

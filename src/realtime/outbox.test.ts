@@ -98,7 +98,7 @@ describe('webhook outbox', () => {
     // The trigger's abort is a constraint failure (409); a full disk would be 507. Either way no 2xx.
     expect(res.status).toBe(409);
     expect(bus).toEqual([]);
-    expect(rowCount(t, 'variable_history', `variable_id = ${v.body._id}`)).toBe(0);
+    expect(rowCount(t, 'variable_history_recent', `variable_id = ${v.body._id}`)).toBe(0);
     const read = await t.call('GET', `/variables/${v.body._id}`, { as: 'admin' });
     expect(read.body.lastValue).not.toBe('7');
   });

@@ -29,7 +29,10 @@ export function checkFile(path: string, acked: Acked): FileCheck {
       .join('; ');
     const lost: string[] = [];
     const lastValue = db.query<{ last_value: string }, [number]>('SELECT last_value FROM variables WHERE id = ?');
-    const history = db.query<{ value: string }, [number]>('SELECT value FROM variable_history WHERE variable_id = ?');
+    // A point is in variable_history once settled, in variable_history_recent until then.
+    const history = db.query<{ value: string }, [number]>(
+      'SELECT value FROM variable_history WHERE variable_id = ?1 UNION ALL SELECT value FROM variable_history_recent WHERE variable_id = ?1',
+    );
     for (const [id, values] of acked.values) {
       const kept = new Set(history.all(id).map((r) => r.value));
       const last = lastValue.get(id)?.last_value;

@@ -2,9 +2,12 @@
 import type { Deps } from '../../deps';
 import type { ModuleJobs } from '../../jobs/scheduler';
 import { tickVariableHealth } from './health';
-import { purgeVariableHistory } from './history';
+import { purgeVariableHistory, settleVariableHistory } from './history';
 
-/** Every second: pending health states whose grace passed. Hourly: history retention. */
+/**
+ * Every second: pending health states whose grace passed, and recent history points moved to the
+ * indexed table (history.ts). Hourly: history retention.
+ */
 export function variableJobs(deps: Deps): ModuleJobs {
   return {
     jobs: [
@@ -12,6 +15,11 @@ export function variableJobs(deps: Deps): ModuleJobs {
         name: 'variables.health-tick',
         pattern: '* * * * * *',
         run: () => tickVariableHealth(deps).then(() => undefined),
+      },
+      {
+        name: 'variables.history-settle',
+        pattern: '* * * * * *',
+        run: () => settleVariableHistory(deps).then(() => undefined),
       },
       {
         name: 'variables.history-purge',

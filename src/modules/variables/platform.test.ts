@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { putSettingGroup } from '../../core/settings';
-import { purgeVariableHistory } from './history';
+import { purgeVariableHistory, SETTLE_CHUNK, settleVariableHistory } from './history';
+import { variableJobs } from './jobs';
 import { ensurePlatformVariables, setPlatformValue } from './platform';
 import { errorBody, variableApp as setup } from './test-support';
 
@@ -198,6 +199,90 @@ describe('history', () => {
         { path: '/from', message: 'must be at most 31 days before to' },
       ]),
     );
+  });
+
+  it('reads the same before and after the points settle: arrival order at equal times, both tables counted', async () => {
+    const t = setup();
+    const v = await t.make();
+    const other = await t.make({ externalRef: 'other' });
+    // All at one instant of the fake clock: only the order of arrival tells the points apart.
+    for (const value of ['a', 'b']) await t.write(v._id, value);
+    await t.write(other._id, 'x');
+    expect(await settleVariableHistory(t.deps)).toBe(3);
+    for (const value of ['c', 'd']) await t.write(v._id, value);
+    const path = `/variables/${v._id}/history`;
+    const read = async (query: Record<string, string | number>) => {
+      const res = await t.call('GET', path, { as: 'viewer', query });
+      return [res.body.map((p: { value: string }) => p.value), res.headers.get('x-total-count')];
+    };
+    const before = [
+      await read({ order: 'asc' }),
+      await read({}),
+      await read({ order: 'asc', offset: 1, limit: 2 }),
+      await read({ offset: 1, limit: 2 }),
+    ];
+    expect(before).toEqual([
+      [['a', 'b', 'c', 'd'], '4'],
+      [['d', 'c', 'b', 'a'], '4'],
+      [['b', 'c'], '4'],
+      [['c', 'b'], '4'],
+    ]);
+    expect(await settleVariableHistory(t.deps)).toBe(2);
+    const after = [
+      await read({ order: 'asc' }),
+      await read({}),
+      await read({ order: 'asc', offset: 1, limit: 2 }),
+      await read({ offset: 1, limit: 2 }),
+    ];
+    expect(after).toEqual(before);
+  });
+
+  it('settling moves every recent point, a chunk at a time sorted for the index, and drops those of deleted variables', async () => {
+    const t = setup();
+    const first = await t.make();
+    const second = await t.make({ externalRef: 'second' });
+    const gone = await t.make({ externalRef: 'gone' });
+    const add = t.deps.sqlite.prepare(
+      "INSERT INTO variable_history_recent (variable_id, at, value, source, by) VALUES (?1, ?2, ?3, 'subsystem', NULL)",
+    );
+    const base = t.clock.now();
+    // Arrival order interleaves the variables; two chunks and a bit.
+    const arrived: Array<{ id: number; at: number; value: string }> = [];
+    for (let i = 0; arrived.length < SETTLE_CHUNK + 5; i++) {
+      const id = i % 7 === 0 ? second._id : i % 1000 === 0 ? gone._id : first._id;
+      const point = { id, at: base + (i % 50), value: `v${i}` };
+      add.run(point.id, point.at, point.value);
+      arrived.push(point);
+    }
+    expect((await t.call('DELETE', `/variables/${gone._id}`, { as: 'admin' })).status).toBe(204);
+    // Each chunk lands in the order of the index, (variable, time), arrival breaking ties.
+    const expected: string[] = [];
+    for (let from = 0; from < arrived.length; from += SETTLE_CHUNK) {
+      const chunk = arrived.slice(from, from + SETTLE_CHUNK).filter((p) => p.id !== gone._id);
+      chunk.sort((a, b) => a.id - b.id || a.at - b.at);
+      expected.push(...chunk.map((p) => p.value));
+    }
+    expect(await settleVariableHistory(t.deps)).toBe(arrived.length);
+    const stored = t.deps.sqlite
+      .query<{ value: string }, []>('SELECT value FROM variable_history ORDER BY id')
+      .all()
+      .map((r) => r.value);
+    expect(stored).toEqual(expected);
+    expect(t.deps.sqlite.query('SELECT count(*) AS n FROM variable_history_recent').get()).toEqual({ n: 0 });
+  });
+
+  it('the daemon settles every second: the job moves the recent points', async () => {
+    const t = setup();
+    const v = await t.make();
+    await t.write(v._id, 'a');
+    t.deps.scheduler.install(variableJobs(t.deps));
+    const settle = 'variables.history-settle';
+    expect(t.deps.scheduler.names()).toContain(settle);
+    await t.deps.scheduler.runNow(settle);
+    await t.deps.scheduler.stopAll();
+    const count = (table: string) =>
+      (t.deps.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    expect([count('variable_history'), count('variable_history_recent')]).toEqual([1, 0]);
   });
 
   it('purge drops points past retention and beyond the per-variable cap, oldest first', async () => {

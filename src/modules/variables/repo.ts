@@ -53,7 +53,7 @@ function prepare(deps: Deps): VariableStatements {
       'SELECT external_id, display_name, type FROM subsystems WHERE id = ?1',
     ) as Statement,
     appendHistory: deps.sqlite.prepare(
-      'INSERT INTO variable_history (variable_id, at, value, source, by) VALUES (?1, ?2, ?3, ?4, ?5)',
+      'INSERT INTO variable_history_recent (variable_id, at, value, source, by) VALUES (?1, ?2, ?3, ?4, ?5)',
     ) as Statement,
   };
 }
