@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test';
+import { describe, expect, it, spyOn } from 'bun:test';
 import { makeTestApp } from '../../../tests/helpers/app';
 import type { BusEvent } from '../../realtime/bus';
 import { errorBody, makeUser, PASSWORD, roleId, signIn } from './test-support';
@@ -66,6 +66,54 @@ describe('POST /users', () => {
     expect(res.body).toEqual(errorBody(res, 409, 'conflict', 'the username is taken'));
     const list = await h.call('GET', '/users', { as: 'admin' });
     expect(list.body.map((u: { username: string }) => u.username)).toEqual(['alice']);
+  });
+
+  // The password is hashed off the request thread between the checks and the insert: what another
+  // request changes meanwhile meets the database's own constraints, and the error plugin's 409s.
+  it('two creates of one username racing across the hashing: one 201, one 409 from the unique index, one user (C: Errors)', async () => {
+    const h = makeTestApp();
+    const seen: BusEvent[] = [];
+    h.deps.bus.subscribe((e) => {
+      if (e.type === 'user.created') seen.push(e);
+    });
+    // The second create runs whole while the first one's password is hashed: both passed the check.
+    const hash = Bun.password.hash;
+    const first: { res?: Awaited<ReturnType<typeof h.call>> } = {};
+    const during = spyOn(Bun.password, 'hash').mockImplementationOnce(async (...args) => {
+      first.res = await h.call('POST', '/users', { as: 'admin', body: { username: 'dana', password: PASSWORD } });
+      return hash(...args);
+    });
+    const late = await h.call('POST', '/users', { as: 'admin', body: { username: 'DANA', password: PASSWORD } });
+    during.mockRestore();
+    expect(first.res?.status).toBe(201);
+    expect(late.body).toEqual(errorBody(late, 409, 'conflict', 'an entity with the same key already exists'));
+    const rows = h.deps.sqlite.query('SELECT username FROM users WHERE username = ?1 COLLATE NOCASE').all('dana');
+    expect(rows).toEqual([{ username: 'dana' }]);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("a role deleted while the new user's password is hashed: 409 from the foreign key, and no user", async () => {
+    const h = makeTestApp();
+    const role = await h.call('POST', '/roles', { as: 'admin', body: { name: 'ushers', permissions: ['logs:read'] } });
+    expect(role.status).toBe(201);
+    // The role goes while the hash is computed: after the create's checks, before its insert.
+    const hash = Bun.password.hash;
+    const dropped: { res?: Awaited<ReturnType<typeof h.call>> } = {};
+    const during = spyOn(Bun.password, 'hash').mockImplementationOnce(async (...args) => {
+      dropped.res = await h.call('DELETE', `/roles/${role.body._id}`, { as: 'admin' });
+      return hash(...args);
+    });
+    const made = await h.call('POST', '/users', {
+      as: 'admin',
+      body: { username: 'erin', password: PASSWORD, roleIds: [role.body._id] },
+    });
+    during.mockRestore();
+    expect(dropped.res?.status).toBe(204);
+    expect(made.body).toEqual(errorBody(made, 409, 'conflict', 'the change conflicts with related data'));
+    expect(h.deps.sqlite.query("SELECT count(*) AS n FROM users WHERE username = 'erin'").get()).toEqual({ n: 0 });
+    expect(h.deps.sqlite.query('SELECT count(*) AS n FROM user_roles WHERE role_id = ?1').get(role.body._id)).toEqual({
+      n: 0,
+    });
   });
 
   const bad: Array<[string, Record<string, unknown>, string, string]> = [
