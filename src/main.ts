@@ -24,6 +24,7 @@ import { RESTORE_EXIT_CODE } from './modules/backups/swap';
 import { licenseCommand } from './modules/license/cli';
 import { reportFailedHostAction } from './modules/platform/sequence';
 import { createAdminAccount } from './modules/users/accounts';
+import { QuietTrim, TRIM_JOB } from './quiet-trim';
 import { type HttpServer, serveHttp } from './realtime/http-server';
 import { type RpcServer, startRpcServer } from './rpc/server';
 import { NotifyError, type SystemdLink, startWatchdog, systemdFromEnvironment } from './systemd/link';
@@ -115,12 +116,14 @@ async function serve(config: Config): Promise<void> {
   reportFailedHostAction(deps);
   const admin = await ensureInitialAdmin(deps);
   const app = createApp(deps);
+  const trim = new QuietTrim();
   let server: Server;
   try {
     server = serveHttp(app, {
       port: config.httpPort,
       hostname: config.httpHost,
       log,
+      onRequest: () => trim.noteRequest(),
     });
   } catch (err) {
     fail(`cannot listen on ${config.httpHost}:${config.httpPort}: ${(err as Error).message}`, 1);
@@ -143,6 +146,7 @@ async function serve(config: Config): Promise<void> {
     jobs: [
       { name: 'rpc.idle-sweep', pattern: '*/5 * * * * *', run: () => void rpc.sweepIdle() },
       { name: 'ws.sweep', pattern: '* * * * * *', run: () => deps.wsHub.sweep() },
+      { ...TRIM_JOB, run: () => void trim.check() },
     ],
   });
   for (const set of daemonJobs(deps)) deps.scheduler.install(set);

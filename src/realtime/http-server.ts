@@ -18,6 +18,8 @@ export interface ServeOptions {
   port: number;
   hostname: string;
   log: Logger;
+  /** Called for every request, before it is answered (src/quiet-trim.ts counts them). */
+  onRequest?: () => void;
 }
 
 /** Largest message a WebSocket client may send (subscribe and auth messages are tiny). */
@@ -53,7 +55,12 @@ export function serveHttp(app: Servable, options: ServeOptions): HttpServer {
     // media uploads by `media.maxUploadBytes` (a setting, 8 GiB by default, streamed to disk). Bun
     // streams request bodies, so the transport sets no cap of its own that would refuse them first.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-    fetch: (request) => app.handle(request),
+    fetch: options.onRequest
+      ? (request) => {
+          options.onRequest?.();
+          return app.handle(request);
+        }
+      : (request) => app.handle(request),
     websocket: {
       ...dispatch,
       maxPayloadLength: WS_MAX_MESSAGE_BYTES,
