@@ -1,19 +1,33 @@
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../tests/helpers/app';
-import { QUIET_REQUESTS, QuietTrim } from './quiet-trim';
+import { QUIET_REQUESTS, QUIET_WINDOWS, QuietTrim } from './quiet-trim';
 import { serveHttp } from './realtime/http-server';
 
 describe('giving memory back while quiet', () => {
-  it('shrinks after a window of at most one request a second, never after a busier one', () => {
+  it('trims at the first quiet window after the start, then after every QUIET_WINDOWS quiet windows in a row', () => {
     let shrinks = 0;
     const trim = new QuietTrim(() => shrinks++);
-    expect(trim.check()).toBe(true);
-    for (let i = 0; i < QUIET_REQUESTS + 1; i++) trim.noteRequest();
-    expect(trim.check()).toBe(false);
-    // Each window counts afresh.
-    for (let i = 0; i < QUIET_REQUESTS; i++) trim.noteRequest();
-    expect(trim.check()).toBe(true);
+    const windows = (requests: number[]) =>
+      requests.map((n) => {
+        for (let i = 0; i < n; i++) trim.noteRequest();
+        return trim.check();
+      });
+    expect(windows([QUIET_REQUESTS])).toEqual([true]);
+    // Quiet windows, one busy window (the run starts again), then a full run of quiet ones.
+    const quiet = Array<number>(QUIET_WINDOWS - 1).fill(0);
+    expect(windows([...quiet, QUIET_REQUESTS + 1])).toEqual([...quiet.map(() => false), false]);
+    expect(windows([...quiet, QUIET_REQUESTS])).toEqual([...quiet.map(() => false), true]);
     expect(shrinks).toBe(2);
+  });
+
+  it('a busy start never trims until the daemon has been quiet for QUIET_WINDOWS windows', () => {
+    let shrinks = 0;
+    const trim = new QuietTrim(() => shrinks++);
+    for (let i = 0; i <= QUIET_REQUESTS; i++) trim.noteRequest();
+    expect(trim.check()).toBe(false);
+    for (let w = 1; w < QUIET_WINDOWS; w++) expect(trim.check()).toBe(false);
+    expect(trim.check()).toBe(true);
+    expect(shrinks).toBe(1);
   });
 
   it('the HTTP server reports every request it answers', async () => {
