@@ -24,7 +24,7 @@ import { RESTORE_EXIT_CODE } from './modules/backups/swap';
 import { licenseCommand } from './modules/license/cli';
 import { reportFailedHostAction } from './modules/platform/sequence';
 import { createAdminAccount } from './modules/users/accounts';
-import { QuietTrim, TRIM_JOB } from './quiet-trim';
+import { giveMemoryBack, QuietTrim, TRIM_JOB } from './quiet-trim';
 import { type HttpServer, serveHttp } from './realtime/http-server';
 import { type RpcServer, startRpcServer } from './rpc/server';
 import { NotifyError, type SystemdLink, startWatchdog, systemdFromEnvironment } from './systemd/link';
@@ -116,7 +116,7 @@ async function serve(config: Config): Promise<void> {
   reportFailedHostAction(deps);
   const admin = await ensureInitialAdmin(deps);
   const app = createApp(deps);
-  const trim = new QuietTrim();
+  const trim = new QuietTrim(() => giveMemoryBack(deps.sqlite));
   let server: Server;
   try {
     server = serveHttp(app, {

@@ -1,6 +1,7 @@
+import { Database } from 'bun:sqlite';
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../tests/helpers/app';
-import { QUIET_REQUESTS, QUIET_WINDOWS, QuietTrim } from './quiet-trim';
+import { giveMemoryBack, QUIET_REQUESTS, QUIET_WINDOWS, QuietTrim } from './quiet-trim';
 import { serveHttp } from './realtime/http-server';
 
 describe('giving memory back while quiet', () => {
@@ -43,8 +44,17 @@ describe('giving memory back while quiet', () => {
     }
   });
 
-  it('shrinks through Bun.shrink by default (this Bun has it)', () => {
+  it('gives memory back without losing data (and this Bun still has Bun.shrink)', () => {
+    const sqlite = new Database(':memory:');
+    sqlite.run('CREATE TABLE t (x TEXT)');
+    const add = sqlite.prepare('INSERT INTO t VALUES (?1)');
+    for (let i = 0; i < 2000; i++) add.run(`${i}`.padEnd(500, 'x'));
     expect(typeof Bun.shrink).toBe('function');
-    expect(new QuietTrim().check()).toBe(true);
+    giveMemoryBack(sqlite);
+    expect(sqlite.query('SELECT count(DISTINCT x) AS n, sum(length(x)) AS size FROM t').get()).toEqual({
+      n: 2000,
+      size: 2000 * 500,
+    });
+    sqlite.close();
   });
 });

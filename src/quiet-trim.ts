@@ -1,11 +1,12 @@
 /**
  * Memory given back while the daemon is quiet (the hot-paths issue: idle RSS of the compiled
- * executable under 80 MB). `Bun.shrink()` asks the engine to drop its compiled code and collect
- * at its next idle moment, and the allocator to return free pages to the system: what the start
- * left behind (module set-up, route tables, migrations run once) and what a burst of load left.
- * Measured on the compiled executable (`npm run build && IDLE_SECONDS=40 bun bench/memory.ts`,
- * bench/RESULTS.md): fresh 84–87 → 78–82 MB, 40 s after seeding 97 → 87 MB, 40 s after the ingest
- * bench 114–119 → 100 MB, the ingest rate unchanged.
+ * executable under 80 MB), in `giveMemoryBack`: `PRAGMA shrink_memory` empties SQLite's page
+ * cache (up to 8 MiB; pages come back from the operating system's cache when next read), and
+ * `Bun.shrink()` asks the engine to drop its compiled code and collect at its next idle moment:
+ * what the start left behind (module set-up, route tables, migrations run once) and what a burst of
+ * load left. Measured on the compiled executable (`npm run build && IDLE_SECONDS=40 bun
+ * bench/memory.ts`, bench/RESULTS.md): fresh 84–87 → 78–82 MB, 40 s after seeding 97 → 84 MB,
+ * 40 s after the ingest bench 114–119 → 90 MB, the ingest rate unchanged.
  *
  * Dropped code is compiled again when next called, so this runs only when the daemon is quiet: a
  * window (`daemon.quiet-trim`, every 5 s) is quiet with at most one request a second on average,
@@ -19,6 +20,8 @@
  * a Bun upgrade removes it.
  */
 
+import type { Database } from 'bun:sqlite';
+
 /** Checks are this far apart (the job's pattern below). */
 export const TRIM_WINDOW_SECONDS = 5;
 /** At most this many requests in a window count as quiet. */
@@ -28,12 +31,18 @@ export const QUIET_WINDOWS = 6;
 /** The job that runs the check. */
 export const TRIM_JOB = { name: 'daemon.quiet-trim', pattern: `*/${TRIM_WINDOW_SECONDS} * * * * *` };
 
+/** Empties the connection's page cache and lets the engine drop compiled code and garbage. */
+export function giveMemoryBack(sqlite: Database): void {
+  sqlite.run('PRAGMA shrink_memory');
+  Bun.shrink();
+}
+
 export class QuietTrim {
   private requests = 0;
   /** Quiet windows in a row since the last trim; the start counts as a full run of them. */
   private quietRun = QUIET_WINDOWS - 1;
 
-  constructor(private readonly shrink: () => void = () => Bun.shrink()) {}
+  constructor(private readonly shrink: () => void) {}
 
   /** One request arrived (the HTTP server calls this for each). */
   noteRequest(): void {
