@@ -53,23 +53,36 @@ interface PointRow {
   by: string | null;
 }
 
-/** Both tables' points of one variable in [from, to]; `tier` 0 settled, 1 recent; `seq` the order within a tier. */
+/** Recent points order after every settled one at the same time: their `seq` starts here (2^52; ids stay below). */
+const RECENT_SEQ = 2 ** 52;
+
+/**
+ * Both tables' points of one variable in [from, to], `seq` ordering points of the same time in
+ * arrival order (settled ids first, then recent rowids past `RECENT_SEQ`). Ordered on the compound
+ * itself, by (at, seq), which is the settled points' index order (the index ends with the id): SQLite
+ * merges them as read with the few recent ones and stops at the page's end. Ordered in an enclosing
+ * SELECT it sorted every point of the range first (58 ms instead of 0.1 ms for the first 100 of
+ * 200 000); a page 150 000 deep takes 22–29 ms, against 4 ms from the one table.
+ */
 const POINTS = `
-  SELECT at, 0 AS tier, id AS seq, value, source, by FROM variable_history
+  SELECT at, id AS seq, value, source, by FROM variable_history
     WHERE variable_id = ?1 AND at BETWEEN ?2 AND ?3
   UNION ALL
-  SELECT at, 1 AS tier, rowid AS seq, value, source, by FROM variable_history_recent
+  SELECT at, rowid + ${RECENT_SEQ} AS seq, value, source, by FROM variable_history_recent
     WHERE variable_id = ?1 AND at BETWEEN ?2 AND ?3`;
 
 function statements(deps: Deps) {
   return prepared(deps, 'variables.history', () => ({
     asc: deps.sqlite.prepare<PointRow, [number, number, number, number, number]>(
-      `SELECT at, value, source, by FROM (${POINTS}) ORDER BY at, tier, seq LIMIT ?4 OFFSET ?5`,
+      `${POINTS} ORDER BY 1, 2 LIMIT ?4 OFFSET ?5`,
     ),
     desc: deps.sqlite.prepare<PointRow, [number, number, number, number, number]>(
-      `SELECT at, value, source, by FROM (${POINTS}) ORDER BY at DESC, tier DESC, seq DESC LIMIT ?4 OFFSET ?5`,
+      `${POINTS} ORDER BY 1 DESC, 2 DESC LIMIT ?4 OFFSET ?5`,
     ),
-    count: deps.sqlite.prepare<{ n: number }, [number, number, number]>(`SELECT count(*) AS n FROM (${POINTS})`),
+    count: deps.sqlite.prepare<{ n: number }, [number, number, number]>(
+      `SELECT (SELECT count(*) FROM variable_history WHERE variable_id = ?1 AND at BETWEEN ?2 AND ?3)
+            + (SELECT count(*) FROM variable_history_recent WHERE variable_id = ?1 AND at BETWEEN ?2 AND ?3) AS n`,
+    ),
     /** The last rowid of the next chunk (null when nothing waits). */
     chunkEnd: deps.sqlite.prepare<{ last: number | null }, [number]>(
       'SELECT max(rowid) AS last FROM (SELECT rowid FROM variable_history_recent ORDER BY rowid LIMIT ?1)',
