@@ -5,16 +5,16 @@
  * `Bun.shrink()` asks the engine to drop its compiled code and collect at its next idle moment:
  * what the start left behind (module set-up, route tables, migrations run once) and what a burst of
  * load left. Measured on the compiled executable (`npm run build && IDLE_SECONDS=40 bun
- * bench/memory.ts`, bench/RESULTS.md): fresh 84–87 → 78–82 MB, 40 s after seeding 97 → 84 MB,
- * 40 s after the ingest bench 114–119 → 90 MB, the ingest rate unchanged.
+ * bench/memory.ts`, bench/RESULTS.md): fresh 84–87 → 78–82 MB, 40 s after seeding 97 → 84–86 MB,
+ * 40 s after the ingest bench 114–119 → 90–91 MB, the ingest rate unchanged.
  *
  * Dropped code is compiled again when next called, so this runs only when the daemon is quiet: a
  * window (`daemon.quiet-trim`, every 5 s) is quiet with at most one request a second on average,
  * and the trim comes at the first quiet window after the start (what the start left is never needed
  * again), then after every 30 s of quiet windows in a row. A lull between bursts keeps the code warm;
  * the first requests after a long silence run colder (the power-up bench's recovery storm after 35 s
- * of silence: p99 10 → 19–25 ms, bar 50). The call returns at once (0.1 ms measured); the engine does
- * the work when it idles.
+ * of silence: p99 10.5 ms without the trim, 16–19 ms with it; bar 50). `Bun.shrink()` returns at
+ * once (0.1 ms measured); the engine does the work when it idles.
  *
  * `Bun.shrink` is marked deprecated in bun-types (no replacement named); quiet-trim.test.ts fails if
  * a Bun upgrade removes it.
