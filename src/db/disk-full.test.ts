@@ -7,10 +7,11 @@
  */
 import type { Database } from 'bun:sqlite';
 import { describe, expect, it } from 'bun:test';
-import { makeTestApp, type TestApp } from '../../tests/helpers/app';
+import { makeTestApp, rowCount, type TestApp } from '../../tests/helpers/app';
 import { errorBody } from '../../tests/helpers/errors';
 import { makeUser, signIn } from '../../tests/helpers/factories';
 import { createLogger } from '../log';
+import { variableJobs } from '../modules/variables/jobs';
 
 const DISK_FULL = 'the disk is full; nothing was changed';
 
@@ -194,6 +195,32 @@ describe('a full disk', () => {
       const read = await t.call('GET', `/subsystems/disk${size}`, { token });
       expect([read.body.status, read.body.metadata.ip_address]).toEqual(['online', '10.1.2.3']);
     }
+  });
+
+  it('moving history points to the indexed table waits for room: the job skips, the points stay readable', async () => {
+    const t = makeTestApp();
+    const { token, id } = await setup(t, false);
+    const written: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const value = `p${i} ${'z'.repeat(400)}`;
+      expect((await t.call('POST', `/variables/${id}/value`, { token, body: { value } })).status).toBe(200);
+      written.push(value);
+    }
+    const settle = variableJobs(t.deps).jobs.find((j) => j.name === 'variables.history-settle');
+    const points = async () =>
+      (await t.call('GET', `/variables/${id}/history`, { token, query: { order: 'asc' } })).body.map(
+        (p: { value: string }) => p.value,
+      );
+    const recent = () => rowCount(t, 'variable_history_recent', `variable_id = ${id}`);
+    const roomBack = fillDisk(t.deps.sqlite);
+    await settle?.run();
+    expect(recent()).toBe(40);
+    expect(await points()).toEqual(written);
+    expect(integrity(t)).toBe('ok');
+    roomBack();
+    await settle?.run();
+    expect(recent()).toBe(0);
+    expect(await points()).toEqual(written);
   });
 
   it('logs one warning a minute while writes are refused, not a stack per write', async () => {

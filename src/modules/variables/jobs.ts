@@ -1,5 +1,6 @@
 /** What the variables module runs on timers (the daemon installs it; tests call the same functions directly). */
 import type { Deps } from '../../deps';
+import { settledUnlessDiskFull } from '../../http/errors';
 import type { ModuleJobs } from '../../jobs/scheduler';
 import { tickVariableHealth } from './health';
 import { purgeVariableHistory, settleVariableHistory } from './history';
@@ -19,7 +20,8 @@ export function variableJobs(deps: Deps): ModuleJobs {
       {
         name: 'variables.history-settle',
         pattern: '* * * * * *',
-        run: () => settleVariableHistory(deps).then(() => undefined),
+        // On a full disk the points wait, readable where they are, until there is room.
+        run: () => settledUnlessDiskFull(settleVariableHistory(deps)),
       },
       {
         name: 'variables.history-purge',
