@@ -135,6 +135,8 @@ function moveChunk(deps: Deps): number {
  * value writes queued beside it, so requests wait for no more than one chunk). Returns the points taken.
  */
 export async function settleVariableHistory(deps: Deps): Promise<number> {
+  // Read outside the writer: an idle daemon runs no empty write transaction every second.
+  if ((statements(deps).chunkEnd.get(1)?.last ?? null) === null) return 0;
   let taken = 0;
   for (;;) {
     const moved = await deps.work.submit(() => moveChunk(deps));

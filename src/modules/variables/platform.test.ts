@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test';
+import { describe, expect, it, spyOn } from 'bun:test';
 import { putSettingGroup } from '../../core/settings';
 import { purgeVariableHistory, SETTLE_CHUNK, settleVariableHistory } from './history';
 import { variableJobs } from './jobs';
@@ -279,10 +279,15 @@ describe('history', () => {
     const settle = 'variables.history-settle';
     expect(t.deps.scheduler.names()).toContain(settle);
     await t.deps.scheduler.runNow(settle);
-    await t.deps.scheduler.stopAll();
     const count = (table: string) =>
       (t.deps.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     expect([count('variable_history'), count('variable_history_recent')]).toEqual([1, 0]);
+    // With nothing to move, the job queues no write at all.
+    const submit = spyOn(t.deps.work, 'submit');
+    await t.deps.scheduler.runNow(settle);
+    expect(submit).not.toHaveBeenCalled();
+    submit.mockRestore();
+    await t.deps.scheduler.stopAll();
   });
 
   it('purge drops points past retention and beyond the per-variable cap, oldest first', async () => {
