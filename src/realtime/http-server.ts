@@ -55,12 +55,10 @@ export function serveHttp(app: Servable, options: ServeOptions): HttpServer {
     // media uploads by `media.maxUploadBytes` (a setting, 8 GiB by default, streamed to disk). Bun
     // streams request bodies, so the transport sets no cap of its own that would refuse them first.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-    fetch: options.onRequest
-      ? (request) => {
-          options.onRequest?.();
-          return app.handle(request);
-        }
-      : (request) => app.handle(request),
+    fetch: (request) => {
+      options.onRequest?.();
+      return app.handle(request);
+    },
     websocket: {
       ...dispatch,
       maxPayloadLength: WS_MAX_MESSAGE_BYTES,
