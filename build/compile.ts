@@ -30,7 +30,7 @@ const command = [
   '--compile',
   '--minify',
   // Code loaded with import() (mail, the archive code, argon2id, …) goes into chunks of its own, parsed
-  // only when first imported: in one bundle it was parsed at start, about 3.5 MB of idle RSS.
+  // only when first imported: in one bundle it was parsed at start, about 2 MB of idle RSS.
   '--splitting',
   '--sourcemap',
   join('src', 'main.ts'),
