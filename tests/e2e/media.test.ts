@@ -6,6 +6,9 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
 import { ADMIN_PASSWORD, E2E_ENABLED, sessionOf, suiteDaemon } from './daemon';
 
 describe.skipIf(!E2E_ENABLED)('media (compiled)', () => {
@@ -50,5 +53,53 @@ describe.skipIf(!E2E_ENABLED)('media (compiled)', () => {
     expect(range.status).toBe(206);
     expect([...new Uint8Array(await range.arrayBuffer())]).toEqual([997 % 251, 0, 0, 0]);
     expect(daemon.output.stdout.text).not.toContain('hashing thread');
+  });
+
+  it('a client that goes away mid-upload, or sends the wrong checksum, leaves the old content served and no part file', async () => {
+    const daemon = suite.running();
+    const session = await sessionOf(daemon, 'admin', ADMIN_PASSWORD);
+    const url = `${daemon.baseUrl}/api/v1/objects/cms-media/cut.txt/content`;
+    const put = (body: string, headers: Record<string, string> = {}) =>
+      fetch(url, { method: 'PUT', headers: { authorization: `Bearer ${session}`, ...headers }, body });
+    const created = await put('old content');
+    expect(created.status).toBe(201);
+    const { _id } = (await created.json()) as { _id: number };
+    const content = async () =>
+      (
+        await fetch(`${daemon.baseUrl}/api/v1/objects/${_id}/content`, {
+          headers: { authorization: `Bearer ${session}` },
+        })
+      ).text();
+    const parts = () => readdirSync(join(suite.sandbox().dataDir, 'media', '.parts'));
+
+    // 4 MiB declared, 1 MiB sent, then the connection closes.
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(daemon.httpPort, '127.0.0.1', () => {
+        socket.write(
+          `PUT /api/v1/objects/cms-media/cut.txt/content HTTP/1.1\r\nHost: pms\r\nAuthorization: Bearer ${session}\r\n` +
+            `Content-Length: ${4 * 1024 * 1024}\r\n\r\n`,
+        );
+        socket.write(new Uint8Array(1024 * 1024), () => setTimeout(() => socket.destroy(), 200));
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    // The daemon notices, removes the part file and lets the object go.
+    for (let i = 0; i < 50 && parts().length > 0; i++) await Bun.sleep(20);
+    expect(parts()).toEqual([]);
+    expect(await content()).toBe('old content');
+    // Answered 400 to nobody, not logged as a server error.
+    expect(daemon.output.stdout.text).not.toContain('"level":50');
+
+    const mismatch = await put('new content', {
+      'x-checksum-sha256': createHash('sha256').update('other').digest('hex'),
+    });
+    expect(mismatch.status).toBe(400);
+    expect(parts()).toEqual([]);
+    expect(await content()).toBe('old content');
+
+    expect((await put('new content')).status).toBe(200);
+    expect(await content()).toBe('new content');
+    expect(daemon.proc.exitCode).toBeNull();
   });
 });

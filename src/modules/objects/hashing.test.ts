@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'bun:test';
+import { afterEach, describe, expect, it } from 'bun:test';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { seededRandom } from '../../prng';
-import { type RingPool, startSink, type Write } from './hashing';
+import { hashWhileWritten } from './hashing';
 
 const WORKER = new URL('./hash-worker.ts', import.meta.url).href;
 
@@ -15,7 +19,7 @@ function expected(chunks: Uint8Array[]) {
   return { md5: md5.digest('hex'), sha256: sha256.digest('hex') };
 }
 
-/** Chunks of random sizes (1 byte to 3 MiB, so slots fill, split and wrap around the ring). */
+/** Chunks of random sizes (1 byte to 3 MiB, so the thread's 1 MiB reads split and join them). */
 function randomChunks(seed: number, total: number): Uint8Array[] {
   const random = seededRandom(seed);
   const chunks: Uint8Array[] = [];
@@ -31,72 +35,75 @@ function randomChunks(seed: number, total: number): Uint8Array[] {
   return chunks;
 }
 
-/** A destination that keeps what was written where, written out of order and late on purpose. */
-function memoryFile(total: number): { write: Write; bytes: Uint8Array } {
-  const bytes = new Uint8Array(total);
-  let turn = 0;
-  const write: Write = async (chunk, position) => {
-    const copy = chunk.slice();
-    turn++;
-    if (turn % 3 === 0) await Bun.sleep(1);
-    bytes.set(copy, position);
-  };
-  return { write, bytes };
+const dirs: string[] = [];
+function emptyFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pms-hashing-'));
+  dirs.push(dir);
+  const path = join(dir, 'content.part');
+  writeFileSync(path, '');
+  return path;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Appends the chunks to the file, pausing now and then so the thread catches up and waits. */
+async function writeSlowly(path: string, chunks: Uint8Array[]): Promise<number> {
+  const file = await open(path, 'a');
+  let size = 0;
+  try {
+    for (const [i, chunk] of chunks.entries()) {
+      await file.write(chunk);
+      size += chunk.byteLength;
+      if (i % 3 === 0) await Bun.sleep(5);
+    }
+  } finally {
+    await file.close();
+  }
+  return size;
 }
 
-const joined = (chunks: Uint8Array[]) => Buffer.concat(chunks);
-
-describe('upload sink: written and hashed (§12 rule 2)', () => {
-  it.each([1, 2, 3])('the thread writes and hashes what hashing in place does (seed %i, 40 MiB)', async (seed) => {
-    const chunks = randomChunks(seed, 40 * 1024 * 1024);
-    const total = chunks.reduce((n, c) => n + c.byteLength, 0);
-    const pool: RingPool = [];
-    const threadFile = memoryFile(total);
-    const inPlaceFile = memoryFile(total);
-    const thread = await startSink(WORKER, pool, threadFile.write);
-    const inPlace = await startSink(null, pool, inPlaceFile.write);
-    for (const c of chunks) {
-      await thread.update(c);
-      await inPlace.update(c);
-    }
+describe('upload hashing: the part file hashed while it is written (§12 rule 2)', () => {
+  it.each([1, 2, 3])('the thread hashes what hashing in place does (seed %i, 24 MiB)', async (seed) => {
+    const chunks = randomChunks(seed, 24 * 1024 * 1024);
+    const path = emptyFile();
+    const thread = await hashWhileWritten(WORKER, path);
+    const size = await writeSlowly(path, chunks);
     const want = expected(chunks);
-    expect(await thread.digest()).toEqual(want);
-    expect(await inPlace.digest()).toEqual(want);
-    expect(Buffer.compare(Buffer.from(threadFile.bytes), joined(chunks))).toBe(0);
-    expect(Buffer.compare(Buffer.from(inPlaceFile.bytes), joined(chunks))).toBe(0);
+    expect(await thread.finish(size)).toEqual(want);
     thread.close();
-    // The ring goes back to the pool for the next upload.
-    expect(pool).toHaveLength(1);
-    const again = await startSink(WORKER, pool, memoryFile(0).write);
-    expect(pool).toHaveLength(0);
-    await again.update(new Uint8Array(0));
-    expect(await again.digest()).toEqual(expected([]));
-    again.close();
+    const inPlace = await hashWhileWritten(null, path);
+    expect(await inPlace.finish(size)).toEqual(want);
+  });
+
+  it('hashes an empty file', async () => {
+    const path = emptyFile();
+    const empty = await hashWhileWritten(WORKER, path);
+    expect(await empty.finish(0)).toEqual(expected([]));
+    empty.close();
+    expect(await (await hashWhileWritten(null, path)).finish(0)).toEqual(expected([]));
+  });
+
+  it('says so when the file is shorter than its size', async () => {
+    const path = emptyFile();
+    const short = await hashWhileWritten(WORKER, path);
+    await writeSlowly(path, [new Uint8Array(100)]);
+    await expect(short.finish(200)).rejects.toThrow('the file ended after 100 of 200 bytes');
+    short.close();
+    await expect((await hashWhileWritten(null, path)).finish(200)).rejects.toThrow(
+      'the file ended after 100 of 200 bytes',
+    );
   });
 
   it('hashes in place, and says why, when the thread cannot start', async () => {
     const reasons: string[] = [];
     const chunks = randomChunks(4, 3 * 1024 * 1024);
-    const file = memoryFile(3 * 1024 * 1024);
+    const path = emptyFile();
     const url = new URL('./no-such-worker.ts', import.meta.url).href;
-    const fallback = await startSink(url, [], file.write, (r: string) => reasons.push(r));
-    for (const c of chunks) await fallback.update(c);
-    expect(await fallback.digest()).toEqual(expected(chunks));
-    expect(Buffer.compare(Buffer.from(file.bytes), joined(chunks))).toBe(0);
+    const fallback = await hashWhileWritten(url, path, (r: string) => reasons.push(r));
+    const size = await writeSlowly(path, chunks);
+    expect(await fallback.finish(size)).toEqual(expected(chunks));
     fallback.close();
     expect(reasons).toHaveLength(1);
-  });
-
-  it('a failed write stops the upload with that error', async () => {
-    const failing: Write = async () => {
-      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-    };
-    const sink = await startSink(WORKER, [], failing);
-    const run = (async () => {
-      for (let i = 0; i < 20; i++) await sink.update(new Uint8Array(1024 * 1024));
-      return sink.digest();
-    })();
-    await expect(run).rejects.toThrow('no space left on device');
-    sink.close();
   });
 });

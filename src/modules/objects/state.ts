@@ -23,8 +23,6 @@ export class ObjectStoreState {
    * it, null hashes on the request thread.
    */
   hashWorkerUrl: string | null = new URL('./hash-worker.ts', import.meta.url).href;
-  /** Shared buffers of finished uploads' hashing, for the next ones (hashing.ts). */
-  readonly hashRings: SharedArrayBuffer[] = [];
   /** Free bytes where the media lives; tests set a figure of their own. */
   freeBytes: (dir: string) => number = statfsFree;
 }

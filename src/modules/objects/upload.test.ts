@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'bun:test';
+import { describe, expect, it, spyOn } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { BunFile } from 'bun';
 import { auditEntries, makeTestApp, recordEvents, rowCount } from '../../../tests/helpers/app';
 import { expectError } from '../../../tests/helpers/errors';
 import { putSettingGroup, SETTING_DEFAULTS } from '../../core/settings';
@@ -170,6 +171,36 @@ describe('uploading content (§12 rules 1–5)', () => {
     const read = await t.call('GET', `/objects/${obj._id}`, { as: 'admin' });
     expect(read.body.sha256).toBe(sha256Of(textBytes('old content')));
     expect(mediaFiles(t)).toEqual([`cms-media/${obj.object}`]);
+  });
+
+  it('a disk that fills during the upload answers 507, keeps the old content served and leaves no part file', async () => {
+    const t = makeTestApp();
+    const obj = await uploadedObject(t, 'a.txt', textBytes('old content'));
+    const events = recordEvents(t, (e) => e.type.startsWith('object.'));
+    // The body reaches the file through Bun.write (upload.ts); the disk fills after part of it.
+    const realWrite = Bun.write;
+    const write = spyOn(Bun, 'write').mockImplementation((async (destination: BunFile) => {
+      await realWrite(destination, 'new cont');
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    }) as unknown as typeof Bun.write);
+    let res: Awaited<ReturnType<typeof putBytes>>;
+    let writes = 0;
+    try {
+      res = await putBytes(t, `/objects/${obj._id}/content`, textBytes('new content'));
+    } finally {
+      writes = write.mock.calls.length;
+      write.mockRestore();
+    }
+    expectError(res, 507, 'insufficient_storage');
+    expect(res.body.message).toBe('the disk filled during the upload; nothing was stored');
+    expect(writes).toBe(1);
+    expect(events).toEqual([]);
+    const read = await t.call('GET', `/objects/${obj._id}`, { as: 'admin' });
+    expect(read.body.sha256).toBe(sha256Of(textBytes('old content')));
+    expect(stored(t, obj.object).toString()).toBe('old content');
+    expect(mediaFiles(t)).toEqual([`cms-media/${obj.object}`]);
+    // The object is free for the next upload.
+    expect((await putBytes(t, `/objects/${obj._id}/content`, textBytes('new content'))).status).toBe(200);
   });
 
   it('runs one upload per object at a time (409); the next one after it works', async () => {

@@ -4,17 +4,18 @@
  * Everything that can refuse an upload is judged before the first byte is read: the credential (the
  * route's auth), `Content-Length` (required: 400), `media.maxUploadBytes` (413), the free space left
  * after it against `media.minFreeBytes` and the stored total against `media.quotaBytes` (507), and
- * one upload per object (409). The body then streams into a part file under `media/.parts` while MD5
- * and SHA-256 are computed on another thread (hashing.ts), so memory stays flat whatever the size. A body shorter or longer than
- * declared, a client that goes away, a checksum that does not match (`Content-MD5`,
- * `x-checksum-sha256`, or the `sha256` given at create: 400 at `/sha256`) or a full disk (507)
- * removes the part file and changes nothing. Otherwise the file is flushed, its type and `mediaInfo`
- * read from its bytes (probe/), and in one unit of work it is renamed into place under a name of its
- * own (`<_id>-<sha256>`) and the row moves to it; the previous version's file is retired after the
- * commit (removed after a grace, files.ts). Until then every download reads the old bytes whole.
+ * one upload per object (409). Bun then writes the body into a part file under `media/.parts` as it
+ * arrives while MD5 and SHA-256 are computed on another thread (hashing.ts), so memory stays flat
+ * whatever the size (`receive`). A body shorter or longer than declared, a client that goes away (400),
+ * a checksum that does not match (`Content-MD5`, `x-checksum-sha256`, or the `sha256` given at create:
+ * 400 at `/sha256`) or a full disk (507) removes the part file and changes nothing. Otherwise the file
+ * is flushed, its type and `mediaInfo` read from its bytes (probe/), and in one unit of work it is
+ * renamed into place under a name of its own (`<_id>-<sha256>`) and the row moves to it; the previous
+ * version's file is retired after the commit (removed after a grace, files.ts). Until then every
+ * download reads the old bytes whole.
  */
 import { renameSync } from 'node:fs';
-import { type FileHandle, open, rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { and, eq, ne } from 'drizzle-orm';
 import type { Principal } from '../../core/principal';
@@ -28,7 +29,7 @@ import { tooLarge } from '../../http/body';
 import { AppError, badRequest, conflict, invalid, isDiskFull } from '../../http/errors';
 import { transact } from '../../realtime/emit';
 import { bucketDir, contentFileName, partsDir, removeFile, retireFile } from './files';
-import { type Digests, startSink } from './hashing';
+import { type Digests, hashWhileWritten } from './hashing';
 import type { ObjectRow } from './mapper';
 import { fileSource, type Probe, probe } from './probe';
 import { emitObject, mediaFreeBytes, storedBytes } from './service';
@@ -79,36 +80,35 @@ function admit(deps: Deps, request: Request, replacing: ObjectRow | null): numbe
 }
 
 /**
- * Streams the body into a part file, hashing as it goes. Throws (the part file removed) when the body
+ * Writes the body into a part file, hashing as it goes. Throws (the part file removed) when the body
  * is cut off, longer than declared, the disk fills, or a checksum does not match.
+ *
+ * Bun writes the body into the file natively as it arrives (`Bun.write` of the request): no chunk of
+ * it reaches JavaScript, so nothing is allocated per chunk (RSS +3–6 MB for a GiB, bench/RESULTS.md).
+ * Read chunk by chunk in a `for await` instead, each chunk became garbage the collector freed only
+ * every few tens of MB (RSS +50–75 MB per GiB). The hashing thread follows the file as it grows
+ * (hashing.ts).
  */
 async function receive(deps: Deps, request: Request, length: number, expectedSha256: string | null) {
   const expected = headerChecksums(request);
   const part = join(partsDir(deps), `${randomId()}.part`);
   const file = await open(part, 'wx', 0o640);
-  const sink = await startSink(
-    deps.objects.hashWorkerUrl,
-    deps.objects.hashRings,
-    (bytes, position) => writeAll(file, bytes, position),
-    (reason) =>
-      deps.log.warn({ reason }, 'the upload hashing thread cannot start; this upload hashes on the request thread'),
-  );
-  let size = 0;
   try {
     let digests: Digests;
     try {
-      if (request.body) {
-        for await (const chunk of request.body) {
-          size += chunk.byteLength;
-          if (size > length) throw badRequest('the body is longer than its Content-Length');
-          await sink.update(chunk);
-        }
+      const hasher = await hashWhileWritten(deps.objects.hashWorkerUrl, part, (reason) =>
+        deps.log.warn({ reason }, 'the upload hashing thread cannot start; this upload hashes on the request thread'),
+      );
+      try {
+        const size = request.body ? await Bun.write(Bun.file(file.fd), request) : 0;
+        if (size > length) throw badRequest('the body is longer than its Content-Length');
+        if (size !== length) throw badRequest(`the body ended after ${size} of ${length} bytes; nothing was stored`);
+        await file.sync();
+        digests = await hasher.finish(size);
+      } finally {
+        hasher.close();
       }
-      if (size !== length) throw badRequest(`the body ended after ${size} of ${length} bytes; nothing was stored`);
-      digests = await sink.digest();
-      await file.sync();
     } finally {
-      sink.close();
       await file.close();
     }
     for (const [want, got] of [
@@ -118,20 +118,15 @@ async function receive(deps: Deps, request: Request, length: number, expectedSha
     ] as const) {
       if (want !== null && want !== got) throw invalid('/sha256', 'checksum mismatch; nothing was stored');
     }
-    return { part, size, ...digests, probe: await probe(fileSource(part)) } satisfies ReceivedContent;
+    return { part, size: length, ...digests, probe: await probe(fileSource(part)) } satisfies ReceivedContent;
   } catch (err) {
     await rm(part, { force: true });
     if (isDiskFull(err)) throw insufficientStorage('the disk filled during the upload; nothing was stored');
+    // The connection closed before the body ended: an answer nobody reads, not a server error.
+    if (err instanceof DOMException && err.name === 'AbortError') {
+      throw badRequest('the connection closed before the body ended; nothing was stored');
+    }
     throw err;
-  }
-}
-
-/** Writes all of `bytes` at `position` (a write may take fewer bytes than it was given). */
-async function writeAll(file: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
-  let written = 0;
-  while (written < bytes.byteLength) {
-    const { bytesWritten } = await file.write(bytes, written, bytes.byteLength - written, position + written);
-    written += bytesWritten;
   }
 }
 
