@@ -11,6 +11,8 @@
  *
  * On this 2-core machine wrk, the daemon and the uploading client share the cores, so the ratio is
  * an upper bound of what an upload takes from ingest on an appliance where the uploader is elsewhere.
+ * UPLOAD_MBPS paces the uploads to a rate (110: about what a 1 Gbit/s link carries), so ingest is
+ * compared at the rate a venue's network gives instead of at loopback speed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -35,6 +37,7 @@ const DURATION = process.env.DURATION ?? '10s';
 const SUBSYSTEMS = Number(process.env.SUBSYSTEMS ?? 1000);
 const SIZE = Number(process.env.SIZE_MB ?? 256) * 1024 * 1024;
 const PMSD = process.env.PMSD ? resolve(ROOT, process.env.PMSD) : null;
+const UPLOAD_MBPS = Number(process.env.UPLOAD_MBPS ?? 0);
 
 const work = mkdtempSync(join(tmpdir(), 'pms-bench-beside-'));
 const source = join(work, 'source.bin');
@@ -50,6 +53,26 @@ const daemon = Bun.spawn(PMSD ? [PMSD, 'serve'] : [process.execPath, join(ROOT, 
   stderr: 'inherit',
 });
 
+/** The bytes of one upload: the file as fast as loopback takes it, or paced to UPLOAD_MBPS. */
+function uploadBody(): Blob | ReadableStream<Uint8Array> {
+  if (!UPLOAD_MBPS) return Bun.file(source);
+  const start = performance.now();
+  let sent = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (sent >= SIZE) return controller.close();
+        const wait = start + (sent / 1024 / 1024 / UPLOAD_MBPS) * 1000 - performance.now();
+        if (wait > 0) await Bun.sleep(wait);
+        const n = Math.min(block.byteLength, SIZE - sent);
+        controller.enqueue(block.subarray(0, n));
+        sent += n;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 /** Uploads SIZE bytes into object `id` again and again until `stop()`; the bytes moved per second. */
 function uploading(base: string, session: string, id: number) {
   let stopped = false;
@@ -60,7 +83,7 @@ function uploading(base: string, session: string, id: number) {
       const res = await fetch(`${base}/api/v1/objects/${id}/content`, {
         method: 'PUT',
         headers: { authorization: `Bearer ${session}`, 'content-length': String(SIZE) },
-        body: Bun.file(source),
+        body: uploadBody(),
       });
       if (res.status !== 200) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
       bytes += SIZE;
