@@ -17,7 +17,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { daemonEnv, freePort, integrationToken, rssMb, seedValues, waitFor, wrk } from './support';
+import { daemonEnv, freePort, integrationToken, rssMb, rssSplitMb, seedValues, waitFor, wrk } from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
@@ -49,19 +49,24 @@ async function peakDuring<T>(work: Promise<T>): Promise<{ result: T; peak: numbe
 }
 
 const mb = (x: number) => `${x.toFixed(1)} MB`;
+/** The resident set now, with its split. */
+function idleRss(): { rss: number; split: string } {
+  const { anon, file } = rssSplitMb(daemon.pid);
+  return { rss: rssMb(daemon.pid), split: `(anonymous ${mb(anon)}, file-backed ${mb(file)})` };
+}
 
 try {
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/api/v1/health`);
   console.log(`${PMSD} on ${port}`);
   await Bun.sleep(IDLE_SECONDS * 1000);
-  const fresh = rssMb(daemon.pid);
-  console.log(`fresh    ${mb(fresh)}`);
+  const { rss: fresh, split: freshSplit } = idleRss();
+  console.log(`fresh    ${mb(fresh)} ${freshSplit}`);
   const { offset, session } = await seedValues(base);
   const token = await integrationToken(base, session, 'memory bench');
   await Bun.sleep(IDLE_SECONDS * 1000);
-  const seeded = rssMb(daemon.pid);
-  console.log(`seeded   ${mb(seeded)}`);
+  const { rss: seeded, split: seededSplit } = idleRss();
+  console.log(`seeded   ${mb(seeded)} ${seededSplit}`);
   const runs: Array<[string, Record<string, string>]> = [
     ['trusted', {}],
     ['token', { AUTH_HEADER: 'isaac-token', AUTH_VALUE: token }],
@@ -83,8 +88,8 @@ try {
     peak = Math.max(peak, run.peak);
   }
   await Bun.sleep(IDLE_SECONDS * 1000);
-  const after = rssMb(daemon.pid);
-  console.log(`after    ${mb(after)}`);
+  const { rss: after, split: afterSplit } = idleRss();
+  console.log(`after    ${mb(after)} ${afterSplit}`);
   const idle = Math.max(fresh, seeded, after);
   console.log(`bar idle < 80 MB: ${idle < 80 ? 'met' : 'MISSED'} (${mb(idle)}, the largest idle figure)`);
   console.log(`bar ingest < 200 MB: ${peak < 200 ? 'met' : 'MISSED'} (${mb(peak)})`);

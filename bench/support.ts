@@ -238,6 +238,17 @@ export function rssMb(pid: number): number {
   }
 }
 
+/** A process's resident set split as /proc/<pid>/status does: anonymous (heap, stacks) and file-backed (the executable's pages). */
+export function rssSplitMb(pid: number): { anon: number; file: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status)?.[1] ?? Number.NaN);
+    return { anon: kb('RssAnon') / 1024, file: kb('RssFile') / 1024 };
+  } catch {
+    return { anon: Number.NaN, file: Number.NaN };
+  }
+}
+
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
