@@ -5,7 +5,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seededRandom } from '../../prng';
-import { hashWhileWritten } from './hashing';
+import { startHasher } from './hashing';
 
 const WORKER = new URL('./hash-worker.ts', import.meta.url).href;
 
@@ -47,7 +47,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Appends the chunks to the file, pausing now and then so the thread catches up and waits. */
+/** Appends the chunks to the file, pausing now and then (the thread runs meanwhile). */
 async function writeSlowly(path: string, chunks: Uint8Array[]): Promise<number> {
   const file = await open(path, 'a');
   let size = 0;
@@ -63,36 +63,52 @@ async function writeSlowly(path: string, chunks: Uint8Array[]): Promise<number> 
   return size;
 }
 
-describe('upload hashing: the part file hashed while it is written (§12 rule 2)', () => {
+describe('upload hashing: the part file hashed once written (§12 rule 2)', () => {
   it.each([1, 2, 3])('the thread hashes what hashing in place does (seed %i, 24 MiB)', async (seed) => {
     const chunks = randomChunks(seed, 24 * 1024 * 1024);
     const path = emptyFile();
-    const thread = await hashWhileWritten(WORKER, path);
+    const thread = await startHasher(WORKER, path);
     const size = await writeSlowly(path, chunks);
     const want = expected(chunks);
     expect(await thread.finish(size)).toEqual(want);
     thread.close();
-    const inPlace = await hashWhileWritten(null, path);
+    const inPlace = await startHasher(null, path);
     expect(await inPlace.finish(size)).toEqual(want);
+  });
+
+  it('hashes the bytes of a file sized to its length before they were written (as Bun.write may)', async () => {
+    const chunks = randomChunks(5, 4 * 1024 * 1024);
+    const path = emptyFile();
+    const thread = await startHasher(WORKER, path);
+    const file = await open(path, 'r+');
+    await file.truncate(4 * 1024 * 1024);
+    // A reader following the file as it grew would see 4 MiB of zeros now.
+    await Bun.sleep(30);
+    let position = 0;
+    for (const chunk of chunks) {
+      await file.write(chunk, 0, chunk.byteLength, position);
+      position += chunk.byteLength;
+    }
+    await file.close();
+    expect(await thread.finish(position)).toEqual(expected(chunks));
+    thread.close();
   });
 
   it('hashes an empty file', async () => {
     const path = emptyFile();
-    const empty = await hashWhileWritten(WORKER, path);
+    const empty = await startHasher(WORKER, path);
     expect(await empty.finish(0)).toEqual(expected([]));
     empty.close();
-    expect(await (await hashWhileWritten(null, path)).finish(0)).toEqual(expected([]));
+    expect(await (await startHasher(null, path)).finish(0)).toEqual(expected([]));
   });
 
   it('says so when the file is shorter than its size', async () => {
     const path = emptyFile();
-    const short = await hashWhileWritten(WORKER, path);
+    const short = await startHasher(WORKER, path);
     await writeSlowly(path, [new Uint8Array(100)]);
     await expect(short.finish(200)).rejects.toThrow('the file ended after 100 of 200 bytes');
     short.close();
-    await expect((await hashWhileWritten(null, path)).finish(200)).rejects.toThrow(
-      'the file ended after 100 of 200 bytes',
-    );
+    await expect((await startHasher(null, path)).finish(200)).rejects.toThrow('the file ended after 100 of 200 bytes');
   });
 
   it('hashes in place, and says why, when the thread cannot start', async () => {
@@ -100,7 +116,7 @@ describe('upload hashing: the part file hashed while it is written (§12 rule 2)
     const chunks = randomChunks(4, 3 * 1024 * 1024);
     const path = emptyFile();
     const url = new URL('./no-such-worker.ts', import.meta.url).href;
-    const fallback = await hashWhileWritten(url, path, (r: string) => reasons.push(r));
+    const fallback = await startHasher(url, path, (r: string) => reasons.push(r));
     const size = await writeSlowly(path, chunks);
     expect(await fallback.finish(size)).toEqual(expected(chunks));
     fallback.close();

@@ -1,13 +1,18 @@
 /**
- * The digests of an upload's part file (§12 rule 2), computed while the file is written. Hashing both
- * MD5 and SHA-256 costs more CPU than receiving and writing the bytes (MD5 ~800 MB/s on one core), so
- * a thread of its own (hash-worker.ts, one per upload, ~5 MB) follows the file as it grows: it reads
- * what has been written into one buffer of its own and hashes it, and `finish` tells it the final size.
- * The bytes never pass through the request thread's JavaScript (upload.ts has Bun write the body
- * into the file natively), so nothing is allocated per chunk and memory stays flat.
+ * The digests of an upload's part file (§12 rule 2). Hashing both MD5 and SHA-256 costs more CPU than
+ * receiving and writing the bytes (MD5 ~800 MB/s on one core), so it runs on a thread of its own
+ * (hash-worker.ts, one per upload, ~5 MB), started while the body is written and handed the file once
+ * it is whole: it reads the file a MiB at a time into one buffer of its own. The bytes never pass
+ * through the request thread's JavaScript (upload.ts has Bun write the body into the file natively),
+ * so nothing is allocated per chunk and memory stays flat.
  *
- * Where no thread can be started (it says so before the first byte), `finish` reads the written file
- * back and hashes it on the request thread, a MiB at a time.
+ * The file is hashed after it is written, not while: Bun may size a file to its final length before
+ * writing into it (`fallocate`, seen for bodies of a known size), so a reader following the file as
+ * it grows could hash zeros that are not yet the content. The answer to an upload therefore comes
+ * about 1.3–1.8 s per GiB after its last byte (bench/RESULTS.md).
+ *
+ * Where no thread can be started (it says so before the first byte), `finish` reads the file back and
+ * hashes it on the request thread, a MiB at a time.
  */
 import { open } from 'node:fs/promises';
 import type { HashAnswer, HashRequest } from './hash-worker';
@@ -20,7 +25,7 @@ export interface Digests {
 }
 
 export interface FileHasher {
-  /** The file is whole at `size` bytes: its digests once every byte was hashed. */
+  /** The file is whole at `size` bytes: its digests. */
   finish(size: number): Promise<Digests>;
   /** Ends the hashing (also after a failed upload). */
   close(): void;
@@ -31,7 +36,7 @@ class ThreadHasher implements FileHasher {
 
   constructor(
     private readonly worker: Worker,
-    path: string,
+    private readonly path: string,
   ) {
     this.answer = new Promise<Digests>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<HashAnswer>) => {
@@ -43,11 +48,10 @@ class ThreadHasher implements FileHasher {
     });
     // A failure before `finish` is reported by `finish`; an upload that failed first never asks.
     this.answer.catch(() => {});
-    worker.postMessage({ path } satisfies HashRequest);
   }
 
   finish(size: number): Promise<Digests> {
-    this.worker.postMessage({ size } satisfies HashRequest);
+    this.worker.postMessage({ path: this.path, size } satisfies HashRequest);
     return this.answer;
   }
 
@@ -102,10 +106,10 @@ function started(worker: Worker): Promise<boolean> {
 }
 
 /**
- * Hashes the file at `path` (it exists, empty) as it is written, on a thread of its own (the module
- * at `workerUrl`), or in place at `finish` when no thread can start (`onFallback` says why, once).
+ * A hasher of the file at `path` once it is written: a thread of its own (the module at `workerUrl`),
+ * started now, or the request thread at `finish` when no thread can start (`onFallback` says why).
  */
-export async function hashWhileWritten(
+export async function startHasher(
   workerUrl: string | null,
   path: string,
   onFallback: (reason: string) => void = () => {},

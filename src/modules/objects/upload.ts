@@ -29,7 +29,7 @@ import { tooLarge } from '../../http/body';
 import { AppError, badRequest, conflict, invalid, isDiskFull } from '../../http/errors';
 import { transact } from '../../realtime/emit';
 import { bucketDir, contentFileName, partsDir, removeFile, retireFile } from './files';
-import { type Digests, hashWhileWritten } from './hashing';
+import { type Digests, startHasher } from './hashing';
 import type { ObjectRow } from './mapper';
 import { fileSource, type Probe, probe } from './probe';
 import { emitObject, mediaFreeBytes, storedBytes } from './service';
@@ -80,14 +80,14 @@ function admit(deps: Deps, request: Request, replacing: ObjectRow | null): numbe
 }
 
 /**
- * Writes the body into a part file, hashing as it goes. Throws (the part file removed) when the body
+ * Writes the body into a part file and hashes it. Throws (the part file removed) when the body
  * is cut off, longer than declared, the disk fills, or a checksum does not match.
  *
  * Bun writes the body into the file natively as it arrives (`Bun.write` of the request): no chunk of
  * it reaches JavaScript, so nothing is allocated per chunk (RSS +3–6 MB for a GiB, bench/RESULTS.md).
  * Read chunk by chunk in a `for await` instead, each chunk became garbage the collector freed only
- * every few tens of MB (RSS +50–75 MB per GiB). The hashing thread follows the file as it grows
- * (hashing.ts).
+ * every few tens of MB (RSS +50–75 MB per GiB). The hashing thread, started meanwhile, hashes the file once it
+ * is whole (hashing.ts).
  */
 async function receive(deps: Deps, request: Request, length: number, expectedSha256: string | null) {
   const expected = headerChecksums(request);
@@ -96,7 +96,7 @@ async function receive(deps: Deps, request: Request, length: number, expectedSha
   try {
     let digests: Digests;
     try {
-      const hasher = await hashWhileWritten(deps.objects.hashWorkerUrl, part, (reason) =>
+      const hasher = await startHasher(deps.objects.hashWorkerUrl, part, (reason) =>
         deps.log.warn({ reason }, 'the upload hashing thread cannot start; this upload hashes on the request thread'),
       );
       try {
