@@ -1,44 +1,58 @@
 /**
- * The upload hashing thread (hashing.ts): MD5 and SHA-256 of a part file once it has been written
- * whole, read a MiB at a time into one buffer of its own. It imports only node:fs; the compiled
- * executable carries it as an entrypoint of its own (build/compile.ts).
+ * The upload thread (hashing.ts): reads an upload's body from a pipe until it ends, computes MD5 and
+ * SHA-256 of it and writes it into the part file, then flushes the file and answers how many bytes it
+ * took with the digests. One 1 MiB buffer of its own; it imports only node:fs; the compiled executable
+ * carries it as an entrypoint of its own (build/compile.ts).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 
-/** The file to hash and how many bytes it has. */
-export type HashRequest = { path: string; size: number };
-export type HashAnswer = { ready: true } | { md5: string; sha256: string } | { error: string };
+/** `pipe`: the reading end's descriptor; `path`: the part file (it exists, empty). */
+export type SinkRequest = { pipe: number; path: string };
+export type SinkAnswer =
+  | { ready: true }
+  | { size: number; md5: string; sha256: string }
+  | { error: string; code: string | null };
 
 declare const self: Worker;
 const READ_BYTES = 1024 * 1024;
 
-function hash({ path, size }: HashRequest): HashAnswer {
+function take({ pipe, path }: SinkRequest): SinkAnswer {
   const md5 = new Bun.CryptoHasher('md5');
   const sha256 = new Bun.CryptoHasher('sha256');
   const buffer = new Uint8Array(READ_BYTES);
-  const fd = openSync(path, 'r');
   try {
-    let position = 0;
-    while (position < size) {
-      const read = readSync(fd, buffer, 0, Math.min(READ_BYTES, size - position), position);
-      if (read === 0) return { error: `the file ended after ${position} of ${size} bytes` };
-      const bytes = buffer.subarray(0, read);
-      md5.update(bytes);
-      sha256.update(bytes);
-      position += read;
+    const file = openSync(path, 'r+');
+    try {
+      let size = 0;
+      for (;;) {
+        const read = readSync(pipe, buffer, 0, READ_BYTES, null);
+        if (read === 0) break;
+        const bytes = buffer.subarray(0, read);
+        md5.update(bytes);
+        sha256.update(bytes);
+        for (let written = 0; written < read; ) {
+          written += writeSync(file, bytes, written, read - written, size + written);
+        }
+        size += read;
+      }
+      fsyncSync(file);
+      return { size, md5: md5.digest('hex'), sha256: sha256.digest('hex') };
+    } finally {
+      closeSync(file);
     }
   } finally {
-    closeSync(fd);
+    // The writer sees a broken pipe if this stopped early (a full disk): it stops too.
+    closeSync(pipe);
   }
-  return { md5: md5.digest('hex'), sha256: sha256.digest('hex') };
 }
 
-self.onmessage = (event: MessageEvent<HashRequest>) => {
+self.onmessage = (event: MessageEvent<SinkRequest>) => {
   try {
-    postMessage(hash(event.data));
+    postMessage(take(event.data));
   } catch (err) {
-    postMessage({ error: (err as Error).message } satisfies HashAnswer);
+    const code = (err as { code?: unknown }).code;
+    postMessage({ error: (err as Error).message, code: typeof code === 'string' ? code : null } satisfies SinkAnswer);
   }
 };
 
-postMessage({ ready: true } satisfies HashAnswer);
+postMessage({ ready: true } satisfies SinkAnswer);

@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'bun:test';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seededRandom } from '../../prng';
-import { startHasher } from './hashing';
+import { startSink } from './hashing';
 
 const WORKER = new URL('./hash-worker.ts', import.meta.url).href;
 
@@ -47,79 +46,84 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Appends the chunks to the file, pausing now and then (the thread runs meanwhile). */
-async function writeSlowly(path: string, chunks: Uint8Array[]): Promise<number> {
-  const file = await open(path, 'a');
-  let size = 0;
-  try {
-    for (const [i, chunk] of chunks.entries()) {
-      await file.write(chunk);
-      size += chunk.byteLength;
-      if (i % 3 === 0) await Bun.sleep(5);
-    }
-  } finally {
-    await file.close();
-  }
-  return size;
+/** A body that arrives in `chunks`, one at a time, as a client's does. */
+function streamed(chunks: Uint8Array[]): Response {
+  let index = 0;
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const chunk = chunks[index++];
+        if (chunk) controller.enqueue(chunk);
+        else controller.close();
+      },
+    }),
+  );
 }
 
-describe('upload hashing: the part file hashed once written (§12 rule 2)', () => {
-  it.each([1, 2, 3])('the thread hashes what hashing in place does (seed %i, 24 MiB)', async (seed) => {
+describe('upload sink: the body written into the part file and hashed (§12 rule 2)', () => {
+  it.each([1, 2, 3])('the thread writes and hashes what the request thread does (seed %i, 24 MiB)', async (seed) => {
     const chunks = randomChunks(seed, 24 * 1024 * 1024);
-    const path = emptyFile();
-    const thread = await startHasher(WORKER, path);
-    const size = await writeSlowly(path, chunks);
     const want = expected(chunks);
-    expect(await thread.finish(size)).toEqual(want);
-    thread.close();
-    const inPlace = await startHasher(null, path);
-    expect(await inPlace.finish(size)).toEqual(want);
-  });
-
-  it('hashes the bytes of a file sized to its length before they were written (as Bun.write may)', async () => {
-    const chunks = randomChunks(5, 4 * 1024 * 1024);
-    const path = emptyFile();
-    const thread = await startHasher(WORKER, path);
-    const file = await open(path, 'r+');
-    await file.truncate(4 * 1024 * 1024);
-    // A reader following the file as it grew would see 4 MiB of zeros now.
-    await Bun.sleep(30);
-    let position = 0;
-    for (const chunk of chunks) {
-      await file.write(chunk, 0, chunk.byteLength, position);
-      position += chunk.byteLength;
+    const whole = Buffer.concat(chunks);
+    for (const url of [WORKER, null]) {
+      const path = emptyFile();
+      const sink = await startSink(url, path);
+      const size = await Bun.write(sink.destination, streamed(chunks));
+      expect(size).toBe(whole.byteLength);
+      expect(await sink.finish(size)).toEqual(want);
+      sink.close();
+      expect(Buffer.compare(readFileSync(path), whole)).toBe(0);
     }
-    await file.close();
-    expect(await thread.finish(position)).toEqual(expected(chunks));
-    thread.close();
   });
 
-  it('hashes an empty file', async () => {
+  it('takes a body Bun already holds whole, and an empty one', async () => {
+    const whole = Buffer.concat(randomChunks(5, 5 * 1024 * 1024));
     const path = emptyFile();
-    const empty = await startHasher(WORKER, path);
+    const sink = await startSink(WORKER, path);
+    const request = new Request('http://localhost/', { method: 'PUT', body: whole });
+    expect(await sink.finish(await Bun.write(sink.destination, request))).toEqual(expected([whole]));
+    sink.close();
+    expect(Buffer.compare(readFileSync(path), whole)).toBe(0);
+
+    const empty = await startSink(WORKER, emptyFile());
     expect(await empty.finish(0)).toEqual(expected([]));
     empty.close();
-    expect(await (await startHasher(null, path)).finish(0)).toEqual(expected([]));
   });
 
-  it('says so when the file is shorter than its size', async () => {
-    const path = emptyFile();
-    const short = await startHasher(WORKER, path);
-    await writeSlowly(path, [new Uint8Array(100)]);
-    await expect(short.finish(200)).rejects.toThrow('the file ended after 100 of 200 bytes');
-    short.close();
-    await expect((await startHasher(null, path)).finish(200)).rejects.toThrow('the file ended after 100 of 200 bytes');
+  it('says so when the thread took fewer bytes than the write said', async () => {
+    const sink = await startSink(WORKER, emptyFile());
+    await Bun.write(sink.destination, new Uint8Array(100));
+    // Awaited, not `expect().rejects`: that waits without delivering the thread's messages.
+    const failed = await sink.finish(200).catch((err: Error) => err);
+    expect((failed as Error).message).toBe('the upload thread took 100 of 200 bytes');
+    sink.close();
   });
 
-  it('hashes in place, and says why, when the thread cannot start', async () => {
+  it('a full disk stops the thread and the write, and the thread says why (ENOSPC)', async () => {
+    // /dev/full answers every write with ENOSPC.
+    if (!existsSync('/dev/full')) return;
+    const sink = await startSink(WORKER, '/dev/full');
+    const written = await Bun.write(sink.destination, streamed(randomChunks(6, 8 * 1024 * 1024))).catch(
+      (err: Error) => err,
+    );
+    expect(written).toBeInstanceOf(Error);
+    const failure = await sink.failure();
+    expect(failure?.message).toContain('the upload thread failed');
+    expect((failure as { code?: string }).code).toBe('ENOSPC');
+    sink.close();
+  });
+
+  it('goes in place, and says why, when the thread cannot start', async () => {
     const reasons: string[] = [];
     const chunks = randomChunks(4, 3 * 1024 * 1024);
     const path = emptyFile();
     const url = new URL('./no-such-worker.ts', import.meta.url).href;
-    const fallback = await startHasher(url, path, (r: string) => reasons.push(r));
-    const size = await writeSlowly(path, chunks);
+    const fallback = await startSink(url, path, (r: string) => reasons.push(r));
+    const size = await Bun.write(fallback.destination, streamed(chunks));
     expect(await fallback.finish(size)).toEqual(expected(chunks));
+    expect(await fallback.failure()).toBeNull();
     fallback.close();
     expect(reasons).toHaveLength(1);
+    expect(Buffer.compare(readFileSync(path), Buffer.concat(chunks))).toBe(0);
   });
 });

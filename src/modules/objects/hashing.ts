@@ -1,21 +1,24 @@
 /**
- * The digests of an upload's part file (§12 rule 2). Hashing both MD5 and SHA-256 costs more CPU than
- * receiving and writing the bytes (MD5 ~800 MB/s on one core), so it runs on a thread of its own
- * (hash-worker.ts, one per upload, ~5 MB), started while the body is written and handed the file once
- * it is whole: it reads the file a MiB at a time into one buffer of its own. The bytes never pass
- * through the request thread's JavaScript (upload.ts has Bun write the body into the file natively),
- * so nothing is allocated per chunk and memory stays flat.
+ * Where an upload's body goes (§12 rule 2): into its part file, through MD5 and SHA-256, without
+ * passing through the request thread's JavaScript. upload.ts has Bun write the body natively
+ * (`Bun.write(sink.destination, request)`) into a pipe; a thread of its own (hash-worker.ts, one per
+ * upload, ~5 MB) reads the pipe into one 1 MiB buffer, hashes each piece, writes it to the file and
+ * flushes the file at the end. Nothing is allocated per chunk, so memory stays flat whatever the size:
+ * read chunk by chunk in a `for await` instead, each chunk became garbage the collector freed only
+ * every few tens of MB (RSS +50–75 MB per GiB, bench/RESULTS.md). Hashing costs more CPU than
+ * receiving (MD5 ~800 MB/s on one core), and the thread does it while the body still arrives.
  *
- * The file is hashed after it is written, not while: Bun may size a file to its final length before
- * writing into it (`fallocate`, seen for bodies of a known size), so a reader following the file as
- * it grows could hash zeros that are not yet the content. The answer to an upload therefore comes
- * about 1.3–1.8 s per GiB after its last byte (bench/RESULTS.md).
+ * Not a file followed as it grows: Bun may size a file to its final length before writing into it
+ * (`fallocate`, for bodies it already holds whole), so such a reader could hash zeros.
  *
- * Where no thread can be started (it says so before the first byte), `finish` reads the file back and
- * hashes it on the request thread, a MiB at a time.
+ * Where no thread or pipe can be had (it says so before the first byte), Bun writes the body straight
+ * into the part file and `finish` flushes it, reads it back and hashes it on the request thread.
  */
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { HashAnswer, HashRequest } from './hash-worker';
+import type { BunFile } from 'bun';
+import { openPipe } from '../../pipe';
+import type { SinkAnswer, SinkRequest } from './hash-worker';
 
 const READ_BYTES = 1024 * 1024;
 
@@ -24,46 +27,83 @@ export interface Digests {
   sha256: string;
 }
 
-export interface FileHasher {
-  /** The file is whole at `size` bytes: its digests. */
+export interface ContentSink {
+  /** Where Bun writes the body. */
+  readonly destination: BunFile;
+  /** The body was written whole, `size` bytes: the file flushed, its digests. */
   finish(size: number): Promise<Digests>;
-  /** Ends the hashing (also after a failed upload). */
+  /** After a failed write: what stopped the sink first (a full disk), if anything did. */
+  failure(): Promise<Error | null>;
+  /** Ends the sink (also after a failed upload); the part file is the caller's to remove. */
   close(): void;
 }
 
-class ThreadHasher implements FileHasher {
-  private readonly answer: Promise<Digests>;
+class ThreadSink implements ContentSink {
+  readonly destination: BunFile;
+  private readonly answer: Promise<{ size: number } & Digests>;
+  private writeEnd: number | null;
 
   constructor(
     private readonly worker: Worker,
-    private readonly path: string,
+    pipe: { read: number; write: number },
+    path: string,
   ) {
-    this.answer = new Promise<Digests>((resolve, reject) => {
-      worker.onmessage = (event: MessageEvent<HashAnswer>) => {
+    this.writeEnd = pipe.write;
+    this.destination = Bun.file(pipe.write);
+    this.answer = new Promise((resolve, reject) => {
+      worker.onmessage = (event: MessageEvent<SinkAnswer>) => {
         const answer = event.data;
         if ('md5' in answer) resolve(answer);
-        else if ('error' in answer) reject(new Error(`the hashing thread failed: ${answer.error}`));
+        else if ('error' in answer)
+          reject(Object.assign(new Error(`the upload thread failed: ${answer.error}`), { code: answer.code }));
       };
-      worker.onerror = (event) => reject(new Error(`the hashing thread failed: ${event.message}`));
+      worker.onerror = (event) => reject(new Error(`the upload thread failed: ${event.message}`));
     });
-    // A failure before `finish` is reported by `finish`; an upload that failed first never asks.
+    // Observed by `finish` or `failure`; an upload that failed otherwise never asks.
     this.answer.catch(() => {});
+    worker.postMessage({ pipe: pipe.read, path } satisfies SinkRequest);
   }
 
-  finish(size: number): Promise<Digests> {
-    this.worker.postMessage({ path: this.path, size } satisfies HashRequest);
-    return this.answer;
+  /** Closes this end: the thread reads to the end of what was written, then answers. */
+  private endOfBody(): void {
+    if (this.writeEnd === null) return;
+    closeSync(this.writeEnd);
+    this.writeEnd = null;
+  }
+
+  async finish(size: number): Promise<Digests> {
+    this.endOfBody();
+    const { size: took, md5, sha256 } = await this.answer;
+    if (took !== size) throw new Error(`the upload thread took ${took} of ${size} bytes`);
+    return { md5, sha256 };
+  }
+
+  failure(): Promise<Error | null> {
+    this.endOfBody();
+    return this.answer.then(
+      () => null,
+      (err: Error) => err,
+    );
   }
 
   close(): void {
-    this.worker.terminate();
+    this.endOfBody();
+    // The thread closes its own descriptors once the pipe has ended; then it goes.
+    void this.answer.catch(() => {}).finally(() => this.worker.terminate());
   }
 }
 
-class InPlaceHasher implements FileHasher {
-  constructor(private readonly path: string) {}
+class InPlaceSink implements ContentSink {
+  readonly destination: BunFile;
+  private fd: number | null;
+
+  constructor(private readonly path: string) {
+    this.fd = openSync(path, 'r+');
+    this.destination = Bun.file(this.fd);
+  }
 
   async finish(size: number): Promise<Digests> {
+    if (this.fd !== null) fsyncSync(this.fd);
     const md5 = new Bun.CryptoHasher('md5');
     const sha256 = new Bun.CryptoHasher('sha256');
     const buffer = new Uint8Array(READ_BYTES);
@@ -84,17 +124,31 @@ class InPlaceHasher implements FileHasher {
     return { md5: md5.digest('hex'), sha256: sha256.digest('hex') };
   }
 
-  close(): void {}
+  async failure(): Promise<Error | null> {
+    return null;
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    closeSync(this.fd);
+    this.fd = null;
+  }
 }
 
-/** How long a new hashing thread may take to say it runs before the upload hashes in place. */
+/** How long a new upload thread may take to say it runs before the upload goes in place. */
 const START_TIMEOUT_MS = 5000;
 
-/** Resolves true once the thread said it runs, false when it failed to load or said nothing in time. */
-function started(worker: Worker): Promise<boolean> {
-  return new Promise((resolve) => {
+/** A thread of the module at `url` once it said it runs, or why there is none. */
+async function startThread(url: string): Promise<Worker | string> {
+  let worker: Worker;
+  try {
+    worker = new Worker(url, { smol: true });
+  } catch (err) {
+    return (err as Error).message;
+  }
+  const ready = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);
-    worker.onmessage = (event: MessageEvent<HashAnswer>) => {
+    worker.onmessage = (event: MessageEvent<SinkAnswer>) => {
       clearTimeout(timer);
       resolve('ready' in event.data);
     };
@@ -103,29 +157,34 @@ function started(worker: Worker): Promise<boolean> {
       resolve(false);
     };
   });
+  if (ready) return worker;
+  worker.terminate();
+  return `${url} did not start`;
 }
 
 /**
- * A hasher of the file at `path` once it is written: a thread of its own (the module at `workerUrl`),
- * started now, or the request thread at `finish` when no thread can start (`onFallback` says why).
+ * A sink into the part file at `path` (it exists, empty): through a pipe to a thread of its own (the
+ * module at `workerUrl`), or the file itself, hashed at `finish`, when no thread or pipe can be had
+ * (`onFallback` says why).
  */
-export async function startHasher(
+export async function startSink(
   workerUrl: string | null,
   path: string,
   onFallback: (reason: string) => void = () => {},
-): Promise<FileHasher> {
-  if (workerUrl === null) return new InPlaceHasher(path);
-  let worker: Worker;
+): Promise<ContentSink> {
+  if (workerUrl === null) return new InPlaceSink(path);
+  const worker = await startThread(workerUrl);
+  if (typeof worker === 'string') {
+    onFallback(worker);
+    return new InPlaceSink(path);
+  }
+  let pipe: { read: number; write: number };
   try {
-    worker = new Worker(workerUrl, { smol: true });
+    pipe = openPipe();
   } catch (err) {
-    onFallback((err as Error).message);
-    return new InPlaceHasher(path);
-  }
-  if (!(await started(worker))) {
     worker.terminate();
-    onFallback(`${workerUrl} did not start`);
-    return new InPlaceHasher(path);
+    onFallback((err as Error).message);
+    return new InPlaceSink(path);
   }
-  return new ThreadHasher(worker, path);
+  return new ThreadSink(worker, pipe, path);
 }

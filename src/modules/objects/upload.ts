@@ -15,7 +15,7 @@
  * download reads the old bytes whole.
  */
 import { renameSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { and, eq, ne } from 'drizzle-orm';
 import type { Principal } from '../../core/principal';
@@ -29,7 +29,7 @@ import { tooLarge } from '../../http/body';
 import { AppError, badRequest, conflict, invalid, isDiskFull } from '../../http/errors';
 import { transact } from '../../realtime/emit';
 import { bucketDir, contentFileName, partsDir, removeFile, retireFile } from './files';
-import { type Digests, startHasher } from './hashing';
+import { type Digests, startSink } from './hashing';
 import type { ObjectRow } from './mapper';
 import { fileSource, type Probe, probe } from './probe';
 import { emitObject, mediaFreeBytes, storedBytes } from './service';
@@ -80,36 +80,35 @@ function admit(deps: Deps, request: Request, replacing: ObjectRow | null): numbe
 }
 
 /**
- * Writes the body into a part file and hashes it. Throws (the part file removed) when the body
+ * Writes the body into a part file and hashes it (hashing.ts: Bun writes it natively into a pipe to
+ * the upload thread, so no chunk reaches JavaScript). Throws (the part file removed) when the body
  * is cut off, longer than declared, the disk fills, or a checksum does not match.
- *
- * Bun writes the body into the file natively as it arrives (`Bun.write` of the request): no chunk of
- * it reaches JavaScript, so nothing is allocated per chunk (RSS +3–6 MB for a GiB, bench/RESULTS.md).
- * Read chunk by chunk in a `for await` instead, each chunk became garbage the collector freed only
- * every few tens of MB (RSS +50–75 MB per GiB). The hashing thread, started meanwhile, hashes the file once it
- * is whole (hashing.ts).
  */
 async function receive(deps: Deps, request: Request, length: number, expectedSha256: string | null) {
   const expected = headerChecksums(request);
   const part = join(partsDir(deps), `${randomId()}.part`);
-  const file = await open(part, 'wx', 0o640);
+  await writeFile(part, new Uint8Array(0), { flag: 'wx', mode: 0o640 });
   try {
     let digests: Digests;
+    const sink = await startSink(deps.objects.hashWorkerUrl, part, (reason) =>
+      deps.log.warn(
+        { reason },
+        'the upload thread cannot start; this upload is written and hashed on the request thread',
+      ),
+    );
     try {
-      const hasher = await startHasher(deps.objects.hashWorkerUrl, part, (reason) =>
-        deps.log.warn({ reason }, 'the upload hashing thread cannot start; this upload hashes on the request thread'),
-      );
+      let size: number;
       try {
-        const size = request.body ? await Bun.write(Bun.file(file.fd), request) : 0;
-        if (size > length) throw badRequest('the body is longer than its Content-Length');
-        if (size !== length) throw badRequest(`the body ended after ${size} of ${length} bytes; nothing was stored`);
-        await file.sync();
-        digests = await hasher.finish(size);
-      } finally {
-        hasher.close();
+        size = request.body ? await Bun.write(sink.destination, request) : 0;
+      } catch (err) {
+        // A broken pipe is the thread stopping first (a full disk): its reason is the one to give.
+        throw (await sink.failure()) ?? err;
       }
+      if (size > length) throw badRequest('the body is longer than its Content-Length');
+      if (size !== length) throw badRequest(`the body ended after ${size} of ${length} bytes; nothing was stored`);
+      digests = await sink.finish(size);
     } finally {
-      await file.close();
+      sink.close();
     }
     for (const [want, got] of [
       [expected.md5, digests.md5],
