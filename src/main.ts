@@ -35,7 +35,7 @@ import { versionInfo } from './version';
  * shares main's `import.meta.url`, and build/compile.ts embeds the worker at this path.
  */
 const CHECKPOINT_WORKER_URL = new URL('./db/checkpoint-worker.ts', import.meta.url).href;
-/** The upload hashing thread's module, resolved the same way. */
+/** The upload thread's module (it hashes and writes an upload's body), resolved the same way. */
 const HASH_WORKER_URL = new URL('./modules/objects/hash-worker.ts', import.meta.url).href;
 /** The backup thread's module (archives packed, verified and unpacked), resolved the same way. */
 const BACKUP_WORKER_URL = new URL('./modules/backups/worker.ts', import.meta.url).href;

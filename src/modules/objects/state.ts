@@ -1,6 +1,6 @@
 /**
  * What the object store keeps per daemon (`deps.objects`): the uploads running now (one per object,
- * §12 rule 5), the key that signs `_links.get`, where the hashing thread's module is, and how free
+ * §12 rule 5), the key that signs `_links.get`, where the upload thread's module is, and how free
  * space is measured (tests replace it).
  */
 import { statfsSync } from 'node:fs';
@@ -19,8 +19,8 @@ export class ObjectStoreState {
   /** The HMAC key of signed download links, read from the data directory on first use. */
   linkKey: Uint8Array | null = null;
   /**
-   * The upload hashing thread's module (hashing.ts); main sets where the compiled executable carries
-   * it, null hashes on the request thread.
+   * The upload thread's module (hashing.ts); main sets where the compiled executable carries
+   * it; null writes and hashes uploads on the request thread.
    */
   hashWorkerUrl: string | null = new URL('./hash-worker.ts', import.meta.url).href;
   /** Free bytes where the media lives; tests set a figure of their own. */
