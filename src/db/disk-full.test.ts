@@ -6,12 +6,14 @@
  * again as soon as there is room, without a restart.
  */
 import type { Database } from 'bun:sqlite';
-import { describe, expect, it } from 'bun:test';
+import { describe, expect, it, spyOn } from 'bun:test';
 import { makeTestApp, rowCount, type TestApp } from '../../tests/helpers/app';
 import { errorBody } from '../../tests/helpers/errors';
 import { makeUser, signIn } from '../../tests/helpers/factories';
+import { putSettingGroup } from '../core/settings';
 import { createLogger } from '../log';
-import { variableJobs } from '../modules/variables/jobs';
+import { purgeVariableHistory, settleVariableHistory } from '../modules/variables/history';
+import { SETTLE_BACKOFF_MS, variableJobs } from '../modules/variables/jobs';
 
 const DISK_FULL = 'the disk is full; nothing was changed';
 
@@ -207,20 +209,46 @@ describe('a full disk', () => {
       written.push(value);
     }
     const settle = variableJobs(t.deps).jobs.find((j) => j.name === 'variables.history-settle');
+    if (!settle) throw new Error('no variables.history-settle job');
     const points = async () =>
       (await t.call('GET', `/variables/${id}/history`, { token, query: { order: 'asc' } })).body.map(
         (p: { value: string }) => p.value,
       );
     const recent = () => rowCount(t, 'variable_history_recent', `variable_id = ${id}`);
     const roomBack = fillDisk(t.deps.sqlite);
-    await settle?.run();
+    await settle.run();
     expect(recent()).toBe(40);
     expect(await points()).toEqual(written);
     expect(integrity(t)).toBe('ok');
     roomBack();
-    await settle?.run();
+    // A refused move backs off: the next ones queue nothing until SETTLE_BACKOFF_MS has passed.
+    const submit = spyOn(t.deps.work, 'submit');
+    t.clock.advance(SETTLE_BACKOFF_MS - 1000);
+    await settle.run();
+    expect(submit).not.toHaveBeenCalled();
+    submit.mockRestore();
+    expect(recent()).toBe(40);
+    t.clock.advance(1000);
+    await settle.run();
     expect(recent()).toBe(0);
     expect(await points()).toEqual(written);
+  });
+
+  it('retention still deletes on a full disk, where the recent points cannot move: the deletes make room', async () => {
+    const t = makeTestApp();
+    const { token, id } = await setup(t, false);
+    putSettingGroup(t.deps, 'variables', { historyRetentionDays: 1 });
+    const write = async (value: string) =>
+      expect((await t.call('POST', `/variables/${id}/value`, { token, body: { value } })).status).toBe(200);
+    for (let i = 0; i < 30; i++) await write(`old ${i} ${'o'.repeat(400)}`);
+    await settleVariableHistory(t.deps);
+    t.clock.advance(2 * 86400_000);
+    for (let i = 0; i < 20; i++) await write(`new ${i} ${'n'.repeat(400)}`);
+    fillDisk(t.deps.sqlite);
+    expect(await purgeVariableHistory(t.deps)).toBe(30);
+    expect(rowCount(t, 'variable_history', `variable_id = ${id}`)).toBe(0);
+    expect(rowCount(t, 'variable_history_recent', `variable_id = ${id}`)).toBe(20);
+    expect(integrity(t)).toBe('ok');
   });
 
   it('logs one warning a minute while writes are refused, not a stack per write', async () => {

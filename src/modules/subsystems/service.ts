@@ -331,9 +331,10 @@ export type DeletedCounts = Record<keyof typeof OWNED, number> & { players?: num
 
 /**
  * DELETE `/subsystems/{id}` (rule 9): the row goes, and with it, by the foreign keys' cascade, its
- * variables (and their history), events, playables, compositions, parameters, presets, registered
- * panels (and their available copies) and queued messages; its assets are unlinked (`subsystemId`
- * null). Logs keep the subsystem's externalId as text. One `subsystem.deleted` carries the counts.
+ * variables (and their settled history; recent points go at the next history settle), events,
+ * playables, compositions, parameters, presets, registered panels (and their available copies) and
+ * queued messages; its assets are unlinked (`subsystemId` null). Logs keep the subsystem's externalId
+ * as text. One `subsystem.deleted` carries the counts.
  */
 export function deleteSubsystem(deps: Deps, principal: Principal, id: string): DeletedCounts {
   const row = requireSubsystem(deps, id);

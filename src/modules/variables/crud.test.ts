@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { auditEntries } from '../../../tests/helpers/app';
+import { auditEntries, rowCount } from '../../../tests/helpers/app';
 import { settleVariableHistory } from './history';
 import { errorBody, variableApp as setup, validation } from './test-support';
 
@@ -234,12 +234,10 @@ describe('GET, PUT, PATCH, DELETE /variables/:id', () => {
     const gone = await t.call('GET', `/variables/${v._id}`, { as: 'viewer' });
     expect(gone.body).toEqual(errorBody(gone, 404, 'not_found', `variable ${v._id} not found`));
     // The settled points went with the variable; its recent one is dropped when it is moved.
-    const count = (table: string) =>
-      (t.deps.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    expect(count('variable_history')).toBe(0);
-    expect(count('variable_history_recent')).toBe(1);
+    expect(rowCount(t, 'variable_history')).toBe(0);
+    expect(rowCount(t, 'variable_history_recent')).toBe(1);
     expect(await settleVariableHistory(t.deps)).toBe(1);
-    expect(count('variable_history') + count('variable_history_recent')).toBe(0);
+    expect(rowCount(t, 'variable_history') + rowCount(t, 'variable_history_recent')).toBe(0);
     expect(t.types()).toEqual([
       'variable.created',
       'variable.changed',

@@ -1,6 +1,7 @@
 /**
- * Deleting variables (§4.1, rule 8): one by `_id` or many by ids or filters. History goes with them
- * (cascade); composites drop them as inputs; platform-managed variables refuse (409).
+ * Deleting variables (§4.1, rule 8): one by `_id` or many by ids or filters. Settled history goes
+ * with them (cascade), recent points when the history settle next moves them (history.ts);
+ * composites drop them as inputs; platform-managed variables refuse (409).
  */
 import { eq, inArray } from 'drizzle-orm';
 import { type Principal, requireOwnWrite } from '../../core/principal';

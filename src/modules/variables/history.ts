@@ -15,7 +15,8 @@
  * - Points keep their arrival order. A chunk is moved sorted by (variable, time, arrival), and moved
  *   points take ids after every settled one; a read orders equal times settled first, then recent
  *   ones by arrival. That is the order the points have once all are settled.
- * - Retention settles everything first, in its own transaction.
+ * - Retention settles everything first, through the writer like the job; on a full disk it deletes
+ *   without the move (the deletes make the room).
  * - A deleted variable's recent points are dropped when their chunk is moved (variable ids are never
  *   reused): the table has no foreign key, so a value write pays no parent lookup for it.
  * - A recent point is committed with its value: it survives a power cut as the value does.
@@ -24,7 +25,7 @@ import { iso } from '../../clock';
 import { getSettingGroup } from '../../core/settings';
 import { prepared } from '../../db/prepared';
 import type { Deps } from '../../deps';
-import { badRequest } from '../../http/errors';
+import { badRequest, settledUnlessDiskFull } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { transact } from '../../realtime/emit';
@@ -147,16 +148,16 @@ export async function settleVariableHistory(deps: Deps): Promise<number> {
 
 /**
  * Retention (rule 6): drops points older than `variables.historyRetentionDays` and, per variable,
- * all but the newest `variables.maxHistoryPointsPerVariable`, after settling the recent points in the
- * same transaction. Returns the number removed.
+ * all but the newest `variables.maxHistoryPointsPerVariable`. The recent points are settled first
+ * (through the writer, a chunk per batch), so the cap counts them; points arriving meanwhile are the
+ * newest and count at the next run. On a full disk the move waits and the deletes still run: they are
+ * what makes room. Returns the number removed.
  */
-export function purgeVariableHistory(deps: Deps): number {
+export async function purgeVariableHistory(deps: Deps): Promise<number> {
+  await settledUnlessDiskFull(settleVariableHistory(deps));
   const { historyRetentionDays, maxHistoryPointsPerVariable } = getSettingGroup(deps, 'variables');
   const cutoff = deps.clock.now() - historyRetentionDays * DAY_MS;
   return transact(deps, () => {
-    let moved: number;
-    do moved = moveChunk(deps);
-    while (moved === SETTLE_CHUNK);
     let removed = deps.sqlite.query('DELETE FROM variable_history WHERE at < ?1').run(cutoff).changes;
     const over = deps.sqlite
       .query('SELECT variable_id AS id FROM variable_history GROUP BY variable_id HAVING count(*) > ?1')

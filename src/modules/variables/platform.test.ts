@@ -1,4 +1,5 @@
 import { describe, expect, it, spyOn } from 'bun:test';
+import { rowCount } from '../../../tests/helpers/app';
 import { putSettingGroup } from '../../core/settings';
 import { purgeVariableHistory, SETTLE_CHUNK, settleVariableHistory } from './history';
 import { variableJobs } from './jobs';
@@ -268,7 +269,7 @@ describe('history', () => {
       .all()
       .map((r) => r.value);
     expect(stored).toEqual(expected);
-    expect(t.deps.sqlite.query('SELECT count(*) AS n FROM variable_history_recent').get()).toEqual({ n: 0 });
+    expect(rowCount(t, 'variable_history_recent')).toBe(0);
   });
 
   it('the daemon settles every second: the job moves the recent points', async () => {
@@ -279,9 +280,7 @@ describe('history', () => {
     const settle = 'variables.history-settle';
     expect(t.deps.scheduler.names()).toContain(settle);
     await t.deps.scheduler.runNow(settle);
-    const count = (table: string) =>
-      (t.deps.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    expect([count('variable_history'), count('variable_history_recent')]).toEqual([1, 0]);
+    expect([rowCount(t, 'variable_history'), rowCount(t, 'variable_history_recent')]).toEqual([1, 0]);
     // With nothing to move, the job queues no write at all.
     const submit = spyOn(t.deps.work, 'submit');
     await t.deps.scheduler.runNow(settle);
@@ -300,7 +299,7 @@ describe('history', () => {
       t.clock.advance(1000);
       await t.write(v._id, value);
     }
-    expect(purgeVariableHistory(t.deps)).toBe(2);
+    expect(await purgeVariableHistory(t.deps)).toBe(2);
     const left = await t.call('GET', `/variables/${v._id}/history`, { as: 'viewer' });
     expect(left.body.map((p: { value: string }) => p.value)).toEqual(['4', '3', '2']);
   });
