@@ -5,7 +5,7 @@ import { giveMemoryBack, QUIET_REQUESTS, QUIET_WINDOWS, QuietTrim } from './quie
 import { serveHttp } from './realtime/http-server';
 
 describe('giving memory back while quiet', () => {
-  it('trims at the first quiet window after the start, then after every QUIET_WINDOWS quiet windows in a row', () => {
+  it('trims at the end of the first whole quiet window after the start, then after every QUIET_WINDOWS quiet windows in a row', () => {
     let shrinks = 0;
     const trim = new QuietTrim(() => shrinks++);
     const windows = (requests: number[]) =>
@@ -13,11 +13,24 @@ describe('giving memory back while quiet', () => {
         for (let i = 0; i < n; i++) trim.noteRequest();
         return trim.check();
       });
-    expect(windows([QUIET_REQUESTS])).toEqual([true]);
+    // The first check may come a moment after the start: the trim waits for the next, whole window.
+    expect(windows([QUIET_REQUESTS, QUIET_REQUESTS])).toEqual([false, true]);
     // Quiet windows, one busy window (the run starts again), then a full run of quiet ones.
     const quiet = Array<number>(QUIET_WINDOWS - 1).fill(0);
     expect(windows([...quiet, QUIET_REQUESTS + 1])).toEqual([...quiet.map(() => false), false]);
     expect(windows([...quiet, QUIET_REQUESTS])).toEqual([...quiet.map(() => false), true]);
+    expect(shrinks).toBe(2);
+  });
+
+  it('a daemon nobody calls is trimmed once, and again only after a request', () => {
+    let shrinks = 0;
+    const trim = new QuietTrim(() => shrinks++);
+    const silent = Array.from({ length: 4 * QUIET_WINDOWS }, () => trim.check());
+    expect(silent.filter(Boolean)).toHaveLength(1);
+    // A request in a quiet window after a long silence: given back at that window's end, once.
+    trim.noteRequest();
+    const after = Array.from({ length: 2 * QUIET_WINDOWS }, () => trim.check());
+    expect(after).toEqual([true, ...Array<boolean>(2 * QUIET_WINDOWS - 1).fill(false)]);
     expect(shrinks).toBe(2);
   });
 

@@ -9,9 +9,12 @@
  * 40 s after the ingest bench 114–119 → 90–91 MB, the ingest rate unchanged.
  *
  * Dropped code is compiled again when next called, so this runs only when the daemon is quiet: a
- * window (`daemon.quiet-trim`, every 5 s) is quiet with at most one request a second on average,
- * and the trim comes at the first quiet window after the start (what the start left is never needed
- * again), then after every 30 s of quiet windows in a row. A lull between bursts keeps the code warm;
+ * window (`daemon.quiet-trim`, every 5 s) is quiet with at most one HTTP request a second on average
+ * (only HTTP requests are counted: WebSocket and JSON-RPC traffic is light, and the daemon's own
+ * jobs are not counted). The trim comes at the end of the first whole quiet window after the start
+ * (what the start left is never needed again), then whenever the last 30 s of windows were quiet and
+ * at least one request came since the last trim: a daemon nobody calls has nothing new to give back, and
+ * trimming it again would only make its own jobs compile their code again. A lull between bursts keeps the code warm;
  * the first requests after a long silence run colder (the power-up bench's recovery storm after 35 s
  * of silence: p99 10.5 ms without the trim, 16–19 ms with it; bar 50). `Bun.shrink()` returns at
  * once (0.1 ms measured); the engine does the work when it idles.
@@ -39,8 +42,14 @@ export function giveMemoryBack(sqlite: Database): void {
 
 export class QuietTrim {
   private requests = 0;
-  /** Quiet windows in a row since the last trim; the start counts as a full run of them. */
-  private quietRun = QUIET_WINDOWS - 1;
+  /** Requests since the last trim (none: nothing new to give back); the start counts as some. */
+  private sinceTrim = 1;
+  /**
+   * Quiet windows in a row since the last trim. The start counts as all but one of a run, so the
+   * first trim waits for one window that began after the jobs were installed (the first check may
+   * come a moment after the start, before a storm of reconnecting clients has begun).
+   */
+  private quietRun = QUIET_WINDOWS - 2;
 
   constructor(private readonly shrink: () => void) {}
 
@@ -52,10 +61,12 @@ export class QuietTrim {
   /** The end of a window: trims after enough quiet ones in a row; returns whether it did. */
   check(): boolean {
     const quiet = this.requests <= QUIET_REQUESTS;
+    this.sinceTrim += this.requests;
     this.requests = 0;
     this.quietRun = quiet ? this.quietRun + 1 : 0;
-    if (this.quietRun < QUIET_WINDOWS) return false;
+    if (this.quietRun < QUIET_WINDOWS || this.sinceTrim === 0) return false;
     this.quietRun = 0;
+    this.sinceTrim = 0;
     this.shrink();
     return true;
   }
