@@ -109,7 +109,7 @@ export function bucketsOfQuery(deps: Deps, query: CountsQuery): Bucket[] {
   if (Number.isNaN(to)) throw badQuery('/to', 'must be an ISO-8601 time');
   // Nothing is stored before 1970; local times of far-off years are not worth resolving.
   if (from < 0) throw badQuery('/from', 'must be 1970 or later');
-  if (to > LATEST) throw badQuery('/to', 'must be before the year 10000');
+  if (to > LATEST) throw badQuery('/to', 'must be 9999-12-31T00:00:00Z or earlier');
   if (from >= to) throw badQuery('/from', 'must be before to');
   return bucketsOf(getTimezone(deps), from, to, query.interval ?? '1h');
 }
@@ -201,55 +201,47 @@ interface Edge<V> {
   after: V | null;
 }
 
-/**
- * Every statement here takes the same three parameters (the ids as a JSON array, the window's start
- * and end), so one tuple serves them all; a statement that needs fewer mentions the rest as `?n = ?n`.
- */
+/** The ids of the scope as a JSON array, and the window's start and end. */
 type Window = [json: string, start: number, end: number];
 
 /** How one kind of chain is read: each chain's value at the window's start, and its changes inside. */
 interface ChainSource<V> {
-  edges: Statement<Edge<V>, Window>;
+  edges: Statement<Edge<V>, [json: string, start: number]>;
   changes: Statement<[number, number, V], Window>;
 }
 
 function statements(deps: Deps) {
-  const q = <R>(text: string) => deps.sqlite.prepare(text) as Statement<R, Window>;
-  /** The chains of `table` keyed by `chain`, whose rows hold `from` and `to` values. */
-  const source = <V>(table: string, chain: string, from: string, to: string, where = ''): ChainSource<V> => ({
-    edges: q<Edge<V>>(
-      `SELECT j.value AS id,
-              (SELECT ${to} FROM ${table} WHERE ${where} ${chain} = j.value AND at <= ?2 ORDER BY at DESC, id DESC LIMIT 1) AS before,
-              (SELECT ${from} FROM ${table} WHERE ${where} ${chain} = j.value AND at > ?2 ORDER BY at, id LIMIT 1) AS after
-         FROM json_each(?1) AS j WHERE ?3 = ?3`,
-    ),
-    changes: q<[number, number, V]>(
-      `SELECT ${chain}, at, ${to} FROM ${table}
-        WHERE ${where} ${chain} IN (SELECT value FROM json_each(?1)) AND at > ?2 AND at < ?3
-        ORDER BY ${chain}, at, id`,
-    ),
-  });
+  /** The chains of `table` keyed by `chain`, whose rows hold `from` and `to` values (only rows matching `where`). */
+  const source = <V>(table: string, chain: string, from: string, to: string, where?: string): ChainSource<V> => {
+    const rows = `${table} WHERE ${where ? `${where} AND ` : ''}${chain}`;
+    return {
+      edges: deps.sqlite.prepare(
+        `SELECT j.value AS id,
+                (SELECT ${to} FROM ${rows} = j.value AND at <= ?2 ORDER BY at DESC, id DESC LIMIT 1) AS before,
+                (SELECT ${from} FROM ${rows} = j.value AND at > ?2 ORDER BY at, id LIMIT 1) AS after
+           FROM json_each(?1) AS j`,
+      ) as ChainSource<V>['edges'],
+      changes: deps.sqlite.prepare(
+        `SELECT ${chain}, at, ${to} FROM ${rows} IN (SELECT value FROM json_each(?1)) AND at > ?2 AND at < ?3
+          ORDER BY ${chain}, at, id`,
+      ) as ChainSource<V>['changes'],
+    };
+  };
   return prepared(deps, 'assets.counts', () => ({
-    assets: q<{ id: number; createdAt: number; status: string; subsystemId: number | null }>(
+    assets: deps.sqlite.prepare(
       `SELECT id, created_at AS createdAt, status, subsystem_id AS subsystemId FROM assets
-        WHERE id IN (SELECT value FROM json_each(?1)) AND ?2 = ?2 AND ?3 = ?3`,
-    ),
-    ports: q<{ id: number; assetId: number; createdAt: number; state: number }>(
+        WHERE id IN (SELECT value FROM json_each(?1))`,
+    ) as Statement<{ id: number; createdAt: number; status: string; subsystemId: number | null }, [json: string]>,
+    ports: deps.sqlite.prepare(
       `SELECT id, asset_id AS assetId, created_at AS createdAt, health_state AS state FROM variables
-        WHERE asset_id IN (SELECT value FROM json_each(?1)) AND port_number IS NOT NULL AND ?2 = ?2 AND ?3 = ?3`,
-    ),
+        WHERE asset_id IN (SELECT value FROM json_each(?1)) AND port_number IS NOT NULL`,
+    ) as Statement<{ id: number; assetId: number; createdAt: number; state: number }, [json: string]>,
     /** Each asset's own states (the partial index `asset_health_changes_own`). */
-    own: source<number>('asset_health_changes', 'asset_id', 'from_state', 'to_state', 'variable_id IS NULL AND'),
+    own: source<number>('asset_health_changes', 'asset_id', 'from_state', 'to_state', 'variable_id IS NULL'),
     /** Each asset's status. */
     status: source<string>('asset_status_changes', 'asset_id', 'from_status', 'to_status'),
     /** Each port metric's states (the partial index `asset_health_changes_metric`). */
-    port: source<number>(
-      'asset_health_changes',
-      'variable_id',
-      'from_state',
-      'to_state',
-      'variable_id IS NOT NULL AND',
-    ),
+    port: source<number>('asset_health_changes', 'variable_id', 'from_state', 'to_state', 'variable_id IS NOT NULL'),
   }));
 }
 
@@ -259,7 +251,7 @@ function statements(deps: Deps) {
  */
 function readChains<V>(source: ChainSource<V>, window: Window, fallback: (id: number) => V): Map<number, Chain<V>> {
   const chains = new Map<number, Chain<V>>();
-  for (const e of source.edges.all(...window))
+  for (const e of source.edges.all(window[0], window[1]))
     chains.set(e.id, { initial: e.before ?? e.after ?? fallback(e.id), at: [], value: [] });
   for (const [id, at, value] of source.changes.values(...window) as Array<[number, number, V]>) {
     const chain = chains.get(id);
@@ -273,12 +265,12 @@ function readChains<V>(source: ChainSource<V>, window: Window, fallback: (id: nu
 /** The assets of the scope with what makes them live, by id. */
 function livesOf(deps: Deps, window: Window) {
   const s = statements(deps);
-  const rows = s.assets.all(...window);
+  const rows = s.assets.all(window[0]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const status = readChains(s.status, window, (id) => byId.get(id)?.status ?? 'active');
   const lives = new Map<number, Life>();
   for (const r of rows) lives.set(r.id, { createdAt: r.createdAt, status: status.get(r.id) as Chain<string> });
-  return { rows, lives };
+  return { rows, byId, lives };
 }
 
 const HEALTH_SLOT: Record<number, number> = { 0: 0, 1: 1, 2: 2, [-1]: 3 };
@@ -311,8 +303,7 @@ function windowOf(ids: readonly number[], buckets: readonly Bucket[]): Window {
 /** Health counts of these assets (rule 2). */
 export function healthCounts(deps: Deps, ids: readonly number[], buckets: readonly Bucket[]): HealthCounts[] {
   const window = windowOf(ids, buckets);
-  const { rows, lives } = livesOf(deps, window);
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const { rows, byId, lives } = livesOf(deps, window);
   const health = readChains(statements(deps).own, window, (id) =>
     stateNow(deps, { id, subsystemId: byId.get(id)?.subsystemId ?? null }),
   );
@@ -326,7 +317,7 @@ export function portCounts(deps: Deps, ids: readonly number[], buckets: readonly
   const s = statements(deps);
   const window = windowOf(ids, buckets);
   const { lives } = livesOf(deps, window);
-  const ports = s.ports.all(...window);
+  const ports = s.ports.all(window[0]);
   const byId = new Map(ports.map((p) => [p.id, p]));
   const portWindow: Window = [JSON.stringify(ports.map((p) => p.id)), window[1], window[2]];
   const health = readChains(s.port, portWindow, (id) => byId.get(id)?.state ?? -1);

@@ -46,6 +46,21 @@ export function monitorOffline(deps: Deps, subsystemId: number | null): { since:
   return live.status === 'offline' ? { since: live.statusChangedAt } : null;
 }
 
+/**
+ * The asset's state (§16 `healthState`): unknown while its monitoring subsystem is offline (since it
+ * went), else its worst metric with health on (since that metric's last value), else unknown.
+ */
+export function assetState(
+  deps: Deps,
+  subsystemId: number | null,
+  metrics: readonly MetricHealth[],
+): { code: number; since: number | null } {
+  const offline = monitorOffline(deps, subsystemId);
+  if (offline) return { code: -1, since: offline.since };
+  const worst = worstMetric(metrics);
+  return worst ? { code: worst.healthState, since: worst.lastValueUpdatedMs } : { code: -1, since: null };
+}
+
 /** The text of a health code (`2` → `error`). */
 export function healthText(code: number): AssetHealth['state'] {
   return HEALTH_TEXT[String(code) as AssetHealth['lastValue']] ?? 'unknown';

@@ -17,7 +17,7 @@ import { insertRow, prepared } from '../../db/prepared';
 import { assetHealthChanges, assetStatusChanges, assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { emit, transact } from '../../realtime/emit';
-import { healthText, type MetricHealth, monitorOffline, worstMetric } from './health';
+import { assetState, healthText } from './health';
 import type { MetricChange } from './model';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -115,15 +115,9 @@ function statements(deps: Deps) {
   }));
 }
 
-/** The asset's worst metric state with health on (-1 without one). */
-function worstState(metrics: ReadonlyArray<MetricHealth>): number {
-  return worstMetric(metrics)?.healthState ?? -1;
-}
-
-/** The asset's state now (§16 `healthState`): unknown while its monitoring subsystem is offline, else its worst metric. */
+/** The asset's state code now (health.ts `assetState`). */
 export function stateNow(deps: Deps, asset: Pick<AssetRef, 'id' | 'subsystemId'>): number {
-  if (monitorOffline(deps, asset.subsystemId)) return -1;
-  return worstState(statements(deps).metrics.all({ assetId: asset.id }));
+  return assetState(deps, asset.subsystemId, statements(deps).metrics.all({ assetId: asset.id })).code;
 }
 
 /**

@@ -32,9 +32,10 @@ export function installAssetListeners(deps: Deps): () => void {
     if (typeof data._id !== 'number') return;
     followSubsystem(deps, data._id, true);
     // Its variables (and its players') went by the cascade, no event each: the assets they served
-    // follow, once per delete. A player deleted with its container carries no counts; the container does.
-    const counts = (data.counts ?? {}) as { variables?: number; players?: number };
-    if ((counts.variables ?? 0) > 0 || (counts.players ?? 0) > 0) reconcileAllAssets(deps);
+    // follow, once per delete. Every subsystem has variables (its platform ones), so every delete
+    // that carries counts reconciles; a player deleted with its container carries none (the
+    // container's event covers it), so a container's delete reconciles once, not once per player.
+    if (data.counts) reconcileAllAssets(deps);
   });
   // A metric attached, detached, deleted, switched on or off: its assets' states follow.
   const stopVariables = deps.work.react(VARIABLES, (type, data) => {

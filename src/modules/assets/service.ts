@@ -15,7 +15,7 @@ import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { type ListResult, metadataMatches, type Page, paginate, tagConditions } from '../../http/lists';
 import { emit } from '../../realtime/emit';
-import { healthText, type MetricHealth, monitorOffline, worstMetric } from './health';
+import { assetState, healthText, type MetricHealth } from './health';
 import { metricsChangeHistoryOf } from './history';
 import { type AssetRow, toAssetDto } from './mapper';
 import type { AssetDto, AssetFilters, AssetHealth, AssetListQuery, MetricDto } from './model';
@@ -68,15 +68,10 @@ function healthOf(code: number, at: number | null): AssetHealth {
   return { lastValue: String(code) as AssetHealth['lastValue'], state: healthText(code), updatedAt: isoOrNull(at) };
 }
 
-/**
- * The asset's health (§16 `healthState`): unknown while its monitoring subsystem is offline (since
- * it went), else the worst metric with health on (since that metric's last value), else unknown.
- */
+/** The asset's health (§16 `healthState`, health.ts `assetState`) as the wire shows it. */
 export function assetHealth(deps: Deps, row: AssetRow, metrics: readonly MetricRow[]): AssetHealth {
-  const offline = monitorOffline(deps, row.subsystemId);
-  if (offline) return healthOf(-1, offline.since);
-  const worst = worstMetric(metrics);
-  return worst ? healthOf(worst.healthState, worst.lastValueUpdatedMs) : healthOf(-1, null);
+  const { code, since } = assetState(deps, row.subsystemId, metrics);
+  return healthOf(code, since);
 }
 
 const wireMetric = (m: MetricRow): MetricDto => ({
