@@ -1,5 +1,5 @@
 import { describe, expect, it, spyOn } from 'bun:test';
-import { makeTestApp } from '../../../tests/helpers/app';
+import { makeTestApp, rowCount } from '../../../tests/helpers/app';
 import type { BusEvent } from '../../realtime/bus';
 import { errorBody, makeUser, PASSWORD, roleId, signIn } from './test-support';
 
@@ -78,14 +78,18 @@ describe('POST /users', () => {
     });
     // The second create runs whole while the first one's password is hashed: both passed the check.
     const hash = Bun.password.hash;
-    const first: { res?: Awaited<ReturnType<typeof h.call>> } = {};
+    const inner: { res?: Awaited<ReturnType<typeof h.call>> } = {};
     const during = spyOn(Bun.password, 'hash').mockImplementationOnce(async (...args) => {
-      first.res = await h.call('POST', '/users', { as: 'admin', body: { username: 'dana', password: PASSWORD } });
+      inner.res = await h.call('POST', '/users', { as: 'admin', body: { username: 'dana', password: PASSWORD } });
       return hash(...args);
     });
-    const late = await h.call('POST', '/users', { as: 'admin', body: { username: 'DANA', password: PASSWORD } });
-    during.mockRestore();
-    expect(first.res?.status).toBe(201);
+    let late: Awaited<ReturnType<typeof h.call>>;
+    try {
+      late = await h.call('POST', '/users', { as: 'admin', body: { username: 'DANA', password: PASSWORD } });
+    } finally {
+      during.mockRestore();
+    }
+    expect(inner.res?.status).toBe(201);
     expect(late.body).toEqual(errorBody(late, 409, 'conflict', 'an entity with the same key already exists'));
     const rows = h.deps.sqlite.query('SELECT username FROM users WHERE username = ?1 COLLATE NOCASE').all('dana');
     expect(rows).toEqual([{ username: 'dana' }]);
@@ -103,17 +107,19 @@ describe('POST /users', () => {
       dropped.res = await h.call('DELETE', `/roles/${role.body._id}`, { as: 'admin' });
       return hash(...args);
     });
-    const made = await h.call('POST', '/users', {
-      as: 'admin',
-      body: { username: 'erin', password: PASSWORD, roleIds: [role.body._id] },
-    });
-    during.mockRestore();
+    let made: Awaited<ReturnType<typeof h.call>>;
+    try {
+      made = await h.call('POST', '/users', {
+        as: 'admin',
+        body: { username: 'erin', password: PASSWORD, roleIds: [role.body._id] },
+      });
+    } finally {
+      during.mockRestore();
+    }
     expect(dropped.res?.status).toBe(204);
     expect(made.body).toEqual(errorBody(made, 409, 'conflict', 'the change conflicts with related data'));
-    expect(h.deps.sqlite.query("SELECT count(*) AS n FROM users WHERE username = 'erin'").get()).toEqual({ n: 0 });
-    expect(h.deps.sqlite.query('SELECT count(*) AS n FROM user_roles WHERE role_id = ?1').get(role.body._id)).toEqual({
-      n: 0,
-    });
+    expect(rowCount(h, 'users', "username = 'erin'")).toBe(0);
+    expect(rowCount(h, 'user_roles', `role_id = ${Number(role.body._id)}`)).toBe(0);
   });
 
   const bad: Array<[string, Record<string, unknown>, string, string]> = [
