@@ -6,7 +6,7 @@
  * PMS_BUILD_COMMIT (src/version.ts). Uses the bun that runs this script (node_modules' bun under
  * `npm run build`), so the build needs nothing installed globally. Any failure exits non-zero.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dir, '..');
@@ -24,6 +24,8 @@ function gitCommit(): string {
 
 const commit = gitCommit();
 mkdirSync(join(root, 'dist'), { recursive: true });
+// The chunks' source maps are named by content hash: those of earlier builds would pile up beside the new ones.
+for (const name of readdirSync(join(root, 'dist'))) if (name.endsWith('.js.map')) rmSync(join(root, 'dist', name));
 const command = [
   process.execPath,
   'build',
@@ -36,7 +38,7 @@ const command = [
   join('src', 'main.ts'),
   // The WAL checkpoint thread (src/db/checkpointer.ts) runs this module as a Worker.
   join('src', 'db', 'checkpoint-worker.ts'),
-  // Uploads hash on a thread of their own (src/modules/objects/hashing.ts).
+  // Uploads are hashed and written on a thread of their own (src/modules/objects/hashing.ts).
   join('src', 'modules', 'objects', 'hash-worker.ts'),
   // Backups are packed, verified and unpacked on a thread of their own (src/modules/backups/thread.ts).
   join('src', 'modules', 'backups', 'worker.ts'),

@@ -3,7 +3,8 @@
  * thread (an entrypoint of the executable, build/compile.ts; without it every backup would run on the
  * request thread and say so); a restore ends with the daemon exiting 75 and its next start serving the
  * restored data; and `kill -9` at random moments of a restore (at least 20 runs) always leaves the old
- * data or the new, whole, and a daemon that starts.
+ * data or the new, whole, and a daemon that starts; with a passphrase, an encrypted archive (argon2id
+ * is in a chunk of its own, build/compile.ts `--splitting`, imported when first used).
  */
 import { describe, expect, it } from 'bun:test';
 import { createHash } from 'node:crypto';
@@ -147,4 +148,22 @@ describe.skipIf(!E2E_ENABLED)('backups (compiled)', () => {
     );
     expect(outcomes.old + outcomes.new).toBe(RUNS);
   }, 600_000);
+
+  it('with a passphrase set, makes and verifies an encrypted archive (the argon2id code is a chunk loaded when first used)', async () => {
+    const daemon = await suite.start(ENV);
+    const session = await sessionOf(daemon, 'admin', ADMIN_PASSWORD);
+    const set = await call(daemon, session, 'PATCH', '/settings', { backups: { passphrase: 'a passphrase for e2e' } });
+    expect(set.status).toBe(200);
+    expect(set.body.backups.passphraseSet).toBe(true);
+    const start = await call(daemon, session, 'POST', '/backups/createBackup', { displayName: 'sealed' });
+    expect(start.status).toBe(202);
+    const done = await waitFor('the encrypted backup', async () => {
+      const b = await call(daemon, session, 'GET', `/backups/${start.body._id}`);
+      return b.body.status === 'running' ? null : b.body;
+    });
+    expect(done).toMatchObject({ status: 'complete', isValid: true, encrypted: true });
+    expect(done.object).toEndWith('.tar.gz.enc');
+    expect(daemon.output.stdout.text).not.toContain('backup thread cannot start');
+    expect((await daemon.stop()).code).toBe(0);
+  }, 120_000);
 });
