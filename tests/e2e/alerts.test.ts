@@ -1,11 +1,13 @@
 /**
  * Alerts on the compiled executable: a rule on a variable, several matching writes over HTTP → exactly
  * one `alert.fired` and one `notification.shown` on a WebSocket and at a webhook receiver; a
- * non-matching write → `alert.recovered` and the recovery notice.
+ * non-matching write → `alert.recovered` and the recovery notice; a rule's mail over SMTP (nodemailer
+ * is a chunk of its own, build/compile.ts `--splitting`, imported when the first mail goes out).
  * Runs only with PMS_E2E=1 (after `npm run build`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { WsTestClient } from '../../src/realtime/ws-test-support';
+import { type SmtpServer, startSmtpServer } from '../helpers/smtp-server';
 import { ADMIN_PASSWORD, E2E_ENABLED, sessionOf, suiteDaemon } from './daemon';
 
 type Message = Record<string, unknown> & { type: string; data?: Record<string, unknown> };
@@ -28,6 +30,7 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled): alerts', () => {
   const received: Array<{ type: string; data: Record<string, unknown> }> = [];
   let receiver: ReturnType<typeof Bun.serve> | undefined;
   let client: WsTestClient | undefined;
+  let smtp: SmtpServer | undefined;
 
   const http = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${suite.running().baseUrl}/api/v1${path}`, {
@@ -52,9 +55,10 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled): alerts', () => {
     });
   });
 
-  afterAll(() => {
+  afterAll(async () => {
     client?.socket.close();
     receiver?.stop(true);
+    await smtp?.close();
   });
 
   it('several matching writes: one alert.fired and one notification.shown; recovery follows a non-matching write', async () => {
@@ -117,5 +121,31 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled): alerts', () => {
       'alert.fired',
       'alert.recovered',
     ]);
+  }, 30_000);
+
+  it("a rule's mail goes out over SMTP from the executable", async () => {
+    smtp = await startSmtpServer();
+    const me = await http('GET', '/users/me');
+    expect((await http('PATCH', `/users/${me.body._id}`, { email: 'admin@venue.example' })).status).toBe(200);
+    const settings = await http('PATCH', '/settings', {
+      smtp: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'PMS <pms@venue.example>' },
+    });
+    expect(settings.status).toBe(200);
+    const variable = await http('POST', '/variables', { subsystemExternalId: 'media', externalRef: 'pressure' });
+    expect(variable.status).toBe(201);
+    const alert = await http('POST', '/alerts', {
+      displayName: 'Pressure',
+      variable: variable.body._id,
+      operator: '>',
+      value: '5',
+      destinations: [{ user: me.body._id, method: ['email'] }],
+    });
+    expect(alert.status).toBe(201);
+    expect((await http('POST', `/variables/${variable.body._id}/value`, { value: '9' })).status).toBe(200);
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && (smtp?.received.length ?? 0) === 0) await Bun.sleep(100);
+    expect(smtp.received).toHaveLength(1);
+    expect(smtp.received[0]).toMatchObject({ from: 'pms@venue.example', to: ['admin@venue.example'] });
+    expect(smtp.received[0]?.subject).toContain('Pressure');
   }, 30_000);
 });
