@@ -20,6 +20,8 @@
  * - A deleted variable's recent points are dropped when their chunk is moved (variable ids are never
  *   reused): the table has no foreign key, so a value write pays no parent lookup for it.
  * - A recent point is committed with its value: it survives a power cut as the value does.
+ * - A read and its count scan the whole recent table (no index): about a second of points normally;
+ *   on a full disk, where the move waits, it grows until there is room again.
  */
 import { iso } from '../../clock';
 import { getSettingGroup } from '../../core/settings';
