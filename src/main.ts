@@ -9,6 +9,8 @@
  *   pmsd openapi                  print the OpenAPI document
  *   pmsd version                  print the version
  */
+// First: the JIT policy applies to every module evaluated after it (jit-policy.ts).
+import './jit-policy';
 import { createApp } from './app';
 import { daemonJobs, ensureInitialAdmin, openDeps } from './boot';
 import { systemClock } from './clock';

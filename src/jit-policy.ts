@@ -1,0 +1,28 @@
+/**
+ * How eagerly JavaScriptCore optimizes the daemon's code (the hot-paths issue: idle RSS of the
+ * compiled executable under 80 MB). main.ts imports this module first, so it applies from the
+ * first module the daemon evaluates.
+ *
+ * With the normal policy, JavaScriptCore's optimizing compiler (DFG) compiled about 210 functions
+ * in the first 15 s of an idle daemon (`BUN_JSC_reportDFGCompileTimes=1`): the start (route and
+ * schema set-up, drizzle building its statements, migrations) and the once-a-second jobs (croner
+ * finding the next run). None of it is hot. Each compilation costs the compiler's working memory,
+ * the pages of the executable that hold the compiler, and the code it makes, kept until the next
+ * quiet trim (quiet-trim.ts).
+ *
+ * `Bun.unsafe.setJITPolicy(JIT_POLICY)` makes every tier-up wait for JIT_POLICY times as many
+ * executions. Code that runs a few times a second stays in the interpreter for good (2 DFG
+ * compilations in the same 15 s); a request path under load runs thousands of times a second and is
+ * optimized within a second or so. The policy is never set back to 1: the daemon's own jobs go on
+ * for its whole life, and the quiet trim drops compiled code that would otherwise be compiled again.
+ * Threads (Workers) have their own engine and keep the normal policy.
+ *
+ * Measured (bench/RESULTS.md, "Hot paths, session 6"): idle RSS of the executable 80 → 73–76 MB
+ * fresh; the hot paths, the power-up storm and the schedule's first read after an edit unchanged
+ * (`bun bench/hot-paths.ts`, `bun bench/power-up.ts`, `bun bench/schedule.ts`).
+ */
+
+/** Tier-up thresholds are this many times the engine's normal ones. */
+export const JIT_POLICY = 100;
+
+Bun.unsafe.setJITPolicy(JIT_POLICY);
