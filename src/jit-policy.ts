@@ -17,7 +17,7 @@
  * for its whole life, and the quiet trim drops compiled code that would otherwise be compiled again.
  * Threads (Workers) have their own engine and keep the normal policy.
  *
- * Measured (bench/RESULTS.md, "Hot paths, session 6"): idle RSS of the executable 80 → 73–76 MB
+ * Measured (bench/RESULTS.md, "Hot paths, session 6"): idle RSS of the executable 80–81 → 76.5–77.3 MB
  * fresh; the hot paths, the power-up storm and the schedule's first read after an edit unchanged
  * (`bun bench/hot-paths.ts`, `bun bench/power-up.ts`, `bun bench/schedule.ts`).
  */
