@@ -14,7 +14,7 @@
  * executions. Code that runs a few times a second stays in the interpreter for good (2 DFG
  * compilations in the same 15 s); a request path under load runs thousands of times a second and
  * reaches the optimizing tiers all the same, only later: a small function's first DFG compilation
- * came after 40 000–60 000 calls instead of a few hundred (tests/helpers/jit-probe.ts). A path
+ * came after 11 000 calls instead of 1 000–1 500 (tests/helpers/jit-probe.ts). A path
  * called a few times a second (an operator's reads) stays in the interpreter longer; the schedule's
  * first read after an edit, the heaviest of them, measured the same. The policy is never set back
  * to 1: the daemon's own jobs go on for its whole life, and the quiet trim drops compiled code that
