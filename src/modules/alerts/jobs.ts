@@ -5,6 +5,7 @@
  * incidents closed more than 365 days ago are removed.
  */
 import { and, eq, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared';
 import { alertIncidents, alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import type { ModuleJobs } from '../../jobs/scheduler';
@@ -16,28 +17,54 @@ import { checkStorage } from './system';
 
 const HISTORY_DAYS = 365;
 
+/** The per-second pass's reads, prepared once (built per call, they cost 40–60 µs each, every second). */
+function tickStatements(deps: Deps) {
+  return prepared(deps, 'alerts.tick', () => {
+    const now = sql.placeholder('now');
+    return {
+      due: deps.db
+        .select()
+        .from(alertRules)
+        .where(
+          and(
+            eq(alertRules.active, true),
+            isNotNull(alertRules.pendingSince),
+            sql`${alertRules.pendingSince} + ${alertRules.delaySeconds} * 1000 <= ${now}`,
+          ),
+        )
+        .prepare(),
+      woken: deps.db
+        .select()
+        .from(alertRules)
+        .where(and(isNotNull(alertRules.snoozedUntil), lte(alertRules.snoozedUntil, now)))
+        .prepare(),
+      repeats: deps.db
+        .select({ incident: alertIncidents, rule: alertRules })
+        .from(alertIncidents)
+        .innerJoin(alertRules, eq(alertIncidents.alertId, alertRules.id))
+        .where(
+          and(
+            eq(alertIncidents.state, 'open'),
+            eq(alertIncidents.notified, true),
+            isNull(alertIncidents.acknowledgedAt),
+            eq(alertRules.lifeCycle, 'repeat'),
+            eq(alertRules.active, true),
+            or(isNull(alertRules.snoozedUntil), lte(alertRules.snoozedUntil, now)),
+            sql`${alertIncidents.lastNotifiedAt} + ${alertRules.repeatIntervalSeconds} * 1000 <= ${now}`,
+          ),
+        )
+        .prepare(),
+    };
+  });
+}
+
 /** One pass of the per-second work. */
 export function tickAlerts(deps: Deps): void {
   const now = deps.clock.now();
-  const due = deps.db
-    .select()
-    .from(alertRules)
-    .where(
-      and(
-        eq(alertRules.active, true),
-        isNotNull(alertRules.pendingSince),
-        sql`${alertRules.pendingSince} + ${alertRules.delaySeconds} * 1000 <= ${now}`,
-      ),
-    )
-    .all();
-  for (const rule of due) evaluateNow(deps, rule);
+  const s = tickStatements(deps);
+  for (const rule of s.due.all({ now })) evaluateNow(deps, rule);
 
-  const woken = deps.db
-    .select()
-    .from(alertRules)
-    .where(and(isNotNull(alertRules.snoozedUntil), lte(alertRules.snoozedUntil, now)))
-    .all();
-  for (const rule of woken) {
+  for (const rule of s.woken.all({ now })) {
     transact(deps, () => {
       updateRule(deps, rule.id, { snoozedUntil: null });
       const fresh = findRule(deps, rule.id);
@@ -45,23 +72,7 @@ export function tickAlerts(deps: Deps): void {
     });
   }
 
-  const repeats = deps.db
-    .select({ incident: alertIncidents, rule: alertRules })
-    .from(alertIncidents)
-    .innerJoin(alertRules, eq(alertIncidents.alertId, alertRules.id))
-    .where(
-      and(
-        eq(alertIncidents.state, 'open'),
-        eq(alertIncidents.notified, true),
-        isNull(alertIncidents.acknowledgedAt),
-        eq(alertRules.lifeCycle, 'repeat'),
-        eq(alertRules.active, true),
-        or(isNull(alertRules.snoozedUntil), lte(alertRules.snoozedUntil, now)),
-        sql`${alertIncidents.lastNotifiedAt} + ${alertRules.repeatIntervalSeconds} * 1000 <= ${now}`,
-      ),
-    )
-    .all();
-  for (const { incident, rule } of repeats) notify(deps, rule, incident);
+  for (const { incident, rule } of s.repeats.all({ now })) notify(deps, rule, incident);
 }
 
 /** Removes incidents closed more than 365 days ago; how many. */

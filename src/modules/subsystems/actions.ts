@@ -230,16 +230,18 @@ export function collectMessages(deps: Deps, subsystem: SubsystemRow): DeliveredM
   return due ? [toDeliveredMessage(due)] : [];
 }
 
-/** Marks every overdue queued message expired (`subsystem.action.expired`); run every second by the jobs. */
+/** Marks every overdue queued message expired (`subsystem.action.expired`); run every second by the jobs (prepared once). */
 export function sweepExpiredMessages(deps: Deps): number {
-  const now = deps.clock.now();
-  const overdue = deps.db
-    .select({ message: subsystemMessages, externalId: subsystems.externalId })
-    .from(subsystemMessages)
-    .innerJoin(subsystems, eq(subsystems.id, subsystemMessages.subsystemId))
-    .where(and(eq(subsystemMessages.state, 'queued'), lte(subsystemMessages.expiresAt, now)))
-    .orderBy(asc(subsystemMessages.id))
-    .all();
+  const { overdue: overdueNow } = prepared(deps, 'subsystems.actions.sweep', () => ({
+    overdue: deps.db
+      .select({ message: subsystemMessages, externalId: subsystems.externalId })
+      .from(subsystemMessages)
+      .innerJoin(subsystems, eq(subsystems.id, subsystemMessages.subsystemId))
+      .where(and(eq(subsystemMessages.state, 'queued'), lte(subsystemMessages.expiresAt, sql.placeholder('now'))))
+      .orderBy(asc(subsystemMessages.id))
+      .prepare(),
+  }));
+  const overdue = overdueNow.all({ now: deps.clock.now() });
   if (overdue.length === 0) return 0;
   transact(deps, () => {
     markExpired(

@@ -14,6 +14,7 @@
 
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { writePlatformLog } from '../../core/platform-log';
+import { prepared } from '../../db/prepared';
 import { type HealthCheck, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { hostAsUrl, pinnedTarget, resolveAll } from '../../http/net';
@@ -122,16 +123,20 @@ export class HealthCheckPoller {
   /** Starts the checks that are due; resolves once every check started by this call has answered. */
   async pollDue(): Promise<void> {
     const mono = this.deps.clock.monotonic();
-    const rows = this.deps.db
-      .select({ id: subsystems.id, externalId: subsystems.externalId, check: subsystems.healthCheck })
-      .from(subsystems)
-      .where(
-        and(
-          eq(subsystems.healthEnabled, true),
-          inArray(sql`json_extract(${subsystems.healthCheck}, '$.mode')`, ['http', 'tcp']),
-        ),
-      )
-      .all();
+    // Run every second: prepared once.
+    const { polled: pollable } = prepared(this.deps, 'subsystems.health-checks', () => ({
+      polled: this.deps.db
+        .select({ id: subsystems.id, externalId: subsystems.externalId, check: subsystems.healthCheck })
+        .from(subsystems)
+        .where(
+          and(
+            eq(subsystems.healthEnabled, true),
+            inArray(sql`json_extract(${subsystems.healthCheck}, '$.mode')`, ['http', 'tcp']),
+          ),
+        )
+        .prepare(),
+    }));
+    const rows = pollable.all();
     const polled = new Set(rows.map((r) => r.id));
     for (const id of this.nextDue.keys()) if (!polled.has(id)) this.nextDue.delete(id);
     const running: Promise<void>[] = [];

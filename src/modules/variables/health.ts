@@ -4,23 +4,26 @@
  * every second by main, applies those that waited long enough.
  */
 import { and, isNotNull, lte, sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared';
 import { variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { reevaluateHealth } from './values';
 
-/** Ids of variables whose pending worse state has waited its grace period. */
+/** Ids of variables whose pending worse state has waited its grace period (run every second: prepared once). */
 function duePending(deps: Deps, now: number): number[] {
-  return deps.db
-    .select({ id: variables.id })
-    .from(variables)
-    .where(
-      and(
-        isNotNull(variables.healthPendingState),
-        lte(sql`${variables.healthPendingSince} + ${variables.healthGracePeriod} * 1000`, now),
-      ),
-    )
-    .all()
-    .map((r) => r.id);
+  const { due } = prepared(deps, 'variables.health', () => ({
+    due: deps.db
+      .select({ id: variables.id })
+      .from(variables)
+      .where(
+        and(
+          isNotNull(variables.healthPendingState),
+          lte(sql`${variables.healthPendingSince} + ${variables.healthGracePeriod} * 1000`, sql.placeholder('now')),
+        ),
+      )
+      .prepare(),
+  }));
+  return due.all({ now }).map((r) => r.id);
 }
 
 /**
