@@ -1,6 +1,8 @@
 /**
- * Statements prepared once per database and reused, for the paths every request takes: building a
- * query with drizzle's builder and preparing it costs 40–60 µs a call, running a prepared one a few.
+ * Statements prepared once per database and reused, for the paths every request takes and the jobs
+ * that run every second: building a query with drizzle's builder and preparing it costs 40–60 µs a
+ * call, running a prepared one a few (and an idle daemon that builds them every second ends up
+ * running the optimizing compiler on the builder; bench/RESULTS.md, "An idle daemon over ten minutes").
  * Each owner names its set once and builds it on first use:
  *
  *   const s = prepared(deps, 'subsystems', () => ({ byId: deps.db.select()…where(eq(…, sql.placeholder('id'))).prepare() }));
