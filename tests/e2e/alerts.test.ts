@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { WsTestClient } from '../../src/realtime/ws-test-support';
 import { type SmtpServer, startSmtpServer } from '../helpers/smtp-server';
-import { ADMIN_PASSWORD, E2E_ENABLED, sessionOf, suiteDaemon } from './daemon';
+import { ADMIN_PASSWORD, E2E_ENABLED, sessionOf, suiteDaemon, until } from './daemon';
 
 type Message = Record<string, unknown> & { type: string; data?: Record<string, unknown> };
 
@@ -115,8 +115,7 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled): alerts', () => {
       }),
     ]);
 
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline && !received.some((r) => r.type === 'alert.recovered')) await Bun.sleep(100);
+    await until(() => received.some((r) => r.type === 'alert.recovered'), 15_000);
     expect(received.map((r) => r.type).filter((type) => type === 'alert.fired' || type === 'alert.recovered')).toEqual([
       'alert.fired',
       'alert.recovered',
@@ -142,8 +141,7 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled): alerts', () => {
     });
     expect(alert.status).toBe(201);
     expect((await http('POST', `/variables/${variable.body._id}/value`, { value: '9' })).status).toBe(200);
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline && (smtp?.received.length ?? 0) === 0) await Bun.sleep(100);
+    await until(() => (smtp?.received.length ?? 0) > 0, 15_000);
     expect(smtp.received).toHaveLength(1);
     expect(smtp.received[0]).toMatchObject({ from: 'pms@venue.example', to: ['admin@venue.example'] });
     expect(smtp.received[0]?.subject).toContain('Pressure');

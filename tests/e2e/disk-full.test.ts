@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'bun:test';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMIN_PASSWORD, E2E_ENABLED, sessionOf, suiteDaemon } from './daemon';
+import { ADMIN_PASSWORD, E2E_ENABLED, sessionOf, suiteDaemon, until } from './daemon';
 import { clientOf } from './torture-load';
 
 /** Mounts a tmpfs for the suite; null where mounting is not allowed (not root, no CAP_SYS_ADMIN). */
@@ -146,8 +146,7 @@ describe.skipIf(mountPoint === null)('pmsd (compiled): a full disk', () => {
     expect(again.status).toBe(201);
     expect(((await client.call('GET', `/variables/${id}`)).body as { lastValue: string }).lastValue).toBe('after');
     // The webhook outbox works again too; a refused value was never queued.
-    const deadline = Date.now() + 10_000;
-    while (!received.some((b) => b.includes('"after"')) && Date.now() < deadline) await Bun.sleep(50);
+    await until(() => received.some((b) => b.includes('"after"')), 10_000);
     expect(received.some((b) => b.includes('"after"'))).toBe(true);
     expect(received.some((b) => b.includes(value(refused.n)))).toBe(false);
     receiver.stop(true);

@@ -9,7 +9,7 @@
 import { afterAll, describe, expect, it } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import { WsTestClient } from '../../src/realtime/ws-test-support';
-import { ADMIN_PASSWORD, type Daemon, E2E_ENABLED, sessionOf, suiteDaemon } from './daemon';
+import { ADMIN_PASSWORD, type Daemon, E2E_ENABLED, sessionOf, suiteDaemon, until } from './daemon';
 
 interface Received {
   headers: Record<string, string>;
@@ -37,14 +37,6 @@ function signatureOf(secret: string, r: Received): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const msg = `${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`;
   return `v1,${createHmac('sha256', key).update(msg).digest('base64')}`;
-}
-
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await Bun.sleep(50);
-  }
 }
 
 function api(daemon: Daemon, session: string) {
