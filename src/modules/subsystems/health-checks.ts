@@ -124,8 +124,8 @@ export class HealthCheckPoller {
   async pollDue(): Promise<void> {
     const mono = this.deps.clock.monotonic();
     // Run every second: prepared once.
-    const { polled: pollable } = prepared(this.deps, 'subsystems.health-checks', () => ({
-      polled: this.deps.db
+    const { pollable } = prepared(this.deps, 'subsystems.health-checks', () => ({
+      pollable: this.deps.db
         .select({ id: subsystems.id, externalId: subsystems.externalId, check: subsystems.healthCheck })
         .from(subsystems)
         .where(
