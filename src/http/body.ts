@@ -53,10 +53,11 @@ const isObject = (body: unknown): boolean => body !== null && typeof body === 'o
 export async function readBodyText(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (!request.body) return '';
   // A declared length within the limit is enforced by the HTTP framing, so the body can be taken
-  // whole; streaming chunk by chunk costs far more per request on the ingest path.
+  // whole; streaming chunk by chunk costs far more per request on the ingest path. Asked first:
+  // `request.body` makes a ReadableStream, about 1.8 µs of the value door's 15 (bench/RESULTS.md).
   if (Number.isFinite(declared)) return request.text();
+  if (!request.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body) {
