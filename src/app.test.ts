@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { makeTestApp } from '../tests/helpers/app';
+import { addSubsystem, makeTestApp } from '../tests/helpers/app';
 import { makeUser, signIn } from '../tests/helpers/factories';
 import { ensureInitialAdmin } from './boot';
 import { createLogger } from './log';
@@ -37,6 +37,64 @@ describe('request log', () => {
     const failure = lines.find((l) => l.msg === 'request failed');
     expect(failure?.requestId).toBe('boom-1');
     expect(String((failure?.err as { stack?: string })?.stack)).toContain('users');
+  });
+});
+
+describe('the value door', () => {
+  it('leaves the same request line, at debug for a success and at info for a refusal', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = createLogger('debug', { write: (line: string) => lines.push(JSON.parse(line)) });
+    const t = makeTestApp({ log });
+    await addSubsystem(t, 'media');
+    const v = await t.call('POST', '/variables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'media', externalRef: 'temp' },
+    });
+    const path = `/api/v1/variables/${v.body._id}/value`;
+    await t.call('POST', `/variables/${v.body._id}/value`, {
+      as: 'admin',
+      body: { value: 1 },
+      headers: { 'x-request-id': 'v-1' },
+    });
+    await t.call('POST', '/variables/999999/value', {
+      as: 'admin',
+      body: { value: 1 },
+      headers: { 'x-request-id': 'v-2' },
+    });
+    await t.call('POST', `/variables/${v.body._id}/value`, { body: { value: 1 }, headers: { 'x-request-id': 'v-3' } });
+    const requests = lines.filter((l) => l.msg === 'request' && String(l.requestId).startsWith('v-'));
+    expect(
+      requests.map(({ level, requestId, method, path, status }) => ({ level, requestId, method, path, status })),
+    ).toEqual([
+      { level: 20, requestId: 'v-1', method: 'POST', path, status: 200 },
+      { level: 30, requestId: 'v-2', method: 'POST', path: '/api/v1/variables/999999/value', status: 404 },
+      { level: 30, requestId: 'v-3', method: 'POST', path, status: 401 },
+    ]);
+    expect(requests.every((l) => typeof l.durationMs === 'number')).toBe(true);
+  });
+
+  it('answers a fault of a value write with 500 and logs its stack, as every route does', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
+    const t = makeTestApp({ log });
+    await addSubsystem(t, 'media');
+    const v = await t.call('POST', '/variables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'media', externalRef: 'temp' },
+    });
+    t.deps.sqlite.run('DROP TABLE variable_history_recent');
+    const res = await t.call('POST', `/variables/${v.body._id}/value`, {
+      as: 'admin',
+      body: { value: 2 },
+      headers: { 'x-request-id': 'boom-2' },
+    });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ statusCode: 500, code: 'internal', message: 'internal error', requestId: 'boom-2' });
+    expect(res.headers.get('x-request-id')).toBe('boom-2');
+    const failure = lines.find((l) => l.msg === 'request failed');
+    expect(failure?.requestId).toBe('boom-2');
+    expect(String((failure?.err as { stack?: string })?.stack)).toContain('variable_history_recent');
+    expect(lines.find((l) => l.msg === 'request' && l.requestId === 'boom-2')?.status).toBe(500);
   });
 });
 

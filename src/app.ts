@@ -5,8 +5,8 @@
  */
 import { Elysia } from 'elysia';
 import type { Deps } from './deps';
-import { requestMeta } from './http/context';
-import { errorPlugin } from './http/error-plugin';
+import { logRequestLine, requestMeta } from './http/context';
+import { ErrorAnswers, errorPlugin } from './http/error-plugin';
 import { API_PREFIX } from './http/links';
 import { maintenanceHook } from './http/maintenance';
 import type { RouteLike } from './http/openapi';
@@ -89,19 +89,18 @@ export function apiRoutes(deps: Deps): Elysia {
 
 export function createApp(deps: Deps) {
   const routeTable: { list: ReadonlyArray<RouteLike> } = { list: [] };
+  const answers = new ErrorAnswers(deps);
   // Elysia's router by default looks for the path from the 12th character of the URL, assuming a
   // host of 4+ characters: `http://pms/…` (a normal appliance name on port 80) would not route.
   const app = new Elysia({ name: 'pmsd', handler: { standardHostname: false } })
-    // First of all: a restore or shutdown closes every door, the value door too.
+    // First of all: a restore or shutdown closes every door (the value door in front checks it too).
     .onRequest(maintenanceHook(deps))
-    // First after it, so its answer leaves as built (with its own x-request-id) and is not re-wrapped.
-    .onRequest(variableIngest(deps))
     .onRequest(({ request, set }) => {
       set.headers['x-request-id'] = requestMeta(request).id;
     })
     // Before routing, so unknown routes and public ones are counted too (the value door counts its own).
     .onRequest(rateLimitHook(deps))
-    .use(errorPlugin(deps, () => routeTable.list))
+    .use(errorPlugin(deps, () => routeTable.list, answers))
     // A write is answered once it is on disk (db/durability.ts): a request that changes something
     // and wrote rows waits for the WAL's sync; one that wrote nothing, and every read, never does.
     .onBeforeHandle({ as: 'global' }, ({ request }) => {
@@ -114,24 +113,16 @@ export function createApp(deps: Deps) {
       await deps.durability.whenDurable();
     })
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
-      const meta = requestMeta(request);
-      const status = meta.status ?? Number(set.status ?? 200);
-      const level = meta.quiet && status < 400 ? 'debug' : 'info';
-      if (!deps.log.isLevelEnabled(level)) return;
-      deps.log[level](
-        {
-          requestId: meta.id,
-          method: request.method,
-          path: new URL(request.url).pathname,
-          status,
-          durationMs: Math.round((performance.now() - meta.startedAt) * 100) / 100,
-        },
-        'request',
-      );
+      logRequestLine(deps.log, request, requestMeta(request).status ?? Number(set.status ?? 200));
     })
     .use(apiRoutes(deps))
     .use(docsRoutes(deps, () => routeTable.list));
   routeTable.list = app.routes;
+  // The value door answers in front of Elysia (modules/variables/ingest.ts says why). `handle` is
+  // what the server and the tests call, so both go through it.
+  const door = variableIngest(deps, answers);
+  const handle = app.handle;
+  app.handle = (request: Request) => door(request) ?? handle(request);
   return app;
 }
 

@@ -8,7 +8,7 @@ export interface RequestMeta {
   startedAt: number;
   /** The request's child logger, made on first use (most requests never log more than their one line). */
   log: Logger | null;
-  /** A successful answer is logged at debug, not info: the ingest routes field clients call many times a second. */
+  /** A successful answer is logged at debug, not info (`logRequestLine`). */
   quiet?: boolean;
   /** The status a handler set, before Elysia's response check (the error plugin's drift path). */
   builtStatus?: number;
@@ -49,4 +49,24 @@ export function requestLog(request: Request, root: Logger): Logger {
   const meta = requestMeta(request);
   meta.log ??= root.child({ requestId: meta.id });
   return meta.log;
+}
+
+/**
+ * The one line every request leaves in the log, once answered: at debug for a success of a quiet
+ * route (the ingest routes field clients call many times a second), at info otherwise.
+ */
+export function logRequestLine(log: Logger, request: Request, status: number): void {
+  const meta = requestMeta(request);
+  const level = meta.quiet && status < 400 ? 'debug' : 'info';
+  if (!log.isLevelEnabled(level)) return;
+  log[level](
+    {
+      requestId: meta.id,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status,
+      durationMs: Math.round((performance.now() - meta.startedAt) * 100) / 100,
+    },
+    'request',
+  );
 }

@@ -83,9 +83,51 @@ function asBuilt(value: unknown, status: number, headers: Record<string, unknown
   return new Response(value === undefined ? null : JSON.stringify(value), { status, headers: out });
 }
 
-export function errorPlugin(deps: Deps, routes: () => ReadonlyArray<{ method: string; path: string }>) {
+/**
+ * What every door answers a thrown error with, shared by the Elysia pipeline (`errorPlugin`) and the
+ * value door in front of it (modules/variables/ingest.ts): an AppError as it is, a constraint as 409,
+ * a full disk as 507 (one warning a minute while it lasts), anything else as 500 with its stack in
+ * the log. One per app, for the disk-full warning's pace.
+ */
+export class ErrorAnswers {
+  private diskFullWarnedAt: number | null = null;
+
+  constructor(private readonly deps: Deps) {}
+
+  /** The AppError a thrown value answers with; logs one that is a bug of ours. */
+  of(error: unknown, request: Request): AppError {
+    if (error instanceof AppError) return error;
+    const appError =
+      sqliteConstraint(error) ?? (isDiskFull(error) ? diskFull() : new AppError('internal', 'internal error'));
+    if (appError.errorCode === 'internal') requestLog(request, this.deps.log).error({ err: error }, 'request failed');
+    return appError;
+  }
+
+  /** The error body for `appError`, its status noted for the request log line. */
+  answer(appError: AppError, request: Request): Response {
+    // While the disk is full every write is refused: one warning a minute says so, not a stack per write.
+    if (appError.errorCode === 'insufficient_storage') {
+      const now = this.deps.clock.monotonic();
+      if (this.diskFullWarnedAt === null || now - this.diskFullWarnedAt >= DISK_FULL_WARN_EVERY_MS) {
+        this.diskFullWarnedAt = now;
+        requestLog(request, this.deps.log).warn(
+          { method: request.method, path: new URL(request.url).pathname },
+          'the disk is full: writes are refused with 507 until space returns',
+        );
+      }
+    }
+    const meta = requestMeta(request);
+    meta.status = appError.status;
+    return errorResponse(appError, meta.id);
+  }
+}
+
+export function errorPlugin(
+  deps: Deps,
+  routes: () => ReadonlyArray<{ method: string; path: string }>,
+  answers = new ErrorAnswers(deps),
+) {
   const driftWarnedAt = new Map<string, number>();
-  let diskFullWarnedAt: number | null = null;
   return (
     new Elysia({ name: 'pms-errors' })
       // Elysia overwrites a 2xx status with 422 before onError sees a response that failed its check,
@@ -139,24 +181,8 @@ export function errorPlugin(deps: Deps, routes: () => ReadonlyArray<{ method: st
                     allow: allowed.join(', '),
                   })
                 : new AppError('not_found', `no route ${request.method} ${pathname}`);
-        } else {
-          appError =
-            sqliteConstraint(error) ?? (isDiskFull(error) ? diskFull() : new AppError('internal', 'internal error'));
-          if (appError.errorCode === 'internal') requestLog(request, deps.log).error({ err: error }, 'request failed');
-        }
-        // While the disk is full every write is refused: one warning a minute says so, not a stack per write.
-        if (appError.errorCode === 'insufficient_storage') {
-          const now = deps.clock.monotonic();
-          if (diskFullWarnedAt === null || now - diskFullWarnedAt >= DISK_FULL_WARN_EVERY_MS) {
-            diskFullWarnedAt = now;
-            requestLog(request, deps.log).warn(
-              { method: request.method, path: new URL(request.url).pathname },
-              'the disk is full: writes are refused with 507 until space returns',
-            );
-          }
-        }
-        meta.status = appError.status;
-        return errorResponse(appError, meta.id);
+        } else appError = answers.of(error, request);
+        return answers.answer(appError, request);
       })
   );
 }
