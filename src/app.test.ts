@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'bun:test';
-import { addSubsystem, makeTestApp } from '../tests/helpers/app';
+import { addSubsystem, makeTestApp, type TestApp } from '../tests/helpers/app';
 import { makeUser, signIn } from '../tests/helpers/factories';
 import { ensureInitialAdmin } from './boot';
 import { createLogger } from './log';
 
-function capture() {
+function capture(level: 'info' | 'debug' = 'info') {
   const lines: Array<Record<string, unknown>> = [];
-  const log = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
+  const log = createLogger(level, { write: (line: string) => lines.push(JSON.parse(line)) });
   return { lines, log };
 }
 
@@ -41,15 +41,15 @@ describe('request log', () => {
 });
 
 describe('the value door', () => {
-  it('leaves the same request line, at debug for a success and at info for a refusal', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const log = createLogger('debug', { write: (line: string) => lines.push(JSON.parse(line)) });
-    const t = makeTestApp({ log });
+  const aVariable = async (t: TestApp) => {
     await addSubsystem(t, 'media');
-    const v = await t.call('POST', '/variables', {
-      as: 'admin',
-      body: { subsystemExternalId: 'media', externalRef: 'temp' },
-    });
+    return t.call('POST', '/variables', { as: 'admin', body: { subsystemExternalId: 'media', externalRef: 'temp' } });
+  };
+
+  it('leaves the same request line, at debug for a success and at info for a refusal', async () => {
+    const { lines, log } = capture('debug');
+    const t = makeTestApp({ log });
+    const v = await aVariable(t);
     const path = `/api/v1/variables/${v.body._id}/value`;
     await t.call('POST', `/variables/${v.body._id}/value`, {
       as: 'admin',
@@ -74,14 +74,9 @@ describe('the value door', () => {
   });
 
   it('answers a fault of a value write with 500 and logs its stack, as every route does', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const log = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
+    const { lines, log } = capture();
     const t = makeTestApp({ log });
-    await addSubsystem(t, 'media');
-    const v = await t.call('POST', '/variables', {
-      as: 'admin',
-      body: { subsystemExternalId: 'media', externalRef: 'temp' },
-    });
+    const v = await aVariable(t);
     t.deps.sqlite.run('DROP TABLE variable_history_recent');
     const res = await t.call('POST', `/variables/${v.body._id}/value`, {
       as: 'admin',
