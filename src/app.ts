@@ -6,6 +6,7 @@
 import { Elysia } from 'elysia';
 import type { Deps } from './deps';
 import { logRequestLine, requestMeta } from './http/context';
+import { throughDoors } from './http/door';
 import { ErrorAnswers, errorPlugin } from './http/error-plugin';
 import { API_PREFIX } from './http/links';
 import { maintenanceHook } from './http/maintenance';
@@ -34,6 +35,7 @@ import { rolesRoutes } from './modules/roles/routes';
 import { scheduleRoutes } from './modules/schedule/routes';
 import { scheduleRunsRoutes } from './modules/schedule/runner/runs-routes';
 import { settingsRoutes } from './modules/settings/routes';
+import { heartbeatDoor } from './modules/subsystems/heartbeat-door';
 import { subsystemsRoutes } from './modules/subsystems/routes';
 import { systemRoutes } from './modules/system/routes';
 import { tokensRoutes } from './modules/tokens/routes';
@@ -118,11 +120,9 @@ export function createApp(deps: Deps) {
     .use(apiRoutes(deps))
     .use(docsRoutes(deps, () => routeTable.list));
   routeTable.list = app.routes;
-  // The value door answers in front of Elysia (modules/variables/ingest.ts says why). `handle` is
-  // what the server and the tests call, so both go through it.
-  const door = variableIngest(deps, answers);
-  const handle = app.handle;
-  app.handle = (request: Request) => door(request) ?? handle(request);
+  // The value write and the heartbeat are answered in front of Elysia (http/door.ts says why).
+  // `handle` is what the server and the tests call, so both go through the doors.
+  app.handle = throughDoors([variableIngest(deps, answers), heartbeatDoor(deps, answers)], app.handle);
   return app;
 }
 

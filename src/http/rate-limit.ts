@@ -29,7 +29,8 @@
  *   holds at most MAX_KEYS keys; when full it drops the idle ones, and if a spray of addresses keeps
  *   it full of live ones, the oldest quarter (forgiven early, never refused wrongly). Amortised O(1).
  * - Counted once per request: `rateLimitHook` runs in `onRequest` before routing (after the value
- *   door), the value door calls `limitValueWrite` itself and answers before that hook would run.
+ *   door), the value door calls `limitValueWrite` itself and the heartbeat door this hook itself
+ *   (http/door.ts); both answer before Elysia's hook would run.
  *   The caller is decided through auth.ts, which memoises it for the route's own auth check.
  */
 
@@ -55,7 +56,7 @@ function takeForAddress(deps: Deps, limiter: RateLimiter, request: Request, limi
 }
 
 /** The heartbeat (`PUT`, and any alias another method may get; only the plural path has one, §3). */
-const HEARTBEAT_PATH = /^https?:\/\/[^/]+\/api\/v1\/subsystems\/([^/?#]+)\/heartbeat\/?(?:[?#].*)?$/;
+export const HEARTBEAT_PATH = /^https?:\/\/[^/]+\/api\/v1\/subsystems\/([^/?#]+)\/heartbeat\/?(?:[?#].*)?$/;
 /** Posting log entries counts against the ingest budget whoever posts (§9 rule 4). */
 const LOG_POST_PATH = /^https?:\/\/[^/]+\/api\/v1\/logs\/?(?:[?#].*)?$/;
 

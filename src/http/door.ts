@@ -1,0 +1,55 @@
+/**
+ * Doors in front of Elysia: the two routes field clients call many times a second (a value write,
+ * a heartbeat) are answered before the app's `handle` reaches Elysia (`createApp`), so they pay none
+ * of its context, hook chain, schema checks or response mapping: measured, that pipeline cost a
+ * heartbeat about 8 µs of its 28 and a value write about 1.6 µs (bench/RESULTS.md, hot paths
+ * session 7). A door does exactly what its route does; what every route gets from the pipeline, a
+ * door gets here, from the same code: the maintenance gate first, a thrown error answered by
+ * `ErrorAnswers`, and the request line (`logRequestLine`, at debug when it succeeds). A request a
+ * door's `match` leaves alone (another method, a path segment its route's schema would refuse) goes
+ * to Elysia untouched, and nothing of it has been counted or read.
+ */
+import type { Deps } from '../deps';
+import { logRequestLine, requestMeta } from './context';
+import type { ErrorAnswers } from './error-plugin';
+import { maintenanceHook } from './maintenance';
+
+/** A Response promise for the requests the door serves, undefined for the rest. */
+export type Door = (request: Request) => Promise<Response> | undefined;
+
+export function frontDoor<K>(
+  deps: Deps,
+  answers: ErrorAnswers,
+  match: (request: Request) => K | undefined,
+  serve: (request: Request, key: K) => Promise<Response>,
+): Door {
+  const gate = maintenanceHook(deps);
+  const logged = (request: Request, response: Response): Response => {
+    logRequestLine(deps.log, request, response.status);
+    return response;
+  };
+  const run = async (request: Request, key: K): Promise<Response> => {
+    requestMeta(request).quiet = true;
+    gate({ request });
+    return serve(request, key);
+  };
+  return (request) => {
+    const key = match(request);
+    if (key === undefined) return undefined;
+    return run(request, key).then(
+      (response) => logged(request, response),
+      (error: unknown) => logged(request, answers.answer(answers.of(error, request), request)),
+    );
+  };
+}
+
+/** The first door that serves `request`, else `rest` (Elysia's handle). */
+export function throughDoors(doors: readonly Door[], rest: (request: Request) => Promise<Response>) {
+  return (request: Request): Promise<Response> => {
+    for (const door of doors) {
+      const answer = door(request);
+      if (answer) return answer;
+    }
+    return rest(request);
+  };
+}
