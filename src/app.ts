@@ -100,7 +100,7 @@ export function createApp(deps: Deps) {
     .onRequest(({ request, set }) => {
       set.headers['x-request-id'] = requestMeta(request).id;
     })
-    // Before routing, so unknown routes and public ones are counted too (the value door counts its own).
+    // Before routing, so unknown routes and public ones are counted too (the doors count their own).
     .onRequest(rateLimitHook(deps))
     .use(errorPlugin(deps, () => routeTable.list, answers))
     // A write is answered once it is on disk (db/durability.ts): a request that changes something

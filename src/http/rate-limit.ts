@@ -29,7 +29,7 @@
  *   holds at most MAX_KEYS keys; when full it drops the idle ones, and if a spray of addresses keeps
  *   it full of live ones, the oldest quarter (forgiven early, never refused wrongly). Amortised O(1).
  * - Counted once per request: `rateLimitHook` runs in `onRequest` before routing (after the value
- *   door), the value door calls `limitValueWrite` itself and the heartbeat door this hook itself
+ *   door), the value door calls `limitValueWrite` itself and the heartbeat door `limitHeartbeat`
  *   (http/door.ts); both answer before Elysia's hook would run.
  *   The caller is decided through auth.ts, which memoises it for the route's own auth check.
  */
@@ -71,13 +71,24 @@ export function rateLimitHook(deps: Deps) {
     const caller = validCaller(deps, request);
     const heartbeat = caller === null || request.method === 'GET' ? null : HEARTBEAT_PATH.exec(request.url);
     if (caller === null) takeForAddress(deps, limiter, request, limits);
-    else if (heartbeat !== null) {
-      const key = `${caller.label}|${heartbeat[1]}`;
-      take(deps, limiter.heartbeats, key, limits.heartbeatsPerSecond, limits.heartbeatBurst);
-    } else if (caller.integration || (request.method === 'POST' && LOG_POST_PATH.test(request.url)))
+    else if (heartbeat?.[1] !== undefined) takeHeartbeat(deps, limits, caller.label, heartbeat[1]);
+    else if (caller.integration || (request.method === 'POST' && LOG_POST_PATH.test(request.url)))
       take(deps, limiter.values, caller.label, limits.ingestPerSecond, limits.ingestBurst);
     else take(deps, limiter.requests, caller.label, limits.requestsPerSecond, limits.requestBurst);
   };
+}
+
+/** A heartbeat's count: the caller's budget for this subsystem (`segment`: the path segment as sent). */
+function takeHeartbeat(deps: Deps, limits: RateLimitSettings, label: string, segment: string): void {
+  take(deps, deps.rateLimiter.heartbeats, `${label}|${segment}`, limits.heartbeatsPerSecond, limits.heartbeatBurst);
+}
+
+/** The heartbeat door's count, for the path segment it matched: what the hook counts for a heartbeat. */
+export function limitHeartbeat(deps: Deps, request: Request, segment: string): void {
+  const limits = rateLimitSettings(deps);
+  const caller = validCaller(deps, request);
+  if (caller === null) takeForAddress(deps, deps.rateLimiter, request, limits);
+  else takeHeartbeat(deps, limits, caller.label, segment);
 }
 
 /** The value door's count (`POST /variables/{id}/value`): the caller's ingest budget; throws 429 when over it. */

@@ -2,7 +2,7 @@
  * The heartbeat's front door: `PUT /api/v1/subsystems/{id}/heartbeat`, which every subsystem sends
  * every few seconds (a venue powering up sends thousands a second), answered in front of Elysia
  * (http/door.ts says why and what every door shares). It does exactly what the route in routes.ts
- * does, in the route's order: the heartbeat budget (the flood limit's own rule for this path), the
+ * does, in the route's order: the heartbeat budget (`limitHeartbeat`, the flood limit's rule for it), the
  * route's auth rule, the body discarded unread, the service, and the answer held until what it wrote
  * is on disk, as the app's durability hooks hold every write. The answer is the route's JSON, byte
  * for byte, with the same content type. A path segment the route's schema refuses (empty, too long,
@@ -15,20 +15,21 @@ import { type Door, frontDoor } from '../../http/door';
 import type { ErrorAnswers } from '../../http/error-plugin';
 import { IdParam } from '../../http/fields';
 import { decodeOrNull } from '../../http/percent';
-import { HEARTBEAT_PATH, rateLimitHook } from '../../http/rate-limit';
+import { HEARTBEAT_PATH, limitHeartbeat } from '../../http/rate-limit';
 import { heartbeat } from './heartbeat';
 
 const RULE: AuthMeta = authMeta({ permission: 'subsystems:write', integration: true, body: 'ignore' });
 const ID = IdParam.properties.id;
 
-/** The subsystem key of a heartbeat the route's schema would take, else undefined. */
-function heartbeatKey(request: Request): string | undefined {
+/** A heartbeat the route's schema would take: its path segment as sent and the key it decodes to. */
+function heartbeatKey(request: Request): { segment: string; id: string } | undefined {
   if (request.method !== 'PUT') return undefined;
-  const raw = HEARTBEAT_PATH.exec(request.url)?.[1];
-  const id = raw === undefined ? null : decodeOrNull(raw);
-  return id !== null && id.length >= (ID.minLength ?? 0) && id.length <= (ID.maxLength ?? Number.MAX_SAFE_INTEGER)
-    ? id
-    : undefined;
+  const segment = HEARTBEAT_PATH.exec(request.url)?.[1];
+  if (segment === undefined) return undefined;
+  const id = decodeOrNull(segment);
+  if (id === null || id.length < (ID.minLength ?? 0) || id.length > (ID.maxLength ?? Number.MAX_SAFE_INTEGER))
+    return undefined;
+  return { segment, id };
 }
 
 /** Whether the request's framing says it carries a body (which the route discards unread). */
@@ -38,9 +39,8 @@ function carriesBody(request: Request): boolean {
 }
 
 export function heartbeatDoor(deps: Deps, answers: ErrorAnswers): Door {
-  const limit = rateLimitHook(deps);
-  return frontDoor(deps, answers, heartbeatKey, async (request, id) => {
-    limit({ request });
+  return frontDoor(deps, answers, heartbeatKey, async (request, { segment, id }) => {
+    limitHeartbeat(deps, request, segment);
     const principal = authorize(deps, request, RULE);
     if (carriesBody(request)) await request.body?.cancel();
     const before = deps.durability.mark();
