@@ -12,7 +12,7 @@ import { Elysia } from 'elysia';
 import type { Permission } from '../core/permissions';
 import type { Principal } from '../core/principal';
 import type { Deps } from '../deps';
-import { routeBody } from './body';
+import { discardBody, routeBody } from './body';
 import { requestMeta } from './context';
 import { authenticate } from './credential';
 import { forbidden, unauthorized } from './errors';
@@ -143,7 +143,7 @@ export function authPlugin(deps: Deps) {
           gate(deps, request, meta);
           if (meta.streamBody) return {};
           if (!meta.ignoreBody) return body.read(request);
-          await request.body?.cancel();
+          await discardBody(request);
           return {};
         },
         transform: ({ request }) => {

@@ -4,22 +4,28 @@
  * door's single largest cost before this was noticed; a chunked body is still counted as it streams.
  */
 import { describe, expect, it } from 'bun:test';
-import { readBodyText, readJsonBody } from './body';
+import { discardBody, readBodyText, readJsonBody } from './body';
 import { AppError } from './errors';
 
-/** A request whose `body` stream must not be made: asking for it throws. */
-function withLengthOnly(text: string): Request {
-  const request = new Request('http://pms/api/v1/variables/1/value', {
-    method: 'POST',
-    body: text,
-    headers: { 'content-length': String(Buffer.byteLength(text)), 'content-type': 'application/json' },
-  });
+/** `request` with its `body` stream forbidden: asking for it throws. */
+function noStream(request: Request): Request {
   Object.defineProperty(request, 'body', {
     get() {
-      throw new Error('the body stream was made for a request with a Content-Length');
+      throw new Error('the body stream was made');
     },
   });
   return request;
+}
+
+/** A request with a Content-Length whose body stream must not be made. */
+function withLengthOnly(text: string): Request {
+  return noStream(
+    new Request('http://pms/api/v1/variables/1/value', {
+      method: 'POST',
+      body: text,
+      headers: { 'content-length': String(Buffer.byteLength(text)), 'content-type': 'application/json' },
+    }),
+  );
 }
 
 function chunked(parts: string[]): Request {
@@ -66,5 +72,35 @@ describe('readBodyText', () => {
   it('reads no body as empty', async () => {
     expect(await readBodyText(new Request('http://pms/api/v1/roles'), 64)).toBe('');
     expect(await readJsonBody(new Request('http://pms/api/v1/roles', { method: 'POST' }), 64)).toEqual({});
+  });
+});
+
+describe('discardBody', () => {
+  it('makes no stream for a request whose framing says it has no body', async () => {
+    const heartbeat = (headers: Record<string, string>) =>
+      noStream(new Request('http://pms/api/v1/subsystems/media/heartbeat', { method: 'PUT', headers }));
+    await discardBody(heartbeat({}));
+    await discardBody(heartbeat({ 'content-length': '0' }));
+  });
+
+  it('cancels a body that was sent, unread', async () => {
+    let cancelled = 0;
+    let pulled = 0;
+    const request = new Request('http://pms/api/v1/subsystems/media/heartbeat', {
+      method: 'PUT',
+      headers: { 'transfer-encoding': 'chunked' },
+      body: new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += 1;
+          controller.enqueue(new Uint8Array(1024));
+        },
+        cancel() {
+          cancelled += 1;
+        },
+      }),
+    });
+    await discardBody(request);
+    expect(cancelled).toBe(1);
+    expect(pulled).toBeLessThanOrEqual(1);
   });
 });

@@ -68,6 +68,15 @@ export async function readBodyText(request: Request, limit: number): Promise<str
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Discards a body a route ignores, unread. Only when the framing says one was sent (a length other
+ * than 0, or chunked): asking for `request.body` makes a stream, a cost on every heartbeat.
+ */
+export async function discardBody(request: Request): Promise<void> {
+  const length = request.headers.get('content-length');
+  if ((length !== null && length !== '0') || request.headers.has('transfer-encoding')) await request.body?.cancel();
+}
+
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
   const contentType = request.headers.get('content-type') ?? '';
   const text = await readBodyText(request, limit);

@@ -10,6 +10,7 @@
  */
 import type { Deps } from '../../deps';
 import { type AuthMeta, authMeta, authorize } from '../../http/auth';
+import { discardBody } from '../../http/body';
 import { requestMeta } from '../../http/context';
 import { type Door, frontDoor } from '../../http/door';
 import type { ErrorAnswers } from '../../http/error-plugin';
@@ -32,17 +33,11 @@ function heartbeatKey(request: Request): { segment: string; id: string } | undef
   return { segment, id };
 }
 
-/** Whether the request's framing says it carries a body (which the route discards unread). */
-function carriesBody(request: Request): boolean {
-  const length = request.headers.get('content-length');
-  return (length !== null && length !== '0') || request.headers.has('transfer-encoding');
-}
-
 export function heartbeatDoor(deps: Deps, answers: ErrorAnswers): Door {
   return frontDoor(deps, answers, heartbeatKey, async (request, { segment, id }) => {
     limitHeartbeat(deps, request, segment);
     const principal = authorize(deps, request, RULE);
-    if (carriesBody(request)) await request.body?.cancel();
+    await discardBody(request);
     const before = deps.durability.mark();
     const answer = await heartbeat(deps, principal, id, deps.remoteAddress(request));
     if (deps.durability.mark() !== before) await deps.durability.whenDurable();
