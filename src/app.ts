@@ -111,8 +111,8 @@ export function createApp(deps: Deps) {
     })
     .onAfterHandle({ as: 'global' }, async ({ request }) => {
       const before = requestMeta(request).writesBefore;
-      if (before === undefined || deps.durability.mark() === before) return;
-      await deps.durability.whenDurable();
+      const written = before === undefined ? null : deps.durability.whenWrittenDurable(before);
+      if (written) await written;
     })
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       logRequestLine(deps.log, request, requestMeta(request).status ?? Number(set.status ?? 200));

@@ -86,4 +86,29 @@ describe('durable acknowledgements (PMS_DURABILITY=power-cut)', () => {
     expect(await settled(same)).toBe(true);
     expect(wal.waiting).toBe(0);
   });
+
+  it('answers a heartbeat that wrote once synced, and one that wrote nothing at once (the heartbeat door)', async () => {
+    const wal = heldSync();
+    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync });
+    await addSubsystem(t, 'media');
+    const token = t.tokenFor('integration');
+    // The first heartbeat brings the subsystem online and stores its address: a write.
+    const first = t.call('PUT', '/subsystems/media/heartbeat', { token, from: '10.0.0.5' });
+    expect(await settled(first)).toBe(false);
+    while (!(await settled(first))) wal.release();
+    expect((await first).status).toBe(200);
+    // One that collects a queued message marks it delivered (a write outside the writer's batches).
+    const queued = t.call('PUT', '/subsystems/media/action', { as: 'admin', body: { type: 'forceStop' } });
+    while (!(await settled(queued))) wal.release();
+    expect((await queued).status).toBe(202);
+    const collecting = t.call('PUT', '/subsystems/media/heartbeat', { token, from: '10.0.0.5' });
+    expect(await settled(collecting)).toBe(false);
+    wal.release();
+    expect((await collecting).body.messages).toHaveLength(1);
+    // The next, a second later from the same address, changes nothing stored.
+    t.clock.advance(1000);
+    const next = t.call('PUT', '/subsystems/media/heartbeat', { token, from: '10.0.0.5' });
+    expect(await settled(next)).toBe(true);
+    expect((await next).status).toBe(200);
+  });
 });

@@ -58,6 +58,15 @@ export class Durability {
   }
 
   /**
+   * For a request that took `mark()` as `before` when it began: null when it wrote nothing since
+   * (a read never waits), else `whenDurable()`. The app's hooks and the heartbeat door hold their
+   * answers on it.
+   */
+  whenWrittenDurable(before: number): Promise<void> | null {
+    return this.mark() === before ? null : this.whenDurable();
+  }
+
+  /**
    * Resolves once everything written before the call is on disk; null when it already is (or
    * durability is off), so the common path does not await at all.
    */

@@ -40,7 +40,8 @@ export function heartbeatDoor(deps: Deps, answers: ErrorAnswers): Door {
     await discardBody(request);
     const before = deps.durability.mark();
     const answer = await heartbeat(deps, principal, id, deps.remoteAddress(request));
-    if (deps.durability.mark() !== before) await deps.durability.whenDurable();
+    const written = deps.durability.whenWrittenDurable(before);
+    if (written) await written;
     return new Response(JSON.stringify(answer), {
       headers: { 'content-type': 'application/json;charset=utf-8', 'x-request-id': requestMeta(request).id },
     });
