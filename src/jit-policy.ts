@@ -3,7 +3,7 @@
  * compiled executable under 80 MB). main.ts imports this module first, so it applies from the
  * first module the daemon evaluates.
  *
- * With the normal policy, JavaScriptCore's optimizing compiler (DFG) compiled about 210 functions
+ * With the normal policy, JavaScriptCore's optimizing compiler (DFG) compiled about 230 functions
  * in the first 15 s of an idle daemon (`BUN_JSC_reportDFGCompileTimes=1`): the start (route and
  * schema set-up, drizzle building its statements, migrations) and the once-a-second jobs (croner
  * finding the next run). None of it is hot. Each compilation costs the compiler's working memory,
@@ -16,14 +16,15 @@
  * reaches the optimizing tiers all the same, only later: a small function's first DFG compilation
  * came after 11 000 calls instead of 1 000–1 500 (tests/helpers/jit-probe.ts). A path
  * called a few times a second (an operator's reads) stays in the interpreter longer; the schedule's
- * first read after an edit, the heaviest of them, measured the same. The policy is never set back
+ * first read after an edit, the heaviest of them, went from 9.2 to 10.7 ms (median; bar 25 ms). The policy is never set back
  * to 1: the daemon's own jobs go on for its whole life, and the quiet trim drops compiled code that
  * would otherwise be compiled again.
  * Threads (Workers) have their own engine and keep the normal policy.
  *
  * Measured (bench/RESULTS.md, "Hot paths, session 6"): idle RSS of the executable 80–81 → 76.5–77.3 MB
- * fresh; the hot paths, the power-up storm and the schedule's first read after an edit unchanged
- * (`bun bench/hot-paths.ts`, `bun bench/power-up.ts`, `bun bench/schedule.ts`).
+ * fresh; the hot paths and the power-up storm unchanged within the runs' spread, the schedule's
+ * first read after an edit as above (`bun bench/hot-paths.ts`, `bun bench/power-up.ts`,
+ * `bun bench/schedule.ts`).
  */
 
 /** Tier-up thresholds are this many times the engine's normal ones. */
