@@ -2,7 +2,7 @@
  * Doors in front of Elysia: the two routes field clients call many times a second (a value write,
  * a heartbeat) are answered before the app's `handle` reaches Elysia (`createApp`), so they pay none
  * of its context, hook chain, schema checks or response mapping: measured, that pipeline cost a
- * heartbeat about 8 µs of its 28 and a value write about 1.6 µs (bench/RESULTS.md, hot paths
+ * heartbeat with a token 5–8 µs of its 23–29 and a value write about 1.6 µs (bench/RESULTS.md, hot paths
  * session 7). A door does exactly what its route does; what every route gets from the pipeline, a
  * door gets here, from the same code: the maintenance gate first, a thrown error answered by
  * `ErrorAnswers`, and the request line (`logRequestLine`, at debug when it succeeds). A request a
