@@ -11,7 +11,7 @@ describe('webhook create and read', () => {
     const t = webhookApp();
     const res = await t.call('POST', '/webhook', {
       as: 'admin',
-      body: { displayName: ' Ops bridge ', url: 'https://hooks.example.com/in', headers: { 'X-Api-Key': 'k1' } },
+      body: { displayName: ' Ops bridge ', url: 'https://hooks.example.com/in', headers: { 'X-Api-Key': 'api-key-1' } },
     });
     expect(res.status).toBe(201);
     expect(res.headers.get('location')).toBe(`/api/v1/webhook/${res.body._id}`);
@@ -43,7 +43,7 @@ describe('webhook create and read', () => {
     const list = await t.call('GET', '/webhook', { as: 'admin' });
     expect(list.headers.get('x-total-count')).toBe('1');
     expect(list.text).not.toContain(secret.slice(6));
-    expect(list.text).not.toContain('k1');
+    expect(list.text).not.toContain('api-key-1');
   });
 
   it('keeps a client secret of 24 to 64 bytes and refuses any other', async () => {
