@@ -35,6 +35,12 @@ const command = [
   // only when first imported: in one bundle it was parsed at start, about 2 MB of idle RSS.
   '--splitting',
   '--sourcemap',
+  // An executable built by bun reads `.env` and `bunfig.toml` from whatever directory it is started
+  // in unless told not to: a stray .env changed the daemon's settings, and a bunfig.toml `preload`
+  // ran its code in pmsd, as root when an operator ran `pmsd user add` from a writable folder.
+  // pmsd's settings come from its environment only (README, systemd/pmsd.service).
+  '--no-compile-autoload-dotenv',
+  '--no-compile-autoload-bunfig',
   join('src', 'main.ts'),
   // The WAL checkpoint thread (src/db/checkpointer.ts) runs this module as a Worker.
   join('src', 'db', 'checkpoint-worker.ts'),

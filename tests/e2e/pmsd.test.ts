@@ -4,6 +4,8 @@
  * with it set and no dist/pmsd, it fails rather than passing by skipping.
  */
 import { describe, expect, it } from 'bun:test';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pkg from '../../package.json';
 import { ADMIN_PASSWORD, E2E_ENABLED, login as loginTo, runCli, suiteDaemon } from './daemon';
 
@@ -94,6 +96,23 @@ describe.skipIf(!E2E_ENABLED)('pmsd (compiled)', () => {
     const result = await runCli(box(), ['serve'], { env: { PMS_HTTP_PORT: 'abc' } });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('pmsd: PMS_HTTP_PORT must be a port number 1-65535\n');
+  });
+
+  it('reads no .env and no bunfig.toml from the folder it is started in', async () => {
+    const cwd = box().cwd;
+    const marker = join(cwd, 'preloaded');
+    const planted = ['.env', 'bunfig.toml', 'preload.js'].map((name) => join(cwd, name));
+    writeFileSync(join(cwd, '.env'), 'PMS_HTTP_PORT=abc\n');
+    writeFileSync(join(cwd, 'preload.js'), `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n`);
+    writeFileSync(join(cwd, 'bunfig.toml'), 'preload = ["./preload.js"]\n');
+    try {
+      const result = await runCli(box(), ['migrate']);
+      expect(result).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: expect.any(String) });
+      expect(result.stderr).not.toContain('PMS_HTTP_PORT');
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      for (const path of [...planted, marker]) rmSync(path, { force: true });
+    }
   });
 
   it('creates an administrator from the command line, who can then sign in', async () => {
