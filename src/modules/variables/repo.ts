@@ -72,7 +72,8 @@ export function findVariableByRef(deps: Deps, subsystemId: number, ref: string):
 }
 
 /**
- * Rows the value path has loaded, kept in memory so a value write costs no SELECT of the variable.
+ * Rows the value path has loaded, kept in memory so a value write costs no SELECT of the variable
+ * (at most `rowsKept` of them, state.ts).
  * Every write of this module other than a value write forgets the row; a value write stores the row
  * it wrote and forgets it again if its job is rolled back. The owner's fields (externalId,
  * displayName, type) are cached too and dropped when the bus says the subsystem changed or went;
@@ -86,7 +87,7 @@ export function loadForWrite(deps: Deps, id: number): LoadedVariable | undefined
   const row = cache.get(id);
   if (!row) {
     const loaded = findVariable(deps, id);
-    if (loaded) cache.set(id, loaded);
+    if (loaded) rememberVariable(deps, loaded);
     return loaded;
   }
   const owner = ownerFields(deps, row.subsystemId);
@@ -120,8 +121,19 @@ function ownerFields(deps: Deps, subsystemId: number): OwnerFields | undefined {
   return fields;
 }
 
+/**
+ * Keeps `row` for the next value write. Past `rowsKept` the row kept longest is let go: first in,
+ * first out, which costs a hit nothing (an LRU would move the row on every write) and lets a
+ * variable written again after its turn come back with one SELECT.
+ */
 export function rememberVariable(deps: Deps, row: LoadedVariable): void {
-  deps.variables.rows.set(row.id, row);
+  const { rows, rowsKept } = deps.variables;
+  rows.set(row.id, row);
+  while (rows.size > rowsKept) {
+    const oldest = rows.keys().next().value;
+    if (oldest === undefined) break;
+    rows.delete(oldest);
+  }
 }
 
 export function forgetVariable(deps: Deps, id: number): void {

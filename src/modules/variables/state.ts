@@ -36,9 +36,18 @@ export interface VariableStatements {
   appendHistory: Statement;
 }
 
+/**
+ * How many rows the value path keeps. A row is about 1.7 KB in memory (bench/RESULTS.md, "Hot
+ * paths, session 8"), so the cache stays under 17 MB however many variables a venue has; a value
+ * write to a row that was let go reads it again with one prepared SELECT (2–5 µs).
+ */
+export const ROWS_KEPT = 10_000;
+
 export class VariableCaches {
-  /** Rows the value path has loaded, by variable id (repo.ts says when they are dropped). */
+  /** Rows the value path has loaded, by variable id, oldest first (repo.ts says when they are dropped). */
   readonly rows = new Map<number, LoadedVariable>();
+  /** At most this many rows are kept: past it, the one kept longest goes (`rememberVariable`). */
+  rowsKept = ROWS_KEPT;
   /** Owner fields by subsystem id; dropped by a bus listener subscribed on first use. */
   readonly owners = new Map<number, OwnerFields>();
   ownersWatched = false;

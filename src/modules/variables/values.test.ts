@@ -165,3 +165,28 @@ describe('§4.2 routes', () => {
     expect(fresh.body).toMatchObject({ externalRef: 'newone', lastValue: '4' });
   });
 });
+
+describe("the value path's rows (deps.variables.rows)", () => {
+  it('keeps at most rowsKept, lets the oldest go, and a row let go is read again exactly', async () => {
+    const t = setup();
+    t.deps.variables.rowsKept = 2;
+    const [a, b, c] = [
+      await t.make({ externalRef: 'a' }),
+      await t.make({ externalRef: 'b' }),
+      await t.make({ externalRef: 'c' }),
+    ];
+    for (const v of [a, b, c]) expect((await t.write(v._id, '1')).status).toBe(200);
+    expect([...t.deps.variables.rows.keys()]).toEqual([b._id, c._id]);
+
+    // a was let go: the same value again moves only its time, a new one is a change, as if it had stayed.
+    t.clock.advance(1000);
+    const same = await t.write(a._id, '1');
+    expect(same.body).toMatchObject({ lastValue: '1', lastValueUpdatedAt: '2026-01-15T12:00:01.000Z' });
+    expect(same.body._updatedAt).toBe('2026-01-15T12:00:00.000Z');
+    expect((await t.write(a._id, '2')).body.lastValue).toBe('2');
+    const changesOfA = t.events.filter((e) => e.type === 'variable.changed' && e.data._id === a._id);
+    expect(changesOfA.map((e) => e.data.lastValue)).toEqual(['1', '2']);
+    expect([...t.deps.variables.rows.keys()]).toEqual([c._id, a._id]);
+    expect((await t.call('GET', `/variables/${a._id}`, { as: 'viewer' })).body.lastValue).toBe('2');
+  });
+});
