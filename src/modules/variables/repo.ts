@@ -7,6 +7,7 @@ import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import { prepared } from '../../db/prepared';
 import { variables } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { makeRoom } from '../../http/bounded';
 import { notFound } from '../../http/errors';
 import type { LoadedVariable, OwnerFields, VariableStatements } from './state';
 
@@ -122,18 +123,14 @@ function ownerFields(deps: Deps, subsystemId: number): OwnerFields | undefined {
 }
 
 /**
- * Keeps `row` for the next value write. Past `rowsKept` the row kept longest is let go: first in,
- * first out, which costs a hit nothing (an LRU would move the row on every write) and lets a
- * variable written again after its turn come back with one SELECT.
+ * Keeps `row` for the next value write. A full cache lets the quarter kept longest go (`makeRoom`):
+ * first in, first out, which costs a hit nothing (an LRU would move the row on every write); a
+ * variable written again after its turn comes back with one SELECT.
  */
 export function rememberVariable(deps: Deps, row: LoadedVariable): void {
   const { rows, rowsKept } = deps.variables;
+  if (!rows.has(row.id)) makeRoom(rows, rowsKept);
   rows.set(row.id, row);
-  while (rows.size > rowsKept) {
-    const oldest = rows.keys().next().value;
-    if (oldest === undefined) break;
-    rows.delete(oldest);
-  }
 }
 
 export function forgetVariable(deps: Deps, id: number): void {

@@ -46,7 +46,7 @@ export const ROWS_KEPT = 10_000;
 export class VariableCaches {
   /** Rows the value path has loaded, by variable id, oldest first (repo.ts says when they are dropped). */
   readonly rows = new Map<number, LoadedVariable>();
-  /** At most this many rows are kept: past it, the one kept longest goes (`rememberVariable`). */
+  /** At most this many rows are kept: a full cache lets the quarter kept longest go (`rememberVariable`). */
   rowsKept = ROWS_KEPT;
   /** Owner fields by subsystem id; dropped by a bus listener subscribed on first use. */
   readonly owners = new Map<number, OwnerFields>();
