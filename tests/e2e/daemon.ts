@@ -143,14 +143,7 @@ export async function startDaemon(sandbox: Sandbox, env: Record<string, string> 
   throw new Error(`pmsd did not become healthy within 20 s:\n${output.stderr.text}`);
 }
 
-/** Waits until `check()` holds, polling every 50 ms; throws after `ms`. */
-export async function until(check: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await Bun.sleep(50);
-  }
-}
+export { until } from '../helpers/until';
 
 /** The initial administrator's password of the suites that sign in. */
 export const ADMIN_PASSWORD = 'e2e-admin-password';

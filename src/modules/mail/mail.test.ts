@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'bun:test';
 import net from 'node:net';
 import { makeUser } from '../../../tests/helpers/factories';
 import { type SmtpServer, type SmtpServerOptions, startSmtpServer } from '../../../tests/helpers/smtp-server';
+import { until } from '../../../tests/helpers/until';
 import { alertsApp } from '../alerts/test-support';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, runDueMail, startMailDispatcher, stopMailDispatcher } from './dispatch';
 
@@ -278,8 +279,7 @@ describe('alert mail over SMTP', () => {
     const started = performance.now();
     expect((await t.write('95')).status).toBe(200);
     expect(performance.now() - started).toBeLessThan(1000);
-    await Bun.sleep(50);
-    expect(t.deps.mail.inFlight.size).toBe(1);
+    await until(() => t.deps.mail.inFlight.size === 1, 5000);
     expect((await t.call('GET', '/alerts/history', { as: 'admin' })).status).toBe(200);
     const stopping = performance.now();
     await stopMailDispatcher(t.deps, 100);

@@ -5,6 +5,7 @@
  * send it again once the hold is over.
  */
 import { describe, expect, it } from 'bun:test';
+import { until } from '../../../tests/helpers/until';
 import { look, startDispatcher, stopDispatcher, UNRECORDED_HOLD_MS } from './dispatch';
 import { addWebhook, deliveryRows, receiverPool, webhookApp } from './test-support';
 
@@ -37,6 +38,7 @@ describe('webhook deliveries on a full disk', () => {
     startDispatcher(t.deps);
     try {
       await look(t.deps);
+      await until(() => r.received.length >= DELIVERIES, 10_000);
       // Time for a resend loop to show: every finished attempt kicks the dispatcher at once.
       await Bun.sleep(300);
       const unrecorded = deliveryRows(t, hook._id).filter((d) => d.status === 'pending').length;
@@ -47,7 +49,8 @@ describe('webhook deliveries on a full disk', () => {
       sqlite.run('PRAGMA max_page_count = 1073741823');
       t.clock.advance(UNRECORDED_HOLD_MS);
       await look(t.deps);
-      await Bun.sleep(100);
+      const succeeded = () => deliveryRows(t, hook._id).every((d) => d.status === 'succeeded');
+      await until(() => r.received.length >= DELIVERIES + unrecorded && succeeded(), 10_000);
       expect(r.received.length).toBe(DELIVERIES + unrecorded);
       expect(deliveryRows(t, hook._id).every((d) => d.status === 'succeeded')).toBe(true);
     } finally {
