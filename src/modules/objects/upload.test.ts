@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { BunFile } from 'bun';
 import { auditEntries, makeTestApp, recordEvents, rowCount } from '../../../tests/helpers/app';
 import { expectError } from '../../../tests/helpers/errors';
+import { until } from '../../../tests/helpers/until';
 import { putSettingGroup, SETTING_DEFAULTS } from '../../core/settings';
 import { bucketDir, RETIRE_GRACE_MS, removeRetired } from './files';
 import {
@@ -212,6 +213,7 @@ describe('uploading content (§12 rules 1–5)', () => {
       release = resolve;
     });
     let sent = 0;
+    let reading = false;
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (sent === 0) {
@@ -219,6 +221,8 @@ describe('uploading content (§12 rules 1–5)', () => {
           controller.enqueue(new Uint8Array(10));
           return;
         }
+        // Asked for more: the upload has taken the first chunk, so it holds the object.
+        reading = true;
         await gate;
         controller.enqueue(new Uint8Array(10));
         controller.close();
@@ -231,7 +235,7 @@ describe('uploading content (§12 rules 1–5)', () => {
         headers: { 'content-length': '20', authorization: `Bearer ${token}` },
       }),
     );
-    await Bun.sleep(20);
+    await until(() => reading, 5000);
     expectError(await putBytes(t, `/objects/${obj._id}/content`, new Uint8Array(5)), 409, 'conflict');
     release();
     expect((await first).status).toBe(200);
