@@ -37,11 +37,15 @@ export interface VariableStatements {
 }
 
 /**
- * How many rows the value path keeps. A row is about 1.7 KB in memory (bench/RESULTS.md, "Hot
- * paths, session 8"), so the cache stays under 17 MB however many variables a venue has; a value
- * write to a row that was let go reads it again with one prepared SELECT (2–5 µs).
+ * How many rows the value path keeps. A kept row costs the daemon about 2 KB of resident memory:
+ * after value writes to 10 050 variables of a compiled daemon, it idled at 111 MB keeping 10 000
+ * rows and at 100 MB keeping 5 000 (74 MB before the writes; bench/RESULTS.md, "Hot paths, session
+ * 8"). A value write to a row that was let go reads it again with one prepared SELECT, about 8 µs
+ * (a write is 25–35 µs): a venue writing more than 5 000 variables at field rates does not notice
+ * (writing all 10 050 in turn over HTTP took 0.6–0.8 s a round, against 0.7–0.9 s keeping 10 000),
+ * and the ingest bench's 1 000 variables are all kept.
  */
-export const ROWS_KEPT = 10_000;
+export const ROWS_KEPT = 5_000;
 
 export class VariableCaches {
   /** Rows the value path has loaded, by variable id, oldest first (repo.ts says when they are dropped). */
