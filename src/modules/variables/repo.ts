@@ -125,7 +125,7 @@ function ownerFields(deps: Deps, subsystemId: number): OwnerFields | undefined {
 /**
  * Keeps `row` for the next value write. A full cache lets the quarter kept longest go (`makeRoom`):
  * first in, first out, which costs a hit nothing (an LRU would move the row on every write); a
- * variable written again after its turn comes back with one SELECT (about 8 µs, state.ts).
+ * variable written again after its turn comes back with one SELECT (what a miss costs: state.ts).
  */
 export function rememberVariable(deps: Deps, row: LoadedVariable): void {
   const { rows, rowsKept } = deps.variables;

@@ -37,15 +37,17 @@ export interface VariableStatements {
 }
 
 /**
- * How many rows the value path keeps. A kept row costs the daemon about 2 KB of resident memory:
- * after value writes to 10 050 variables of a compiled daemon, it idled at 111 MB keeping 10 000
- * rows and at 100 MB keeping 5 000 (74 MB before the writes; bench/RESULTS.md, "Hot paths, session
- * 8"). A value write to a row that was let go reads it again with one prepared SELECT, about 8 µs
- * (a write is 25–35 µs): a venue writing more than 5 000 variables at field rates does not notice
- * (writing all 10 050 in turn over HTTP took 0.6–0.8 s a round, against 0.7–0.9 s keeping 10 000),
- * and the ingest bench's 1 000 variables are all kept.
+ * How many rows the value path keeps, so the cache is bounded however many variables a venue has
+ * (a row is 1–3 KB resident). A value write to a row that was let go reads it again with one
+ * prepared SELECT. `bun bench/many-variables.ts` (bench/RESULTS.md, "Hot paths, session 8"), every
+ * variable written in turn, 50 at a time, rounds 2–4:
+ * - 9 000 variables, all kept: 54–67 µs a write as the client sees it, idle after 96 MB;
+ * - 12 500 variables, 10 000 kept: 65–72 µs, idle after 113 MB;
+ * - 12 500 variables, all kept (a throwaway build): 54–57 µs, idle after 107 MB.
+ * A venue up to 10 000 variables writes at full speed; past it, memory stays bounded and the writes
+ * that miss cost about a fifth more. The ingest bench's 1 000 variables are all kept.
  */
-export const ROWS_KEPT = 5_000;
+export const ROWS_KEPT = 10_000;
 
 export class VariableCaches {
   /** Rows the value path has loaded, by variable id, oldest first (repo.ts says when they are dropped). */
