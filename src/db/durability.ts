@@ -59,11 +59,12 @@ export class Durability {
 
   /**
    * For a request that took `mark()` as `before` when it began: null when it wrote nothing since
-   * (a read never waits), else `whenDurable()`. The app's hooks and the heartbeat door hold their
-   * answers on it.
+   * (a read never waits), else what `whenDurable()` gives. The app's hooks and the doors in front of
+   * Elysia (http/door.ts) hold their answers on it.
    */
   whenWrittenDurable(before: number): Promise<void> | null {
-    return this.mark() === before ? null : this.whenDurable();
+    const target = this.mark();
+    return target === before ? null : this.durableAt(target);
   }
 
   /**
@@ -71,7 +72,11 @@ export class Durability {
    * durability is off), so the common path does not await at all.
    */
   whenDurable(): Promise<void> | null {
-    const target = this.mark();
+    return this.durableAt(this.mark());
+  }
+
+  /** `whenDurable` for the rows up to `target` (a `mark()` just taken). */
+  private durableAt(target: number): Promise<void> | null {
     if (target <= this.synced) return null;
     const running = this.running;
     if (running && running.target >= target) return running.done;
