@@ -5,7 +5,10 @@
  * heartbeat with a token 5–8 µs of its 23–29 and a value write about 1.6 µs (bench/RESULTS.md, hot paths
  * session 7). A door does exactly what its route does; what every route gets from the pipeline, a
  * door gets here, from the same code: the maintenance gate first, a thrown error answered by
- * `ErrorAnswers`, and the request line (`logRequestLine`, at debug when it succeeds). A request a
+ * `ErrorAnswers`, the request line (`logRequestLine`, at debug when it succeeds), and an answer that
+ * wrote rows held until they are on disk, as the app's durability hooks hold every route's (a door
+ * whose every write goes through the writer says `'writer'`: the writer holds those answers itself,
+ * and reading `total_changes()` twice more would cost the value write about a microsecond). A request a
  * door's `match` leaves alone (another method, a path segment its route's schema would refuse) goes
  * to Elysia untouched, and nothing of it has been counted or read.
  */
@@ -17,9 +20,13 @@ import { maintenanceHook } from './maintenance';
 /** A Response promise for the requests the door serves, undefined for the rest. */
 export type Door = (request: Request) => Promise<Response> | undefined;
 
+/** Who holds a door's answer until its writes are on disk (db/durability.ts): the door, or the writer. */
+export type DoorWrites = 'held' | 'writer';
+
 export function frontDoor<K>(
   deps: Deps,
   answers: ErrorAnswers,
+  writes: DoorWrites,
   match: (request: Request) => K | undefined,
   serve: (request: Request, key: K) => Promise<Response>,
 ): Door {
@@ -31,7 +38,12 @@ export function frontDoor<K>(
   const run = async (request: Request, key: K): Promise<Response> => {
     requestMeta(request).quiet = true;
     gate({ request });
-    return serve(request, key);
+    if (writes === 'writer') return serve(request, key);
+    const before = deps.durability.mark();
+    const response = await serve(request, key);
+    const written = deps.durability.whenWrittenDurable(before);
+    if (written) await written;
+    return response;
   };
   return (request) => {
     const key = match(request);

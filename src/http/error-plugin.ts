@@ -85,7 +85,7 @@ function asBuilt(value: unknown, status: number, headers: Record<string, unknown
 
 /**
  * What every door answers a thrown error with, shared by the Elysia pipeline (`errorPlugin`) and the
- * value door in front of it (modules/variables/ingest.ts): an AppError as it is, a constraint as 409,
+ * doors in front of it (http/door.ts): an AppError as it is, a constraint as 409,
  * a full disk as 507 (one warning a minute while it lasts), anything else as 500 with its stack in
  * the log. One per app, for the disk-full warning's pace.
  */

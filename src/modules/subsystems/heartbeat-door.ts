@@ -3,8 +3,8 @@
  * every few seconds (a venue powering up sends thousands a second), answered in front of Elysia
  * (http/door.ts says why and what every door shares). It does exactly what the route in routes.ts
  * does, in the route's order: the heartbeat budget (`limitHeartbeat`, the flood limit's rule for it), the
- * route's auth rule, the body discarded unread, the service, and the answer held until what it wrote
- * is on disk, as the app's durability hooks hold every write. The answer is the route's JSON, byte
+ * route's auth rule, the body discarded unread, the service, and (by the door, `'held'`) the answer
+ * held until what it wrote is on disk, as the app's durability hooks hold every write. The answer is the route's JSON, byte
  * for byte, with the same content type. A path segment the route's schema refuses (empty, too long,
  * a malformed escape) is left to the route, which answers it as it always has.
  */
@@ -34,14 +34,12 @@ function heartbeatKey(request: Request): { segment: string; id: string } | undef
 }
 
 export function heartbeatDoor(deps: Deps, answers: ErrorAnswers): Door {
-  return frontDoor(deps, answers, heartbeatKey, async (request, { segment, id }) => {
+  // 'held': delivering a queued message writes outside the writer's batches.
+  return frontDoor(deps, answers, 'held', heartbeatKey, async (request, { segment, id }) => {
     limitHeartbeat(deps, request, segment);
     const principal = authorize(deps, request, RULE);
     await discardBody(request);
-    const before = deps.durability.mark();
     const answer = await heartbeat(deps, principal, id, deps.remoteAddress(request));
-    const written = deps.durability.whenWrittenDurable(before);
-    if (written) await written;
     return new Response(JSON.stringify(answer), {
       headers: { 'content-type': 'application/json;charset=utf-8', 'x-request-id': requestMeta(request).id },
     });

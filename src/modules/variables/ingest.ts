@@ -32,5 +32,6 @@ async function answer(deps: Deps, request: Request, id: string): Promise<Respons
 /** The value door. */
 export function variableIngest(deps: Deps, answers: ErrorAnswers): Door {
   const match = (request: Request) => (request.method === 'POST' ? VALUE_PATH.exec(request.url)?.[1] : undefined);
-  return frontDoor(deps, answers, match, (request, id) => answer(deps, request, id));
+  // 'writer': the write is a writer job, whose batch answers only once it is on disk.
+  return frontDoor(deps, answers, 'writer', match, (request, id) => answer(deps, request, id));
 }
