@@ -5,9 +5,10 @@
  * stored `expiresAt` is the limit as it stood at sign-in, kept for the record). Last use is written
  * at most once a minute, so a busy console costs no write per request.
  */
-import { eq, lt, or } from 'drizzle-orm';
+import { eq, lt, or, sql } from 'drizzle-orm';
 import { getSettingGroup } from '../../core/settings';
 import { randomSecret, sha256Hex } from '../../crypto';
+import { prepared, updateRow } from '../../db/prepared';
 import { sessions } from '../../db/schema';
 import type { Deps } from '../../deps';
 
@@ -49,7 +50,14 @@ export function createSession(deps: Deps, userId: number, address: string | null
 
 /** The stored session whose secret has this SHA-256, live or not. */
 export function findSessionByHash(deps: Deps, hash: string): SessionRow | undefined {
-  return deps.db.select().from(sessions).where(eq(sessions.tokenHash, hash)).get();
+  const byHash = prepared(deps, 'sessions.byHash', () =>
+    deps.db
+      .select()
+      .from(sessions)
+      .where(eq(sessions.tokenHash, sql.placeholder('hash')))
+      .prepare(),
+  );
+  return byHash.get({ hash });
 }
 
 /**
@@ -58,7 +66,7 @@ export function findSessionByHash(deps: Deps, hash: string): SessionRow | undefi
  */
 export function touchSession(deps: Deps, row: SessionRow, now: number): SessionRow {
   if (now - row.lastUsedAt < TOUCH_EVERY_MS) return row;
-  deps.db.update(sessions).set({ lastUsedAt: now }).where(eq(sessions.id, row.id)).run();
+  updateRow(deps, 'sessions', sessions, sessions.id, row.id, { lastUsedAt: now });
   return { ...row, lastUsedAt: now };
 }
 

@@ -11,12 +11,13 @@
  * (GET then PUT of the same body, C: Requests) leaves it alone, even once that time has passed: an
  * expired token can still be renamed or given a new future expiry. Only a different past time is 400.
  */
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { sameValue } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import { type Holdings, type Principal, requireCovers } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
 import { randomSecret, sha256Hex } from '../../crypto';
+import { prepared, updateRow } from '../../db/prepared';
 import { tokens } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
@@ -32,7 +33,16 @@ const TOUCH_EVERY_MS = 60_000;
 
 /** The stored token whose secret has this SHA-256, expired or not. */
 export function findTokenByHash(deps: Deps, hash: string): TokenRow | undefined {
-  return deps.db.select().from(tokens).where(eq(tokens.tokenHash, hash)).get();
+  // Prepared once: a venue whose devices each have a token reads one on every first use after the
+  // credential cache was cleared (any role written, a session ended), thousands at a time.
+  const byHash = prepared(deps, 'tokens.byHash', () =>
+    deps.db
+      .select()
+      .from(tokens)
+      .where(eq(tokens.tokenHash, sql.placeholder('hash')))
+      .prepare(),
+  );
+  return byHash.get({ hash });
 }
 
 /**
@@ -41,7 +51,7 @@ export function findTokenByHash(deps: Deps, hash: string): TokenRow | undefined 
  */
 export function touchToken(deps: Deps, row: TokenRow, now: number, address: string | null): TokenRow {
   if (row.lastUsedAt !== null && now - row.lastUsedAt < TOUCH_EVERY_MS && row.lastUsedFrom === address) return row;
-  deps.db.update(tokens).set({ lastUsedAt: now, lastUsedFrom: address }).where(eq(tokens.id, row.id)).run();
+  updateRow(deps, 'tokens', tokens, tokens.id, row.id, { lastUsedAt: now, lastUsedFrom: address });
   return { ...row, lastUsedAt: now, lastUsedFrom: address };
 }
 

@@ -3,6 +3,7 @@
  * The HTTP resource (§1.2) builds on these in service.ts.
  */
 import { asc, eq, sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared';
 import { sessions, userRoles, users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict } from '../../http/errors';
@@ -16,17 +17,30 @@ export function findUserByUsername(deps: Deps, username: string): UserRow | unde
   return deps.db.select().from(users).where(sql`${users.username} = ${username} COLLATE NOCASE`).get();
 }
 
+/** The look-ups a session's first use makes (and most user routes), prepared once. */
+function statements(deps: Deps) {
+  return prepared(deps, 'users.accounts', () => ({
+    byId: deps.db
+      .select()
+      .from(users)
+      .where(eq(users.id, sql.placeholder('id')))
+      .prepare(),
+    roleIds: deps.db
+      .select({ roleId: userRoles.roleId })
+      .from(userRoles)
+      .where(eq(userRoles.userId, sql.placeholder('userId')))
+      .orderBy(asc(userRoles.position))
+      .prepare(),
+  }));
+}
+
 export function findUserById(deps: Deps, id: number): UserRow | undefined {
-  return deps.db.select().from(users).where(eq(users.id, id)).get();
+  return statements(deps).byId.get({ id });
 }
 
 export function roleIdsOf(deps: Deps, userId: number): number[] {
-  return deps.db
-    .select({ roleId: userRoles.roleId })
-    .from(userRoles)
-    .where(eq(userRoles.userId, userId))
-    .orderBy(asc(userRoles.position))
-    .all()
+  return statements(deps)
+    .roleIds.all({ userId })
     .map((r) => r.roleId);
 }
 
