@@ -74,6 +74,42 @@ describe('credential cache: tokens', () => {
     expect((await t.call('GET', '/events', { token: secret })).status).toBe(200);
   });
 
+  it('keeps at most maxEntries credentials: a full cache lets its oldest quarter go, read again on next use', async () => {
+    const t = makeTestApp();
+    t.deps.credentials.maxEntries = 4;
+    const viewer = builtInRoleId(t.deps, 'viewer');
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push(await token(t, viewer));
+    for (const { secret } of made) expect((await me(t, secret)).status).toBe(200);
+    expect(t.deps.credentials.known.size).toBe(4);
+    // Rows removed behind the services show which credentials are remembered: only the first went.
+    t.deps.sqlite.run('DELETE FROM tokens');
+    const statuses = [];
+    for (const { secret } of made) statuses.push((await me(t, secret)).status);
+    expect(statuses).toEqual([401, 200, 200, 200, 200]);
+  });
+
+  it('a credential let go is read again exactly: a revoked one is refused, a changed one is what it became', async () => {
+    const t = makeTestApp();
+    t.deps.credentials.maxEntries = 2;
+    const viewer = builtInRoleId(t.deps, 'viewer');
+    const operator = builtInRoleId(t.deps, 'operator');
+    const a = await token(t, viewer);
+    const b = await token(t, viewer);
+    expect((await me(t, a.secret)).status).toBe(200);
+    expect((await me(t, b.secret)).status).toBe(200);
+    // Changing b clears the cache; a is used again, then a third token fills it and lets a go.
+    expect((await t.call('PATCH', `/tokens/${b.id}`, { as: 'admin', body: { roleId: operator } })).status).toBe(200);
+    expect((await me(t, a.secret)).status).toBe(200);
+    const c = await token(t, viewer);
+    expect((await me(t, b.secret)).body.roleIds).toEqual([operator]);
+    expect((await me(t, c.secret)).status).toBe(200);
+    expect(t.deps.credentials.known.size).toBeLessThanOrEqual(2);
+    expect((await me(t, a.secret)).body.roleIds).toEqual([viewer]);
+    expect((await t.call('DELETE', `/tokens/${a.id}`, { as: 'admin' })).status).toBe(204);
+    expect((await me(t, a.secret)).status).toBe(401);
+  });
+
   it('records its last use at most once a minute, and at once from another address', async () => {
     const t = makeTestApp();
     const { id, secret } = await token(t, builtInRoleId(t.deps, 'viewer'));

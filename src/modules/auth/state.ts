@@ -5,6 +5,7 @@
  * deps.ts can name it.
  */
 import type { sessions, tokens, users } from '../../db/schema';
+import { makeRoom } from '../../http/bounded';
 
 export class SignInThrottle {
   /** `username|address` → failure times (ms), at most the last five. */
@@ -30,18 +31,23 @@ export type KnownCredential =
  * The credentials recently used (`deps.credentials`), by the SHA-256 of the secret, so a request
  * with a token or session resolves its caller without a query (credentials.ts). Exact, not timed:
  * every write that changes what a secret stands for (a token's role, subsystems, expiry or deletion;
- * a session ended; a user's roles, name, enabled flag or deletion; any role write) clears it, and
- * expiry is judged on every use against the clock. Bounded: the oldest entry goes first.
+ * a session ended; a user's roles, name, enabled flag or deletion; any role written) clears it, and
+ * expiry is judged on every use against the clock. Only secrets that stand for something are kept.
+ *
+ * Bounded at `maxEntries` (about 0.5 KB an entry, 8 MB when full): a full cache lets its oldest
+ * quarter go (`makeRoom`), and a credential let go is read again on its next use. The bound is above
+ * what a large venue uses at once, a token per device for 10 000 subsystems and the people signed in:
+ * at 4 096, 5 000 devices heartbeating in turn with a token each missed on every request and ran at a
+ * third of the rate (bench/RESULTS.md, "Many credentials at once").
  */
 export class CredentialCache {
-  static readonly MAX_ENTRIES = 4096;
+  static readonly MAX_ENTRIES = 16_384;
+  /** The bound; tests lower it. */
+  maxEntries = CredentialCache.MAX_ENTRIES;
   readonly known = new Map<string, KnownCredential>();
 
   remember(hash: string, credential: KnownCredential): void {
-    if (this.known.size >= CredentialCache.MAX_ENTRIES) {
-      const oldest = this.known.keys().next().value;
-      if (oldest !== undefined) this.known.delete(oldest);
-    }
+    if (!this.known.has(hash)) makeRoom(this.known, this.maxEntries);
     this.known.set(hash, credential);
   }
 
