@@ -12,6 +12,8 @@
  *   value:session    the same with the administrator's session cookie (how a browser sends it)
  *   heartbeat:none   PUT /subsystems/hb{n}/heartbeat over SUBSYSTEMS subsystems, no credential
  *   heartbeat:token  the same with the integration token in `isaac-token`
+ *   heartbeat:tokens the same with each subsystem's own token, limited to it (a venue whose devices
+ *                    each have one: SUBSYSTEMS credentials in use at once), in `isaac-token`
  *
  * PROFILE_DIR=<dir> writes pmsd's CPU profile there (`bun --cpu-prof`).
  *
@@ -19,12 +21,13 @@
  * pmsd runs from source with its defaults (info logging) and every flood budget raised far above
  * the load; it must answer nothing but 2xx.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   cpuMs,
   daemonEnv,
+  deviceTokens,
   freePort,
   integrationToken,
   median,
@@ -40,19 +43,27 @@ const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
 const RUNS = Number(process.env.RUNS ?? 3);
 const DURATION = process.env.DURATION ?? '10s';
 const SUBSYSTEMS = Number(process.env.SUBSYSTEMS ?? 5000);
-const ALL = ['value:none', 'value:token', 'value:session', 'heartbeat:none', 'heartbeat:token'];
+const ALL = ['value:none', 'value:token', 'value:session', 'heartbeat:none', 'heartbeat:token', 'heartbeat:tokens'];
 const PATHS = (process.env.PATHS ?? ALL.join(',')).split(',');
 for (const p of PATHS) if (!ALL.includes(p)) throw new Error(`unknown path ${p}; one of ${ALL.join(', ')}`);
 
-/** Registers the bench's subsystems and variables; returns the first variable's _id - 1, a session and a token. */
+/**
+ * Registers the bench's subsystems and variables (and, for heartbeat:tokens, a token per subsystem in
+ * TOKENS_FILE); returns the first variable's _id - 1, a session and a token.
+ */
 async function seed(base: string) {
   const { offset, session } = await seedValues(base);
-  if (PATHS.some((p) => p.startsWith('heartbeat'))) await registerSubsystems(base, session, 'hb', SUBSYSTEMS);
+  const ids = PATHS.some((p) => p.startsWith('heartbeat'))
+    ? await registerSubsystems(base, session, 'hb', SUBSYSTEMS)
+    : [];
+  if (PATHS.includes('heartbeat:tokens'))
+    writeFileSync(TOKENS_FILE, `${(await deviceTokens(base, session, ids)).join('\n')}\n`);
   return { offset, session, token: await integrationToken(base, session, 'bench driver') };
 }
 
 const floorDir = mkdtempSync(join(tmpdir(), 'bench-floor-'));
 const productDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-'));
+const TOKENS_FILE = join(productDir, 'device-tokens.txt');
 const floorPort = freePort();
 const productPort = freePort();
 const floor = Bun.spawn([process.execPath, join(SHARED, 'baseline.ts')], {
@@ -78,6 +89,7 @@ try {
     none: {},
     token: { AUTH_HEADER: 'isaac-token', AUTH_VALUE: seeded.token },
     session: { AUTH_HEADER: 'Cookie', AUTH_VALUE: `session=${seeded.session}` },
+    tokens: { AUTH_HEADER: 'isaac-token', TOKENS_FILE },
   };
   const measure = (path: string) => {
     const [what = '', who = ''] = path.split(':');

@@ -196,24 +196,59 @@ export async function seedValues(base: string): Promise<{ offset: number; sessio
 }
 
 /** Registers `<prefix>1` … `<prefix><count>` as the given session, 50 at a time. */
-export async function registerSubsystems(base: string, session: string, prefix: string, count: number): Promise<void> {
+export async function registerSubsystems(
+  base: string,
+  session: string,
+  prefix: string,
+  count: number,
+): Promise<number[]> {
+  const ids: number[] = [];
   for (let i = 1; i <= count; i += 50) {
     const batch = [];
     for (let j = i; j < i + 50 && j <= count; j++) {
-      batch.push(api(base, 'POST', '/subsystems', { externalId: `${prefix}${j}` }, session));
+      batch.push(
+        api(base, 'POST', '/subsystems', { externalId: `${prefix}${j}` }, session).then((s) => {
+          ids[j - 1] = Number(s._id);
+        }),
+      );
     }
     await Promise.all(batch);
   }
+  return ids;
 }
 
-/** A new API token of the built-in integration role (how field drivers call), made by the given session. */
-export async function integrationToken(base: string, session: string, displayName: string): Promise<string> {
+async function integrationRoleId(base: string, session: string): Promise<number> {
   const roles = (await (
     await fetch(`${base}/api/v1/roles?limit=1000`, { headers: { authorization: `Bearer ${session}` } })
   ).json()) as Array<{ _id: number; name: string }>;
   const integration = roles.find((r) => r.name === 'integration');
   if (!integration) throw new Error('no integration role');
-  return String((await api(base, 'POST', '/tokens', { displayName, roleId: integration._id }, session)).token);
+  return integration._id;
+}
+
+/** A new API token of the built-in integration role (how field drivers call), made by the given session. */
+export async function integrationToken(base: string, session: string, displayName: string): Promise<string> {
+  const roleId = await integrationRoleId(base, session);
+  return String((await api(base, 'POST', '/tokens', { displayName, roleId }, session)).token);
+}
+
+/** One integration token per subsystem, limited to it (a venue whose devices each have their own), in the same order. */
+export async function deviceTokens(base: string, session: string, subsystemIds: readonly number[]): Promise<string[]> {
+  const roleId = await integrationRoleId(base, session);
+  const tokens: string[] = [];
+  for (let i = 0; i < subsystemIds.length; i += 50) {
+    const batch = [];
+    for (let j = i; j < i + 50 && j < subsystemIds.length; j++) {
+      const body = { displayName: `device ${j + 1}`, roleId, subsystemIds: [subsystemIds[j]] };
+      batch.push(
+        api(base, 'POST', '/tokens', body, session).then((t) => {
+          tokens[j] = String(t.token);
+        }),
+      );
+    }
+    await Promise.all(batch);
+  }
+  return tokens;
 }
 
 /** CPU time (user + system) a process has used, in ms, from /proc (Linux, 100 ticks/s; NaN elsewhere). */
