@@ -7,7 +7,7 @@ import { type Principal, requireOwnWrite } from '../../core/principal';
 import { findSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
-import { getToken } from '../tokens/service';
+import { findTokenById } from '../tokens/service';
 import { findUserById } from '../users/accounts';
 import type { LogCreate } from './model';
 
@@ -36,7 +36,7 @@ export function callerCreator(deps: Deps, principal: Principal): Creator {
     return { createdBy: name, createdByType: 'user', displayName: user?.displayName ?? name, subsystem: null };
   }
   if (principal.via === 'token' && principal.tokenId !== null) {
-    const name = getToken(deps, String(principal.tokenId)).displayName;
+    const name = findTokenById(deps, principal.tokenId)?.displayName ?? principal.label;
     const type = principal.integration ? 'subsystem' : 'user';
     return { createdBy: name, createdByType: type, displayName: name, subsystem: null };
   }

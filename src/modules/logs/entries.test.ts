@@ -171,6 +171,23 @@ describe('POST /logs', () => {
     expect((await t.post({ createdBy: 'a' }, { token })).status).toBe(201);
   });
 
+  it('posts sent at once (one writer batch) are stored in order; one refused among them is refused alone', async () => {
+    const t = setup();
+    const a = await t.subsystem('a');
+    await t.subsystem('b');
+    const token = t.tokenWith(['logs:write'], [a._id]);
+    const bodies = Array.from({ length: 12 }, (_, i) => (i === 5 ? { createdBy: 'b' } : { value: `n${i}` }));
+    const answers = await Promise.all(bodies.map((body) => t.post(body, { token })));
+    expect(answers.map((r) => r.status)).toEqual(bodies.map((_, i) => (i === 5 ? 403 : 201)));
+    expect(t.count()).toBe(11);
+    const stored = t.deps.sqlite.query('SELECT id, value FROM logs WHERE category = ? ORDER BY id').all('activity');
+    expect(stored.map((r) => (r as { value: string }).value)).toEqual(
+      bodies.flatMap((b, i) => (i === 5 ? [] : [String(b.value)])),
+    );
+    const created = t.events.filter((e) => e.type === 'log.created').map((e) => e.data.value);
+    expect(created).toEqual(stored.map((r) => (r as { value: string }).value));
+  });
+
   it('viewers may not post; operators and integrations may', async () => {
     const t = setup();
     const res = await t.post({}, { as: 'viewer' });

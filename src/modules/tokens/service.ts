@@ -31,18 +31,32 @@ import type { TokenCreate, TokenDto, TokenUpdate } from './model';
 export const TOKEN_PREFIX = 'pms_';
 const TOUCH_EVERY_MS = 60_000;
 
-/** The stored token whose secret has this SHA-256, expired or not. */
-export function findTokenByHash(deps: Deps, hash: string): TokenRow | undefined {
-  // Prepared once: a venue whose devices each have a token reads one on every first use after the
-  // credential cache was cleared (any role written, a session ended), thousands at a time.
-  const byHash = prepared(deps, 'tokens.byHash', () =>
-    deps.db
+/**
+ * The look-ups of a token by its secret's hash (a request whose credential the cache does not hold:
+ * a venue whose devices each have a token reads thousands after any role write) and by id, prepared once.
+ */
+function statements(deps: Deps) {
+  return prepared(deps, 'tokens', () => ({
+    byHash: deps.db
       .select()
       .from(tokens)
       .where(eq(tokens.tokenHash, sql.placeholder('hash')))
       .prepare(),
-  );
-  return byHash.get({ hash });
+    byId: deps.db
+      .select()
+      .from(tokens)
+      .where(eq(tokens.id, sql.placeholder('id')))
+      .prepare(),
+  }));
+}
+
+/** The stored token whose secret has this SHA-256, expired or not. */
+export function findTokenByHash(deps: Deps, hash: string): TokenRow | undefined {
+  return statements(deps).byHash.get({ hash });
+}
+
+export function findTokenById(deps: Deps, id: number): TokenRow | undefined {
+  return statements(deps).byId.get({ id });
 }
 
 /**
@@ -57,7 +71,7 @@ export function touchToken(deps: Deps, row: TokenRow, now: number, address: stri
 
 function rowOf(deps: Deps, id: string): TokenRow {
   const n = numericId(id);
-  const row = n === null ? undefined : deps.db.select().from(tokens).where(eq(tokens.id, n)).get();
+  const row = n === null ? undefined : findTokenById(deps, n);
   if (!row) throw notFound('token', id);
   return row;
 }

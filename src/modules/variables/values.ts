@@ -6,6 +6,7 @@
  */
 import { iso } from '../../clock';
 import type { Principal } from '../../core/principal';
+import { insertRow } from '../../db/prepared';
 import { logs } from '../../db/schema';
 import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
@@ -45,24 +46,20 @@ export function originOf(principal: Principal): Origin {
 }
 
 function writeActivityLog(ctx: WriteContext, row: LoadedVariable, value: string, origin: Origin): void {
-  const entry = ctx.deps.db
-    .insert(logs)
-    .values({
-      time: ctx.now,
-      key: `variable.${row.externalRef}`,
-      value: `${row.displayName} changed to ${value}`.slice(0, MAX_VALUE_LENGTH),
-      severity: 'info',
-      category: 'activity',
-      createdBy: origin.by ?? origin.source,
-      createdByType: origin.source === 'user' ? 'user' : origin.source === 'subsystem' ? 'subsystem' : 'system',
-      tags: [],
-      subsystemId: row.subsystemId,
-      subsystemExternalId: row.subsystemExternalId,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    })
-    .returning({ id: logs.id })
-    .get();
+  const entry = insertRow(ctx.deps, 'logs', logs, {
+    time: ctx.now,
+    key: `variable.${row.externalRef}`,
+    value: `${row.displayName} changed to ${value}`.slice(0, MAX_VALUE_LENGTH),
+    severity: 'info',
+    category: 'activity',
+    createdBy: origin.by ?? origin.source,
+    createdByType: origin.source === 'user' ? 'user' : origin.source === 'subsystem' ? 'subsystem' : 'system',
+    tags: [],
+    subsystemId: row.subsystemId,
+    subsystemExternalId: row.subsystemExternalId,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  });
   ctx.scope.emit('log.created', { _id: entry.id, key: `variable.${row.externalRef}`, category: 'activity' });
 }
 
