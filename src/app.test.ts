@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { addSubsystem, makeTestApp, type TestApp } from '../tests/helpers/app';
 import { makeUser, signIn } from '../tests/helpers/factories';
+import { until } from '../tests/helpers/until';
 import { ensureInitialAdmin } from './boot';
 import { createLogger } from './log';
 
@@ -71,6 +72,34 @@ describe('the value door', () => {
       { level: 30, requestId: 'v-3', method: 'POST', path, status: 401 },
     ]);
     expect(requests.every((l) => typeof l.durationMs === 'number')).toBe(true);
+  });
+
+  it('the other ingest routes (value writes by reference, log posts) are quiet too: debug for a success, info otherwise', async () => {
+    const { lines, log } = capture('debug');
+    const t = makeTestApp({ log });
+    await aVariable(t);
+    const sent: Array<[string, string, Record<string, unknown>]> = [
+      ['PUT', '/subsystems/media/variables/temp/lastValue', { value: 1 }],
+      ['PUT', '/subsystem/media/variables/temp/lastValue', { value: 2 }],
+      ['PUT', '/variable/lastValue/media/temp', { value: 3 }],
+      ['POST', '/logs', { key: 'driver.note', value: 'hello' }],
+      ['PUT', '/subsystems/nowhere/variables/temp/lastValue', { value: 4 }],
+      ['POST', '/logs', { severity: 'loud' }],
+    ];
+    for (const [i, [method, path, body]] of sent.entries()) {
+      await t.call(method, path, { as: 'admin', body, headers: { 'x-request-id': `q-${i}` } });
+    }
+    const requests = () => lines.filter((l) => l.msg === 'request' && String(l.requestId).startsWith('q-'));
+    // The routes' line is written once the answer is out (the doors write theirs before).
+    await until(() => requests().length === sent.length, 2000);
+    expect(requests().map(({ level, status }) => ({ level, status }))).toEqual([
+      { level: 20, status: 200 },
+      { level: 20, status: 200 },
+      { level: 20, status: 200 },
+      { level: 20, status: 201 },
+      { level: 30, status: 404 },
+      { level: 30, status: 400 },
+    ]);
   });
 
   it('answers a fault of a value write with 500 and logs its stack, as every route does', async () => {

@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
+import { requestMeta } from '../../http/context';
 import { IdParam } from '../../http/fields';
 import { upserted } from '../../http/responses';
 import { setAvailableVariables } from './available';
@@ -10,7 +11,12 @@ import { getLastValue, putLastValue, putLastValueByName } from './value-service'
 
 const WRITE = { permission: 'variables:write', integration: true } as const;
 
-/** §4.2 under one prefix (`/subsystem` or `/subsystems`): variables addressed by subsystem and externalRef. */
+/**
+ * §4.2 under one prefix (`/subsystem` or `/subsystems`): variables addressed by subsystem and
+ * externalRef. The value writes are ingest routes, quiet like the value door: a success leaves its
+ * request line at debug, not info (http/context.ts `logRequestLine`), as field drivers send them
+ * many times a second.
+ */
 function byRef(deps: Deps, prefix: string) {
   return new Elysia({ prefix })
     .use(authPlugin(deps))
@@ -40,8 +46,10 @@ function byRef(deps: Deps, prefix: string) {
     })
     .put(
       '/:id/variables/:ref/lastValue',
-      async ({ params, body, set, principal }) =>
-        upserted(set, await putLastValue(deps, principal, params.id, params.ref, body)),
+      async ({ params, body, set, principal, request }) => {
+        requestMeta(request).quiet = true;
+        return upserted(set, await putLastValue(deps, principal, params.id, params.ref, body));
+      },
       {
         auth: WRITE,
         params: RefParams,
@@ -77,8 +85,10 @@ export function variableRefRoutes(deps: Deps) {
     .use(authPlugin(deps))
     .put(
       '/variable/lastValue/:id/:ref',
-      async ({ params, body, set, principal }) =>
-        upserted(set, await putLastValueByName(deps, principal, params.id, params.ref, body)),
+      async ({ params, body, set, principal, request }) => {
+        requestMeta(request).quiet = true;
+        return upserted(set, await putLastValueByName(deps, principal, params.id, params.ref, body));
+      },
       {
         auth: WRITE,
         params: RefParams,

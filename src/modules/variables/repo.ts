@@ -137,6 +137,31 @@ export function forgetVariable(deps: Deps, id: number): void {
   deps.variables.rows.delete(id);
 }
 
+/**
+ * The row a value write by reference (§4.2) starts from: the row cache, through the `_id` last seen
+ * under this subsystem and externalRef (`refs`), when that row still exists and carries both; else
+ * one SELECT. A variable's subsystem and externalRef are written once and `_id`s are never reused
+ * (AUTOINCREMENT), so only a delete makes a hint stale, and the row cache is exact about deletes;
+ * the check costs two comparisons and keeps it right whatever changes (bench/RESULTS.md, "Hot paths,
+ * session 9": writes by reference read their row every time before).
+ */
+export function loadForWriteByRef(deps: Deps, subsystemId: number, ref: string): LoadedVariable | undefined {
+  const { refs, rowsKept } = deps.variables;
+  const key = `${subsystemId}/${ref}`;
+  const id = refs.get(key);
+  if (id !== undefined) {
+    const row = loadForWrite(deps, id);
+    if (row?.subsystemId === subsystemId && row.externalRef === ref) return row;
+    refs.delete(key);
+  }
+  const row = findVariableByRef(deps, subsystemId, ref);
+  if (!row) return undefined;
+  rememberVariable(deps, row);
+  makeRoom(refs, rowsKept);
+  refs.set(key, row.id);
+  return row;
+}
+
 /** Variables of a subsystem whose displayName is `name`, ignoring case. */
 export function findVariablesByName(deps: Deps, subsystemId: number, name: string): LoadedVariable[] {
   return deps.db

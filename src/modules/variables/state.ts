@@ -54,6 +54,11 @@ export class VariableCaches {
   readonly rows = new Map<number, LoadedVariable>();
   /** At most this many rows are kept: a full cache lets the quarter kept longest go (`rememberVariable`). */
   rowsKept = ROWS_KEPT;
+  /**
+   * The `_id` of `<subsystem _id>/<externalRef>` as a value write by reference last found it, at most
+   * `rowsKept` of them; only a hint, checked against the row (`loadForWriteByRef`).
+   */
+  readonly refs = new Map<string, number>();
   /** Owner fields by subsystem id; dropped by a bus listener subscribed on first use. */
   readonly owners = new Map<number, OwnerFields>();
   ownersWatched = false;

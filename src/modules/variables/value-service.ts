@@ -11,7 +11,7 @@ import { conflict, invalid, notFound } from '../../http/errors';
 import { isExternalRef, numericId } from '../../http/fields';
 import { toVariableDto, variableJson } from './mapper';
 import type { VariableDto } from './model';
-import { findVariableByRef, findVariablesByName, loadForWrite } from './repo';
+import { findVariableByRef, findVariablesByName, loadForWrite, loadForWriteByRef } from './repo';
 import { type Upserted, upsertVariable } from './service';
 import type { LoadedVariable } from './state';
 import { applyValue, originOf, valueText, type WriteContext } from './values';
@@ -80,6 +80,9 @@ function writeOrCreate(
   find: (subsystemId: number) => LoadedVariable | undefined,
   ref: string,
 ): Promise<Upserted> {
+  // Found once before the job too: a subsystem read outside a transaction is kept in memory
+  // (core/subsystems.ts), so the job's own look-up (it may have gone since) reads no row.
+  requireSubsystem(deps, subsystemKey);
   return deps.work
     .submit((scope) => {
       const subsystem = requireSubsystem(deps, subsystemKey);
@@ -106,7 +109,7 @@ export function putLastValue(
   body: ValueBody,
 ): Promise<Upserted> {
   const value = bodyValue(body);
-  return writeOrCreate(deps, principal, subsystemKey, value, (sid) => findVariableByRef(deps, sid, ref), ref);
+  return writeOrCreate(deps, principal, subsystemKey, value, (sid) => loadForWriteByRef(deps, sid, ref), ref);
 }
 
 /** `PUT /variable/lastValue/{systemId}/{variableName}`: externalRef first, then a unique displayName. */
@@ -119,7 +122,7 @@ export function putLastValueByName(
 ): Promise<Upserted> {
   const value = bodyValue(body);
   const find = (sid: number) => {
-    const byRef = findVariableByRef(deps, sid, name);
+    const byRef = loadForWriteByRef(deps, sid, name);
     if (byRef) return byRef;
     const named = findVariablesByName(deps, sid, name);
     if (named.length > 1) throw conflict('several variables of that subsystem share this displayName');

@@ -190,3 +190,49 @@ describe("the value path's rows (deps.variables.rows)", () => {
     expect((await t.call('GET', `/variables/${a._id}`, { as: 'viewer' })).body.lastValue).toBe('2');
   });
 });
+
+describe('value writes by reference through the row cache (deps.variables.refs)', () => {
+  const byRef = (t: ReturnType<typeof setup>, ref: string, value: string, sub = 'media') =>
+    t.call('PUT', `/subsystems/${sub}/variables/${ref}/lastValue`, { from: '127.0.0.1', body: { value } });
+
+  it('a deleted variable is not written under its reference: the write creates it again, or finds its successor', async () => {
+    const t = setup();
+    const a = await t.make({ externalRef: 'a' });
+    expect((await byRef(t, 'a', '1')).status).toBe(200);
+    expect(t.deps.variables.refs.get(`${t.media._id}/a`)).toBe(a._id);
+
+    // Deleted (externalRef and subsystem are written once, so only a delete makes a reference stale).
+    expect((await t.call('DELETE', `/variables/${a._id}`, { as: 'admin' })).status).toBe(204);
+    const again = await byRef(t, 'a', '2');
+    expect(again.status).toBe(201);
+    expect(again.body._id).not.toBe(a._id);
+    expect((await byRef(t, 'a', '3')).body).toMatchObject({ _id: again.body._id, lastValue: '3' });
+
+    // Deleted and made again by someone else: the write goes to the new variable.
+    expect((await t.call('DELETE', `/variables/${again.body._id}`, { as: 'admin' })).status).toBe(204);
+    const successor = await t.make({ externalRef: 'a' });
+    const written = await byRef(t, 'a', '4');
+    expect(written.status).toBe(200);
+    expect(written.body).toMatchObject({ _id: successor._id, lastValue: '4' });
+
+    // The same reference under another subsystem is another variable.
+    const other = await byRef(t, 'a', '5', 'light');
+    expect(other.status).toBe(201);
+    expect(other.body.subsystemExternalId).toBe('light');
+    expect((await byRef(t, 'a', '6')).body).toMatchObject({ _id: successor._id, lastValue: '6' });
+    expect((await t.call('GET', `/variables/${other.body._id}`, { as: 'viewer' })).body.lastValue).toBe('5');
+  });
+
+  it('the hints are bounded like the rows', async () => {
+    const t = setup();
+    t.deps.variables.rowsKept = 2;
+    for (const ref of ['a', 'b', 'c']) expect((await byRef(t, ref, '1')).status).toBe(201);
+    for (const ref of ['a', 'b', 'c']) expect((await byRef(t, ref, '2')).status).toBe(200);
+    expect(t.deps.variables.refs.size).toBeLessThanOrEqual(2);
+    for (const ref of ['a', 'b', 'c']) {
+      expect(
+        (await t.call('GET', `/subsystems/media/variables/${ref}/lastValue`, { as: 'viewer' })).body.lastValue,
+      ).toBe('2');
+    }
+  });
+});
