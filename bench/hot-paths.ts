@@ -14,6 +14,8 @@
  *   heartbeat:token  the same with the integration token in `isaac-token`
  *   heartbeat:tokens the same with each subsystem's own token, limited to it (a venue whose devices
  *                    each have one: SUBSYSTEMS credentials in use at once), in `isaac-token`
+ *   lastValue:token  PUT /subsystems/bench/variables/{ref}/lastValue, a value write by reference (§4.2)
+ *   log:token        POST /logs, an activity entry as a driver posts it (§9)
  *
  * PROFILE_DIR=<dir> writes pmsd's CPU profile there (`bun --cpu-prof`).
  *
@@ -43,7 +45,16 @@ const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
 const RUNS = Number(process.env.RUNS ?? 3);
 const DURATION = process.env.DURATION ?? '10s';
 const SUBSYSTEMS = Number(process.env.SUBSYSTEMS ?? 5000);
-const ALL = ['value:none', 'value:token', 'value:session', 'heartbeat:none', 'heartbeat:token', 'heartbeat:tokens'];
+const ALL = [
+  'value:none',
+  'value:token',
+  'value:session',
+  'heartbeat:none',
+  'heartbeat:token',
+  'heartbeat:tokens',
+  'lastValue:token',
+  'log:token',
+];
 const PATHS = (process.env.PATHS ?? ALL.join(',')).split(',');
 for (const p of PATHS) if (!ALL.includes(p)) throw new Error(`unknown path ${p}; one of ${ALL.join(', ')}`);
 
@@ -93,16 +104,19 @@ try {
   };
   const measure = (path: string) => {
     const [what = '', who = ''] = path.split(':');
-    return what === 'value'
-      ? run(productPort, join(import.meta.dir, 'post-value-auth.lua'), {
-          BASE_SCRIPT: join(SHARED, 'post-value.lua'),
-          ID_OFFSET: String(seeded.offset),
-          ...credential[who],
-        })
-      : run(productPort, join(import.meta.dir, 'heartbeat.lua'), {
-          SUBSYSTEMS: String(SUBSYSTEMS),
-          ...credential[who],
-        });
+    if (what === 'value')
+      return run(productPort, join(import.meta.dir, 'post-value-auth.lua'), {
+        BASE_SCRIPT: join(SHARED, 'post-value.lua'),
+        ID_OFFSET: String(seeded.offset),
+        ...credential[who],
+      });
+    if (what === 'lastValue')
+      return run(productPort, join(import.meta.dir, 'put-last-value.lua'), { ...credential[who] });
+    if (what === 'log') return run(productPort, join(import.meta.dir, 'post-log.lua'), { ...credential[who] });
+    return run(productPort, join(import.meta.dir, 'heartbeat.lua'), {
+      SUBSYSTEMS: String(SUBSYSTEMS),
+      ...credential[who],
+    });
   };
   console.log(`floor on ${floorPort}, pmsd on ${productPort}; wrk -t2 -c64 -d${DURATION}; ${SUBSYSTEMS} subsystems`);
   const floorRuns: number[] = [];
