@@ -41,7 +41,7 @@ import { systemRoutes } from './modules/system/routes';
 import { tokensRoutes } from './modules/tokens/routes';
 import { userTemplatesRoutes } from './modules/user-templates/routes';
 import { usersRoutes } from './modules/users/routes';
-import { variableIngest } from './modules/variables/ingest';
+import { variableIngest, variableIngestByRef } from './modules/variables/ingest';
 import { variableRefRoutes } from './modules/variables/ref-routes';
 import { variablesRoutes } from './modules/variables/routes';
 import { webhooksRoutes } from './modules/webhooks/routes';
@@ -122,7 +122,10 @@ export function createApp(deps: Deps) {
   routeTable.list = app.routes;
   // The value write and the heartbeat are answered in front of Elysia (http/door.ts says why).
   // `handle` is what the server and the tests call, so both go through the doors.
-  app.handle = throughDoors([variableIngest(deps, answers), heartbeatDoor(deps, answers)], app.handle);
+  app.handle = throughDoors(
+    [variableIngest(deps, answers), variableIngestByRef(deps, answers), heartbeatDoor(deps, answers)],
+    app.handle,
+  );
   return app;
 }
 

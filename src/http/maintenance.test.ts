@@ -21,6 +21,8 @@ describe('maintenance mode (503 unavailable)', () => {
       await t.call('GET', '/subsystems', { as: 'admin' }),
       await t.call('POST', `/variables/${variable.body._id}/value`, { as: 'admin', body: { value: 3 } }),
       await t.call('PUT', '/subsystems/media/heartbeat', { from: '127.0.0.1' }),
+      await t.call('PUT', '/subsystems/media/variables/temp/lastValue', { as: 'admin', body: { value: 3 } }),
+      await t.call('PUT', '/variable/lastValue/media/temp', { as: 'admin', body: { value: 3 } }),
       await t.call('POST', '/health'),
       await t.call('GET', '/no-such-route', { as: 'admin' }),
     ];

@@ -11,9 +11,11 @@ import { notAnObject, readJsonBody } from '../../http/body';
 import { requestMeta } from '../../http/context';
 import { type Door, frontDoor } from '../../http/door';
 import type { ErrorAnswers } from '../../http/error-plugin';
-import { decodePathSegment } from '../../http/percent';
-import { limitValueWrite } from '../../http/rate-limit';
-import { setVariableValueJson } from './value-service';
+import { decodeOrNull, decodePathSegment } from '../../http/percent';
+import { limitValueWrite, rateLimitHook } from '../../http/rate-limit';
+import { variableDtoJson } from './mapper';
+import { RefParams } from './model';
+import { putLastValue, putLastValueByName, setVariableValueJson } from './value-service';
 
 const VALUE_PATH = /^https?:\/\/[^/]+\/api\/v1\/variables\/([^/?#]+)\/value\/?(?:[?#].*)?$/;
 const RULE: AuthMeta = authMeta({ permission: 'variables:write', integration: true });
@@ -34,4 +36,59 @@ export function variableIngest(deps: Deps, answers: ErrorAnswers): Door {
   const match = (request: Request) => (request.method === 'POST' ? VALUE_PATH.exec(request.url)?.[1] : undefined);
   // 'writer': the write is a writer job, whose batch answers only once it is on disk.
   return frontDoor(deps, answers, 'writer', match, (request, id) => answer(deps, request, id));
+}
+
+/** `PUT /subsystem(s)/{id}/variables/{ref}/lastValue` (§4.2). */
+const BY_REF_PATH =
+  /^https?:\/\/[^/]+\/api\/v1\/subsystems?\/([^/?#]+)\/variables\/([^/?#]+)\/lastValue\/?(?:[?#].*)?$/;
+/** `PUT /variable/lastValue/{systemId}/{variableName}` (§4.2). */
+const BY_NAME_PATH = /^https?:\/\/[^/]+\/api\/v1\/variable\/lastValue\/([^/?#]+)\/([^/?#]+)\/?(?:[?#].*)?$/;
+const { id: ID, ref: REF } = RefParams.properties;
+
+interface RefKey {
+  byName: boolean;
+  id: string;
+  ref: string;
+}
+
+const within = (text: string, schema: { minLength?: number; maxLength?: number }) =>
+  text.length >= (schema.minLength ?? 0) && text.length <= (schema.maxLength ?? Number.MAX_SAFE_INTEGER);
+
+/** A write by reference the routes' schema would take (segments decoded and within their lengths). */
+function refKey(request: Request): RefKey | undefined {
+  if (request.method !== 'PUT') return undefined;
+  let byName = false;
+  let m = BY_REF_PATH.exec(request.url);
+  if (!m) {
+    m = BY_NAME_PATH.exec(request.url);
+    byName = true;
+  }
+  const id = m?.[1] === undefined ? null : decodeOrNull(m[1]);
+  const ref = m?.[2] === undefined ? null : decodeOrNull(m[2]);
+  if (id === null || ref === null || !within(id, ID) || !within(ref, REF)) return undefined;
+  return { byName, id, ref };
+}
+
+/**
+ * The door of the value writes by reference (§4.2), which field drivers send as often as the value
+ * write by `_id`: it does what their routes in ref-routes.ts do, in their order (the flood budget as
+ * the app's hook counts it, the auth rule, the JSON body, the service) and answers 200 with the
+ * variable, or 201 with it and its Location when the write created it. 'held': creating the variable
+ * writes outside the writer.
+ */
+export function variableIngestByRef(deps: Deps, answers: ErrorAnswers): Door {
+  const limit = rateLimitHook(deps);
+  return frontDoor(deps, answers, 'held', refKey, async (request, { byName, id, ref }) => {
+    limit({ request });
+    const principal = authorize(deps, request, RULE);
+    const body = await readJsonBody(request, deps.config.maxBodyBytes);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
+    const { entity, created } = await (byName ? putLastValueByName : putLastValue)(deps, principal, id, ref, body);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json;charset=utf-8',
+      'x-request-id': requestMeta(request).id,
+    };
+    if (created) headers.location = entity._links.self;
+    return new Response(variableDtoJson(entity), { status: created ? 201 : 200, headers });
+  });
 }

@@ -1,6 +1,6 @@
 import { iso, isoOrNull } from '../../clock';
 import { selfLink } from '../../http/links';
-import type { VariableDto } from './model';
+import { type VariableDto, VariableModel } from './model';
 import { healthRulesText } from './rules';
 import type { LoadedVariable } from './state';
 
@@ -91,4 +91,19 @@ export function variableJson(row: LoadedVariable, now: number): string {
     holder[STATIC_JSON] = fixed;
   }
   return `${JSON.stringify(dynamicFields(row, now)).slice(0, -1)},${fixed}}`;
+}
+
+/** The answer's keys in the order of its response schema. */
+const DTO_KEYS = Object.keys(VariableModel.dto.properties) as Array<keyof VariableDto>;
+
+/**
+ * A variable answer as the routes write it: Elysia's response check copies the answer in its
+ * schema's key order, and the value writes by reference have always answered so (their door,
+ * ingest.ts, keeps their bytes). The value write by `_id` answers `variableJson`'s order, as it has
+ * since it had its door: the same fields, another order.
+ */
+export function variableDtoJson(dto: VariableDto): string {
+  const ordered: Partial<Record<keyof VariableDto, unknown>> = {};
+  for (const key of DTO_KEYS) if (dto[key] !== undefined) ordered[key] = dto[key];
+  return JSON.stringify(ordered);
 }
