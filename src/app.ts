@@ -120,7 +120,8 @@ export function createApp(deps: Deps) {
     .use(apiRoutes(deps))
     .use(docsRoutes(deps, () => routeTable.list));
   routeTable.list = app.routes;
-  // The value write and the heartbeat are answered in front of Elysia (http/door.ts says why).
+  // The value writes (by `_id` and by reference) and the heartbeat are answered in front of Elysia
+  // (http/door.ts says why).
   // `handle` is what the server and the tests call, so both go through the doors.
   app.handle = throughDoors(
     [variableIngest(deps, answers), variableIngestByRef(deps, answers), heartbeatDoor(deps, answers)],

@@ -1,9 +1,10 @@
 /**
- * Doors in front of Elysia: the two routes field clients call many times a second (a value write,
- * a heartbeat) are answered before the app's `handle` reaches Elysia (`createApp`), so they pay none
- * of its context, hook chain, schema checks or response mapping: measured, that pipeline cost a
- * heartbeat with a token 5–8 µs of its 23–29 and a value write about 1.6 µs (bench/RESULTS.md, hot paths
- * session 7). A door does exactly what its route does; what every route gets from the pipeline, a
+ * Doors in front of Elysia: the routes field clients call many times a second (a value write, by
+ * `_id` or by reference, and a heartbeat) are answered before the app's `handle` reaches Elysia
+ * (`createApp`), so they pay none of its context, hook chain, schema checks or response mapping:
+ * measured, that pipeline cost a heartbeat with a token 5–8 µs of its 23–29 and a value write
+ * about 1.6 µs (bench/RESULTS.md, hot paths session 7); a value write by reference, which built and
+ * checked its whole answer, about 15 µs (session 9). A door does exactly what its route does; what every route gets from the pipeline, a
  * door gets here, from the same code: the maintenance gate first, a thrown error answered by
  * `ErrorAnswers`, the request line (`logRequestLine`, at debug when it succeeds), and an answer that
  * wrote rows held until they are on disk, as the app's durability hooks hold every route's (a door

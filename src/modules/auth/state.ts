@@ -38,7 +38,7 @@ export type KnownCredential =
  * quarter go (`makeRoom`), and a credential let go is read again on its next use. The bound is above
  * what a large venue uses at once, a token per device for 10 000 subsystems and the people signed in:
  * at 4 096, 5 000 devices heartbeating in turn with a token each missed on every request and ran at a
- * third of the rate (bench/RESULTS.md, "Many credentials at once").
+ * third of the rate (bench/RESULTS.md, "Hot paths, session 9").
  */
 export class CredentialCache {
   static readonly MAX_ENTRIES = 16_384;
