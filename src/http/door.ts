@@ -17,6 +17,7 @@ import type { Deps } from '../deps';
 import { logRequestLine, requestMeta } from './context';
 import type { ErrorAnswers } from './error-plugin';
 import { maintenanceHook } from './maintenance';
+import { decodeOrNull } from './percent';
 
 /** A Response promise for the requests the door serves, undefined for the rest. */
 export type Door = (request: Request) => Promise<Response> | undefined;
@@ -65,4 +66,16 @@ export function throughDoors(doors: readonly Door[], rest: (request: Request) =>
     }
     return rest(request);
   };
+}
+
+/**
+ * A path segment as its route's params schema takes it: decoded, within the schema's lengths; else
+ * undefined, and the door leaves the request to the route, which answers it as it always has.
+ */
+export function segmentFor(raw: string | undefined, schema: { minLength?: number; maxLength?: number }) {
+  const text = raw === undefined ? null : decodeOrNull(raw);
+  if (text === null) return undefined;
+  if (text.length < (schema.minLength ?? 0) || text.length > (schema.maxLength ?? Number.MAX_SAFE_INTEGER))
+    return undefined;
+  return text;
 }

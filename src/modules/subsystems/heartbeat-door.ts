@@ -12,10 +12,9 @@ import type { Deps } from '../../deps';
 import { type AuthMeta, authMeta, authorize } from '../../http/auth';
 import { discardBody } from '../../http/body';
 import { requestMeta } from '../../http/context';
-import { type Door, frontDoor } from '../../http/door';
+import { type Door, frontDoor, segmentFor } from '../../http/door';
 import type { ErrorAnswers } from '../../http/error-plugin';
 import { IdParam } from '../../http/fields';
-import { decodeOrNull } from '../../http/percent';
 import { HEARTBEAT_PATH, limitHeartbeat } from '../../http/rate-limit';
 import { heartbeat } from './heartbeat';
 
@@ -26,11 +25,8 @@ const ID = IdParam.properties.id;
 function heartbeatKey(request: Request): { segment: string; id: string } | undefined {
   if (request.method !== 'PUT') return undefined;
   const segment = HEARTBEAT_PATH.exec(request.url)?.[1];
-  if (segment === undefined) return undefined;
-  const id = decodeOrNull(segment);
-  if (id === null || id.length < (ID.minLength ?? 0) || id.length > (ID.maxLength ?? Number.MAX_SAFE_INTEGER))
-    return undefined;
-  return { segment, id };
+  const id = segmentFor(segment, ID);
+  return segment === undefined || id === undefined ? undefined : { segment, id };
 }
 
 export function heartbeatDoor(deps: Deps, answers: ErrorAnswers): Door {

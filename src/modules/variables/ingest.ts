@@ -9,9 +9,9 @@ import type { Deps } from '../../deps';
 import { type AuthMeta, authMeta, authorize } from '../../http/auth';
 import { notAnObject, readJsonBody } from '../../http/body';
 import { requestMeta } from '../../http/context';
-import { type Door, frontDoor } from '../../http/door';
+import { type Door, frontDoor, segmentFor } from '../../http/door';
 import type { ErrorAnswers } from '../../http/error-plugin';
-import { decodeOrNull, decodePathSegment } from '../../http/percent';
+import { decodePathSegment } from '../../http/percent';
 import { limitValueWrite, rateLimitHook } from '../../http/rate-limit';
 import { variableDtoJson } from './mapper';
 import { RefParams } from './model';
@@ -23,8 +23,7 @@ const RULE: AuthMeta = authMeta({ permission: 'variables:write', integration: tr
 async function answer(deps: Deps, request: Request, id: string): Promise<Response> {
   limitValueWrite(deps, request);
   const principal = authorize(deps, request, RULE);
-  const body = await readJsonBody(request, deps.config.maxBodyBytes);
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
+  const body = await objectBody(deps, request);
   const json = await setVariableValueJson(deps, principal, decodePathSegment(id), body);
   return new Response(json, {
     headers: { 'content-type': 'application/json', 'x-request-id': requestMeta(request).id },
@@ -51,10 +50,7 @@ interface RefKey {
   ref: string;
 }
 
-const within = (text: string, schema: { minLength?: number; maxLength?: number }) =>
-  text.length >= (schema.minLength ?? 0) && text.length <= (schema.maxLength ?? Number.MAX_SAFE_INTEGER);
-
-/** A write by reference the routes' schema would take (segments decoded and within their lengths). */
+/** A write by reference the routes' schema would take. */
 function refKey(request: Request): RefKey | undefined {
   if (request.method !== 'PUT') return undefined;
   let byName = false;
@@ -63,10 +59,16 @@ function refKey(request: Request): RefKey | undefined {
     m = BY_NAME_PATH.exec(request.url);
     byName = true;
   }
-  const id = m?.[1] === undefined ? null : decodeOrNull(m[1]);
-  const ref = m?.[2] === undefined ? null : decodeOrNull(m[2]);
-  if (id === null || ref === null || !within(id, ID) || !within(ref, REF)) return undefined;
-  return { byName, id, ref };
+  const id = segmentFor(m?.[1], ID);
+  const ref = segmentFor(m?.[2], REF);
+  return id === undefined || ref === undefined ? undefined : { byName, id, ref };
+}
+
+/** The JSON object body the value routes' schema takes (`{value}` or `{lastValue}`, checked by the service). */
+async function objectBody(deps: Deps, request: Request): Promise<Record<string, unknown>> {
+  const body = await readJsonBody(request, deps.config.maxBodyBytes);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
+  return body as Record<string, unknown>;
 }
 
 /**
@@ -81,8 +83,7 @@ export function variableIngestByRef(deps: Deps, answers: ErrorAnswers): Door {
   return frontDoor(deps, answers, 'held', refKey, async (request, { byName, id, ref }) => {
     limit({ request });
     const principal = authorize(deps, request, RULE);
-    const body = await readJsonBody(request, deps.config.maxBodyBytes);
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
+    const body = await objectBody(deps, request);
     const { entity, created } = await (byName ? putLastValueByName : putLastValue)(deps, principal, id, ref, body);
     const headers: Record<string, string> = {
       'content-type': 'application/json;charset=utf-8',

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'bun:test';
 import { addSubsystem, makeTestApp, type TestApp } from '../../../tests/helpers/app';
 import { createLogger } from '../../log';
 
-type Who = 'integration' | 'viewer' | 'other' | 'none';
+type Who = 'integration' | 'viewer' | 'other' | 'bad' | 'none';
 
 interface Sent {
   path: string;
@@ -33,6 +33,7 @@ async function venue() {
     integration: t.tokenWith(['variables:write'], [media._id]),
     viewer: t.tokenFor('viewer'),
     other: t.tokenWith(['variables:write'], [light._id]),
+    bad: 'pms_not-a-token-anyone-holds',
     none: undefined,
   };
   return { t, tokens, lines };
@@ -80,6 +81,7 @@ describe('the door of the value writes by reference', () => {
       ['by name: creates', { path: '/variable/lastValue/media/brand-new', body: value(32) }],
       ['by name: a shared displayName', { path: '/variable/lastValue/media/Twin', body: value(33) }],
       ['no credential', { path: '/subsystems/media/variables/temp/lastValue', who: 'none', body: value(1) }],
+      ['a token nobody holds', { path: '/subsystems/media/variables/temp/lastValue', who: 'bad', body: value(1) }],
       ['a viewer', { path: '/subsystems/media/variables/temp/lastValue', who: 'viewer', body: value(1) }],
       [
         'another subsystem’s token',
