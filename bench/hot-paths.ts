@@ -19,7 +19,8 @@
  *
  * PROFILE_DIR=<dir> writes pmsd's CPU profile there (`bun --cpu-prof`).
  *
- * Prints each run's requests/s, × the floor and the daemon's CPU per request, then the medians.
+ * Prints each run's requests/s, × the floor and the CPU per request of the daemon (and of the floor,
+ * whose rate moves with the machine's hour more than pmsd's does), then the medians.
  * pmsd runs from source with its defaults (info logging) and every flood budget raised far above
  * the load; it must answer nothing but 2xx.
  */
@@ -120,11 +121,17 @@ try {
   };
   console.log(`floor on ${floorPort}, pmsd on ${productPort}; wrk -t2 -c64 -d${DURATION}; ${SUBSYSTEMS} subsystems`);
   const floorRuns: number[] = [];
+  const floorCpu: number[] = [];
   const results = new Map<string, { rps: number[]; cpu: number[] }>(PATHS.map((p) => [p, { rps: [], cpu: [] }]));
   for (let i = 0; i < RUNS; i++) {
+    const floorBefore = cpuMs(floor.pid);
     const f = await run(floorPort, join(SHARED, 'post-value.lua'), {});
+    const fCpu = ((cpuMs(floor.pid) - floorBefore) * 1000) / f.requests;
     floorRuns.push(f.rps);
-    console.log(`run ${i + 1} floor            ${f.rps.toFixed(0).padStart(7)} req/s`);
+    floorCpu.push(fCpu);
+    console.log(
+      `run ${i + 1} floor            ${f.rps.toFixed(0).padStart(7)} req/s         ${fCpu.toFixed(1)} µs CPU/req`,
+    );
     const order = PATHS.map((_, k) => PATHS[(k + i) % PATHS.length] ?? '');
     for (const path of order) {
       const before = cpuMs(product.pid);
@@ -139,7 +146,7 @@ try {
     }
   }
   const floorMedian = median(floorRuns);
-  console.log(`\nmedians (floor ${floorMedian.toFixed(0)} req/s):`);
+  console.log(`\nmedians (floor ${floorMedian.toFixed(0)} req/s, ${median(floorCpu).toFixed(1)} µs CPU/req):`);
   for (const [path, r] of results) {
     console.log(
       `${path.padEnd(16)} ${median(r.rps).toFixed(0).padStart(7)} req/s  ${(median(r.rps) / floorMedian).toFixed(2)}x the floor  ${median(r.cpu).toFixed(1)} µs CPU/req`,
