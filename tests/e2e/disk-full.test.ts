@@ -111,6 +111,12 @@ describe.skipIf(mountPoint === null)('pmsd (compiled): a full disk', () => {
       command: 'GO',
     });
     expect(event.status).toBe(507);
+    // The doors and the writer jobs answer it the same way: a value write by reference, a log post.
+    const byRef = await client.call('PUT', '/subsystems/disk/variables/v/lastValue', { value: 'refused' });
+    expect(byRef.status).toBe(507);
+    expect(byRef.body).toEqual({ ...body, requestId: expect.any(String) });
+    const posted = await client.call('POST', '/logs', { key: 'disk.note', value: 'refused' });
+    expect(posted.status).toBe(507);
 
     // Heartbeats keep being answered while background work (contact times, the health and alert
     // ticks, the webhook dispatcher) fails to write for a while: the daemon logs it and stays up.
