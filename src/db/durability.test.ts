@@ -111,4 +111,21 @@ describe('durable acknowledgements (PMS_DURABILITY=power-cut)', () => {
     expect(await settled(next)).toBe(true);
     expect((await next).status).toBe(200);
   });
+
+  it('answers a value write by reference once synced, the one that creates the variable too (their door)', async () => {
+    const wal = heldSync();
+    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync });
+    await addSubsystem(t, 'media');
+    const token = t.tokenFor('integration');
+    // Creating is a writer job of its own (the upsert), after the one that found nothing.
+    const creating = t.call('PUT', '/subsystems/media/variables/temp/lastValue', { token, body: { value: 1 } });
+    expect(await settled(creating)).toBe(false);
+    while (!(await settled(creating))) wal.release();
+    expect((await creating).status).toBe(201);
+    // A write to it is a writer job, held by its batch.
+    const writing = t.call('PUT', '/variable/lastValue/media/temp', { token, body: { value: 2 } });
+    expect(await settled(writing)).toBe(false);
+    while (!(await settled(writing))) wal.release();
+    expect((await writing).status).toBe(200);
+  });
 });

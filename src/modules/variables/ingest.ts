@@ -75,8 +75,10 @@ async function objectBody(deps: Deps, request: Request): Promise<Record<string, 
  * The door of the value writes by reference (§4.2), which field drivers send as often as the value
  * write by `_id`: it does what their routes in ref-routes.ts do, in their order (the flood budget as
  * the app's hook counts it, the auth rule, the JSON body, the service) and answers 200 with the
- * variable, or 201 with it and its Location when the write created it. 'held': creating the variable
- * writes outside the writer.
+ * variable, or 201 with it and its Location when the write created it. Its writes are writer jobs
+ * (the write, and the upsert that creates), whose batches hold the answer; 'held' holds it as the
+ * routes' hooks do all the same, for whatever else the request wrote (one more read of
+ * `total_changes()`, about a microsecond).
  */
 export function variableIngestByRef(deps: Deps, answers: ErrorAnswers): Door {
   const limit = rateLimitHook(deps);
