@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { builtInRoleId } from '../roles/service';
+import { postLog } from './service';
 import { errorBody, logsApp as setup, validation } from './test-support';
 
 describe('POST /logs', () => {
@@ -186,6 +187,19 @@ describe('POST /logs', () => {
     );
     const created = t.events.filter((e) => e.type === 'log.created').map((e) => e.data.value);
     expect(created).toEqual(stored.map((r) => (r as { value: string }).value));
+  });
+
+  it('a refused post never enters the writer: it is refused before a job is queued', async () => {
+    const t = setup();
+    const a = await t.subsystem('a');
+    await t.subsystem('b');
+    const principal = t.deps.identity.fromSecret(t.deps, t.tokenWith(['logs:write'], [a._id]), '10.0.0.1');
+    if (!principal) throw new Error('no principal');
+    expect(() => postLog(t.deps, principal, { createdBy: 'b' })).toThrow(
+      'this credential does not act for that subsystem',
+    );
+    expect(t.deps.work.pending).toBe(0);
+    expect(t.count()).toBe(0);
   });
 
   it('viewers may not post; operators and integrations may', async () => {

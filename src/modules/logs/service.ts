@@ -93,16 +93,18 @@ export function getLog(deps: Deps, id: string): LogDto {
  * count against the ingest budget (§9 rule 4) and come at ingest rates from chatty drivers, so the
  * entry is a writer job, committed with the other jobs of its batch, like a value write: a
  * transaction each cost about 1.7 times the CPU (bench/RESULTS.md, "Hot paths, session 9"). Who it
- * is from is decided inside the job, against the subsystems as they are when it is written.
+ * is from is decided before the job, so a refused post (403, 404) never enters a batch, where a
+ * throwing job makes the writer run the whole batch again; a subsystem deleted in between leaves the
+ * entry naming it, as its deletion leaves every older entry (§3 rule 9).
  */
 export function postLog(deps: Deps, principal: Principal, body: LogCreate): Promise<LogDto> {
   const severity = body.severity === undefined ? 'info' : severityOf(body.severity);
   if (!severity) throw invalid('/severity', SEVERITY_RULE);
   const value = valueText(body.value);
   const tags = body.tags === undefined ? [] : tagsOf(body.tags, '/tags');
+  const creator = creatorOf(deps, principal, body);
   const now = deps.clock.now();
   return deps.work.submit(() => {
-    const creator = creatorOf(deps, principal, body);
     const row = insertRow(deps, 'logs', logs, {
       time: now,
       key: body.key ?? 'general',
