@@ -33,9 +33,14 @@ function refuseClientWrite(row: LoadedVariable): void {
   if (row.composite) throw conflict('the value of a composite variable is computed from its inputs');
 }
 
-function applyClientValue(ctx: WriteContext, principal: Principal, row: LoadedVariable, value: string): LoadedVariable {
+/** 403 for another subsystem's variable, 409 for one the client may not write. */
+function checkClientWrite(principal: Principal, row: LoadedVariable): void {
   requireOwnWrite(principal, 'variables:write', row.subsystemId);
   refuseClientWrite(row);
+}
+
+function applyClientValue(ctx: WriteContext, principal: Principal, row: LoadedVariable, value: string): LoadedVariable {
+  checkClientWrite(principal, row);
   return applyValue(ctx, row, value, originOf(principal));
 }
 
@@ -43,7 +48,13 @@ function write(ctx: WriteContext, principal: Principal, row: LoadedVariable, val
   return toVariableDto(applyClientValue(ctx, principal, row, value), ctx.now);
 }
 
-/** `POST /variables/{id}/value`, answered with the variable as it now stands, serialised by `answer`. */
+/**
+ * `POST /variables/{id}/value`, answered with the variable as it now stands, serialised by `answer`.
+ * A write its row refuses (404, 403, 409) is refused before the job, from the row cache: a job that
+ * throws makes the writer run its whole batch again, and one refused write in ten took a quarter of
+ * the rate (bench/RESULTS.md, "Hot paths, session 9"). The job checks again: the row may have
+ * changed or gone since.
+ */
 function writeValue<T>(
   deps: Deps,
   principal: Principal,
@@ -53,6 +64,9 @@ function writeValue<T>(
 ): Promise<T> {
   const value = bodyValue(body);
   const variableId = numericId(id);
+  const known = variableId === null ? undefined : loadForWrite(deps, variableId);
+  if (!known) throw notFound('variable', id);
+  checkClientWrite(principal, known);
   return deps.work.submit((scope) => {
     const row = variableId === null ? undefined : loadForWrite(deps, variableId);
     if (!row) throw notFound('variable', id);
@@ -81,8 +95,10 @@ function writeOrCreate(
   ref: string,
 ): Promise<Upserted> {
   // Found once before the job too: a subsystem read outside a transaction is kept in memory
-  // (core/subsystems.ts), so the job's own look-up (it may have gone since) reads no row.
-  requireSubsystem(deps, subsystemKey);
+  // (core/subsystems.ts), so the job's own look-up (it may have gone since) reads no row; and a write
+  // the variable refuses is refused before the job, as in `writeValue`.
+  const known = find(requireSubsystem(deps, subsystemKey).id);
+  if (known) checkClientWrite(principal, known);
   return deps.work
     .submit((scope) => {
       const subsystem = requireSubsystem(deps, subsystemKey);

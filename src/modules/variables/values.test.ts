@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { errorBody, variableApp as setup, validation } from './test-support';
+import { putLastValue, setVariableValue } from './value-service';
 
 describe('POST /variables/:id/value', () => {
   it('stores strings, JSON text of non-strings and "" for null; answers the full variable', async () => {
@@ -234,5 +235,44 @@ describe('value writes by reference through the row cache (deps.variables.refs)'
         (await t.call('GET', `/subsystems/media/variables/${ref}/lastValue`, { as: 'viewer' })).body.lastValue,
       ).toBe('2');
     }
+  });
+});
+
+describe('a refused value write never enters the writer (a throwing job makes it run its batch again)', () => {
+  it('404, 403 and 409 are thrown before a job is queued, by _id and by reference', async () => {
+    const t = setup();
+    const own = await t.make({ externalRef: 'own' });
+    const composite = await t.make({
+      externalRef: 'sum',
+      composite: true,
+      compositeDefinition: ['sum', String(own._id)],
+    });
+    const isAlive = t.deps.sqlite
+      .query("SELECT id FROM variables WHERE external_ref = 'is_alive' AND subsystem_id = ?")
+      .get(t.media._id) as { id: number };
+    const principal = t.deps.identity.fromSecret(t.deps, t.tokenWith(['variables:write'], [t.light._id]), '10.0.0.1');
+    const admin = t.deps.identity.fromSecret(t.deps, t.tokenFor('admin'), '10.0.0.1');
+    if (!principal || !admin) throw new Error('no principal');
+    const refusals: Array<[() => unknown, string]> = [
+      [() => setVariableValue(t.deps, admin, '999999', { value: 1 }), 'not found'],
+      [() => setVariableValue(t.deps, principal, String(own._id), { value: 1 }), 'does not act for that subsystem'],
+      [() => setVariableValue(t.deps, admin, String(isAlive.id), { value: 1 }), 'platform-managed'],
+      [() => setVariableValue(t.deps, admin, String(composite._id), { value: 1 }), 'composite'],
+      [() => putLastValue(t.deps, admin, 'media', 'is_alive', { value: 1 }), 'platform-managed'],
+      [() => putLastValue(t.deps, principal, 'media', 'own', { value: 1 }), 'does not act for that subsystem'],
+    ];
+    for (const [write, message] of refusals) {
+      // Thrown at once, not a promise that rejects once its job ran.
+      let thrown: unknown = null;
+      let returned: unknown = null;
+      try {
+        returned = write();
+      } catch (err) {
+        thrown = err;
+      }
+      expect({ message, returned, pending: t.deps.work.pending }).toEqual({ message, returned: null, pending: 0 });
+      expect(String(thrown)).toContain(message);
+    }
+    expect((await t.write(own._id, '5')).status).toBe(200);
   });
 });
