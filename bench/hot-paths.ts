@@ -16,13 +16,15 @@
  *                    each have one: SUBSYSTEMS credentials in use at once), in `isaac-token`
  *   lastValue:token  PUT /subsystems/bench/variables/{ref}/lastValue, a value write by reference (§4.2)
  *   log:token        POST /logs, an activity entry as a driver posts it (§9)
+ *   refused:token    value:token with one write in ten to a platform-managed variable (409), as a
+ *                    misconfigured driver sends them among good ones; only those may be refused
  *
  * PROFILE_DIR=<dir> writes pmsd's CPU profile there (`bun --cpu-prof`).
  *
  * Prints each run's requests/s, × the floor and the CPU per request of the daemon (and of the floor,
  * whose rate moves with the machine's hour more than pmsd's does), then the medians.
  * pmsd runs from source with its defaults (info logging) and every flood budget raised far above
- * the load; it must answer nothing but 2xx.
+ * the load; it must answer nothing but 2xx (but the refused writes of refused:token).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,6 +57,7 @@ const ALL = [
   'heartbeat:tokens',
   'lastValue:token',
   'log:token',
+  'refused:token',
 ];
 const PATHS = (process.env.PATHS ?? ALL.join(',')).split(',');
 for (const p of PATHS) if (!ALL.includes(p)) throw new Error(`unknown path ${p}; one of ${ALL.join(', ')}`);
@@ -114,6 +117,15 @@ try {
     if (what === 'lastValue')
       return run(productPort, join(import.meta.dir, 'put-last-value.lua'), { ...credential[who] });
     if (what === 'log') return run(productPort, join(import.meta.dir, 'post-log.lua'), { ...credential[who] });
+    if (what === 'refused')
+      return run(productPort, join(import.meta.dir, 'post-value-mixed.lua'), {
+        BASE_SCRIPT: join(SHARED, 'post-value.lua'),
+        ID_OFFSET: String(seeded.offset),
+        // The variable before the first of the bench's: its subsystem's platform-managed last_contacted_at.
+        REFUSED_ID: String(seeded.offset),
+        REFUSE_EVERY: '10',
+        ...credential[who],
+      });
     return run(productPort, join(import.meta.dir, 'heartbeat.lua'), {
       SUBSYSTEMS: String(SUBSYSTEMS),
       ...credential[who],
@@ -136,7 +148,8 @@ try {
     for (const path of order) {
       const before = cpuMs(product.pid);
       const p = await measure(path);
-      if (p.non2xx > 0) throw new Error(`pmsd answered ${p.non2xx} non-2xx responses on ${path}`);
+      const refusable = path.startsWith('refused:') ? Math.ceil(p.requests / 10) + 64 : 0;
+      if (p.non2xx > refusable) throw new Error(`pmsd answered ${p.non2xx} non-2xx responses on ${path}`);
       const cpu = ((cpuMs(product.pid) - before) * 1000) / p.requests;
       results.get(path)?.rps.push(p.rps);
       results.get(path)?.cpu.push(cpu);
