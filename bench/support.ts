@@ -232,7 +232,10 @@ export async function integrationToken(base: string, session: string, displayNam
   return String((await api(base, 'POST', '/tokens', { displayName, roleId }, session)).token);
 }
 
-/** One integration token per subsystem, limited to it (a venue whose devices each have their own), in the same order. */
+/**
+ * One integration token per subsystem, limited to it (a venue whose devices each have their own),
+ * in the order of `subsystemIds`.
+ */
 export async function deviceTokens(base: string, session: string, subsystemIds: readonly number[]): Promise<string[]> {
   const roleId = await integrationRoleId(base, session);
   const tokens: string[] = [];

@@ -4,14 +4,15 @@
  * (`createApp`), so they pay none of its context, hook chain, schema checks or response mapping:
  * measured, that pipeline cost a heartbeat with a token 5–8 µs of its 23–29 and a value write
  * about 1.6 µs (bench/RESULTS.md, hot paths session 7); a value write by reference, which built and
- * checked its whole answer, about 15 µs (session 9). A door does exactly what its route does; what every route gets from the pipeline, a
- * door gets here, from the same code: the maintenance gate first, a thrown error answered by
- * `ErrorAnswers`, the request line (`logRequestLine`, at debug when it succeeds), and an answer that
- * wrote rows held until they are on disk, as the app's durability hooks hold every route's (a door
- * whose every write goes through the writer says `'writer'`: the writer holds those answers itself,
- * and reading `total_changes()` twice more would cost the value write about a microsecond). A request a
- * door's `match` leaves alone (another method, a path segment its route's schema would refuse) goes
- * to Elysia untouched, and nothing of it has been counted or read.
+ * checked its whole answer, about 15 µs (session 9). A door does exactly what its route does; what
+ * every route gets from the pipeline, a door gets here, from the same code: the maintenance gate
+ * first, a thrown error answered by `ErrorAnswers`, the request line (`logRequestLine`, at debug
+ * when it succeeds), and an answer that wrote rows held until they are on disk, as the app's
+ * durability hooks hold every route's (a door whose every write goes through the writer says
+ * `'writer'`: the writer holds those answers itself, and reading `total_changes()` twice more would
+ * cost the value write about a microsecond). A request a door's `match` leaves alone (another
+ * method, a path segment its route's schema would refuse) goes to Elysia untouched, and nothing of
+ * it has been counted or read.
  */
 import type { Deps } from '../deps';
 import { logRequestLine, requestMeta } from './context';

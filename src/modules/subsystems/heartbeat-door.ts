@@ -2,11 +2,12 @@
  * The heartbeat's front door: `PUT /api/v1/subsystems/{id}/heartbeat`, which every subsystem sends
  * every few seconds (a venue powering up sends thousands a second), answered in front of Elysia
  * (http/door.ts says why and what every door shares). It does exactly what the route in routes.ts
- * does, in the route's order: the heartbeat budget (`limitHeartbeat`, the flood limit's rule for it), the
- * route's auth rule, the body discarded unread, the service, and (by the door, `'held'`) the answer
- * held until what it wrote is on disk, as the app's durability hooks hold every write. The answer is the route's JSON, byte
- * for byte, with the same content type. A path segment the route's schema refuses (empty, too long,
- * a malformed escape) is left to the route, which answers it as it always has.
+ * does, in the route's order: the heartbeat budget (`limitHeartbeat`, the flood limit's rule for
+ * it), the route's auth rule, the body discarded unread, the service, and (by the door, `'held'`)
+ * the answer held until what it wrote is on disk, as the app's durability hooks hold every write.
+ * The answer is the route's JSON, byte for byte, with the same content type. A path segment the
+ * route's schema refuses (empty, too long, a malformed escape) is left to the route, which answers
+ * it as it always has.
  */
 import type { Deps } from '../../deps';
 import { type AuthMeta, authMeta, authorize } from '../../http/auth';
