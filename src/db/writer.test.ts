@@ -78,6 +78,33 @@ describe('Writer', () => {
     expect(effects).toEqual(['undone', 'undone', 'kept']);
   });
 
+  it('a job that throws having written nothing is dropped alone: the batch is not run again', async () => {
+    const sqlite = db();
+    const writer = new Writer(sqlite);
+    const runs: string[] = [];
+    const effects: string[] = [];
+    const write = (v: string) =>
+      writer.submit((scope) => {
+        runs.push(v);
+        sqlite.run('INSERT INTO t (v) VALUES (?)', [v]);
+        scope.afterCommit(() => effects.push(v));
+      });
+    const first = write('a');
+    const refused = writer.submit((scope) => {
+      runs.push('refused');
+      sqlite.query('SELECT count(*) FROM t').get();
+      scope.afterCommit(() => effects.push('lost'));
+      scope.onUndo(() => effects.push('undone'));
+      throw new Error('refused');
+    });
+    const last = write('b');
+    await Promise.all([first, last]);
+    await expect(refused).rejects.toThrow('refused');
+    expect(runs).toEqual(['a', 'refused', 'b']);
+    expect(effects).toEqual(['undone', 'a', 'b']);
+    expect(sqlite.query('SELECT v FROM t ORDER BY id').values()).toEqual([['a'], ['b']]);
+  });
+
   it('splits a long queue into batches of maxBatch', async () => {
     const sqlite = db();
     const writer = new Writer(sqlite, { maxBatch: 2 });
