@@ -93,9 +93,9 @@ export function getLog(deps: Deps, id: string): LogDto {
  * count against the ingest budget (§9 rule 4) and come at ingest rates from chatty drivers, so the
  * entry is a writer job, committed with the other jobs of its batch, like a value write: a
  * transaction each cost about 1.7 times the CPU (bench/RESULTS.md, "Hot paths, session 9"). Who it
- * is from is decided before the job, so a refused post (403, 404) never enters a batch, where a
- * throwing job makes the writer run the whole batch again; a subsystem deleted in between leaves the
- * entry naming it, as its deletion leaves every older entry (§3 rule 9).
+ * is from is decided before the job, so a refused post (403, 404) takes no place in a batch; a
+ * subsystem deleted in between leaves the entry naming it, as its deletion leaves every older entry
+ * (§3 rule 9).
  */
 export function postLog(deps: Deps, principal: Principal, body: LogCreate): Promise<LogDto> {
   const severity = body.severity === undefined ? 'info' : severityOf(body.severity);

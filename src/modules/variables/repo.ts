@@ -44,6 +44,15 @@ function prepare(deps: Deps): VariableStatements {
         ),
       )
       .prepare(),
+    byName: base()
+      .where(
+        and(
+          eq(variables.subsystemId, sql.placeholder('subsystemId')),
+          sql`${variables.displayName} = ${sql.placeholder('name')} collate nocase`,
+        ),
+      )
+      .limit(2)
+      .prepare(),
     setValue: deps.sqlite.prepare(
       'UPDATE variables SET last_value = ?1, last_value_updated_at = ?2, updated_at = ?3, health_state = ?4, health_pending_state = ?5, health_pending_since = ?6 WHERE id = ?7',
     ) as Statement,
@@ -164,12 +173,7 @@ export function loadForWriteByRef(deps: Deps, subsystemId: number, ref: string):
 
 /** Variables of a subsystem whose displayName is `name`, ignoring case. */
 export function findVariablesByName(deps: Deps, subsystemId: number, name: string): LoadedVariable[] {
-  return deps.db
-    .select(loadedColumns)
-    .from(variables)
-    .where(and(eq(variables.subsystemId, subsystemId), sql`${variables.displayName} = ${name} collate nocase`))
-    .limit(2)
-    .all();
+  return statements(deps).byName.all({ subsystemId, name });
 }
 
 /** The variable or 404; `key` is the path segment as sent. */

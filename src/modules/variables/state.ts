@@ -28,6 +28,8 @@ export interface OwnerFields {
 export interface VariableStatements {
   byId: { get(params: { id: number }): LoadedVariable | undefined };
   byRef: { get(params: { subsystemId: number; ref: string }): LoadedVariable | undefined };
+  /** At most two variables of a subsystem with this displayName, ignoring case. */
+  byName: { all(params: { subsystemId: number; name: string }): LoadedVariable[] };
   /** The value write of the hot path: value, its time and the health it leads to, in one statement. */
   setValue: Statement;
   /** The same without the health columns (their index is left alone when health did not move). */

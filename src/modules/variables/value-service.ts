@@ -50,10 +50,9 @@ function write(ctx: WriteContext, principal: Principal, row: LoadedVariable, val
 
 /**
  * `POST /variables/{id}/value`, answered with the variable as it now stands, serialised by `answer`.
- * A write its row refuses (404, 403, 409) is refused before the job, from the row cache: a job that
- * throws makes the writer run its whole batch again, and one refused write in ten took a quarter of
- * the rate (bench/RESULTS.md, "Hot paths, session 9"). The job checks again: the row may have
- * changed or gone since.
+ * A write its row refuses (404, 403, 409) is refused before the job, from the row cache, as the
+ * body is: it takes no job, promise or place in a batch (the writer would drop it alone, as it has
+ * written nothing). The job checks again: the row may have changed or gone since.
  */
 function writeValue<T>(
   deps: Deps,
@@ -96,7 +95,8 @@ function writeOrCreate(
 ): Promise<Upserted> {
   // Found once before the job too: a subsystem read outside a transaction is kept in memory
   // (core/subsystems.ts), so the job's own look-up (it may have gone since) reads no row; and a write
-  // the variable refuses is refused before the job, as in `writeValue`.
+  // the variable refuses is refused before the job, as in `writeValue` (the by-name look-up is a
+  // prepared statement, so finding twice costs a few µs).
   const known = find(requireSubsystem(deps, subsystemKey).id);
   if (known) checkClientWrite(principal, known);
   return deps.work
