@@ -118,7 +118,16 @@ async function serve(config: Config): Promise<void> {
   reportFailedHostAction(deps);
   const admin = await ensureInitialAdmin(deps);
   const app = createApp(deps);
-  const trim = new QuietTrim(() => giveMemoryBack(deps.sqlite));
+  // First installed (below), so stopped last: checkpoints go on while everything else winds down.
+  const checkpointer = new Checkpointer(deps.sqlite, log, CHECKPOINT_WORKER_URL);
+  // The checkpoint thread rests while the daemon is quiet (db/checkpointer.ts).
+  const trim = new QuietTrim(
+    () => {
+      giveMemoryBack(deps.sqlite);
+      void checkpointer.rest();
+    },
+    () => checkpointer.wake(),
+  );
   let server: Server;
   try {
     server = serveHttp(app, {
@@ -137,8 +146,6 @@ async function serve(config: Config): Promise<void> {
   } catch (err) {
     fail(`cannot listen on ${config.httpHost}:${config.rpcPort} (JSON-RPC): ${(err as Error).message}`, 1);
   }
-  // First installed, so stopped last: checkpoints go on while everything else winds down.
-  const checkpointer = new Checkpointer(deps.sqlite, log, CHECKPOINT_WORKER_URL);
   deps.scheduler.install({
     start: () => checkpointer.start(),
     stop: () => checkpointer.stop(),

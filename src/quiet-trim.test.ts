@@ -44,6 +44,38 @@ describe('giving memory back while quiet', () => {
     expect(shrinks).toBe(1);
   });
 
+  it('after a trim, the first window to stop being quiet says so once, at its request past QUIET_REQUESTS', () => {
+    let busy = 0;
+    const trim = new QuietTrim(
+      () => {},
+      () => busy++,
+    );
+    const requests = (n: number) => {
+      for (let i = 0; i < n; i++) trim.noteRequest();
+    };
+    // No trim yet: a busy window is nothing to report.
+    requests(QUIET_REQUESTS + 3);
+    trim.check();
+    expect(busy).toBe(0);
+    for (let w = 0; w < QUIET_WINDOWS && !trim.check(); w++);
+    // A quiet window after the trim: still resting.
+    requests(QUIET_REQUESTS);
+    trim.check();
+    expect(busy).toBe(0);
+    requests(QUIET_REQUESTS);
+    expect(busy).toBe(0);
+    trim.noteRequest();
+    expect(busy).toBe(1);
+    // Once said, the rest of the window and later busy windows say nothing until the next trim.
+    requests(10 * QUIET_REQUESTS);
+    trim.check();
+    requests(10 * QUIET_REQUESTS);
+    expect(busy).toBe(1);
+    for (let w = 0; w <= QUIET_WINDOWS && !trim.check(); w++);
+    requests(QUIET_REQUESTS + 1);
+    expect(busy).toBe(2);
+  });
+
   it('the HTTP server reports every request it answers', async () => {
     const t = makeTestApp();
     let seen = 0;

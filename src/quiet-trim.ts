@@ -19,6 +19,10 @@
  * of silence: p99 10.5 ms without the trim, 16–19 ms with it; bar 50). `Bun.shrink()` returns at
  * once (0.1 ms measured); the engine does the work when it idles.
  *
+ * The trim also lets the WAL checkpoint thread rest (main.ts, db/checkpointer.ts: about 3.4 MB),
+ * and the first window after it to stop being quiet wakes it again at its request past
+ * `QUIET_REQUESTS` (`busy`), before the storm has written much.
+ *
  * `Bun.shrink` is marked deprecated in bun-types (no replacement named); quiet-trim.test.ts fails if
  * a Bun upgrade removes it.
  */
@@ -50,12 +54,24 @@ export class QuietTrim {
    * come a moment after the start, before a storm of reconnecting clients has begun).
    */
   private quietRun = QUIET_WINDOWS - 2;
+  /** Trimmed, and no window has stopped being quiet since. */
+  private resting = false;
 
-  constructor(private readonly shrink: () => void) {}
+  /**
+   * `shrink` gives memory back; `busy` is told once after a trim when a window stops being quiet (at
+   * its request past `QUIET_REQUESTS`, not at its end), to start again what the trim let rest.
+   */
+  constructor(
+    private readonly shrink: () => void,
+    private readonly busy: () => void = () => {},
+  ) {}
 
   /** One request arrived (the HTTP server calls this for each). */
   noteRequest(): void {
-    this.requests++;
+    if (++this.requests > QUIET_REQUESTS && this.resting) {
+      this.resting = false;
+      this.busy();
+    }
   }
 
   /** The end of a window: trims after enough quiet ones in a row; returns whether it did. */
@@ -67,6 +83,7 @@ export class QuietTrim {
     if (this.quietRun < QUIET_WINDOWS || this.sinceTrim === 0) return false;
     this.quietRun = 0;
     this.sinceTrim = 0;
+    this.resting = true;
     this.shrink();
     return true;
   }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../log';
-import { Checkpointer, RESTART_FRAMES } from './checkpointer';
+import { Checkpointer, RESTART_FRAMES, RESTING_AUTOCHECKPOINT_PAGES } from './checkpointer';
 import { AUTOCHECKPOINT_PAGES, openSqlite } from './client';
 
 const dirs: string[] = [];
@@ -125,6 +125,85 @@ describe('Checkpointer: WAL checkpoints on a thread of their own', () => {
     expect(checkpointer.running).toBe(false);
     expect(autocheckpoint(sqlite)).toBe(AUTOCHECKPOINT_PAGES);
     expect(errors).toEqual([expect.objectContaining({ reason: expect.any(String) })]);
+    sqlite.close();
+  });
+
+  it('rests while the daemon is quiet: the WAL copied back, the thread ended, SQLite checkpointing in the commit; woken, it runs again', async () => {
+    const sqlite = database();
+    const { log, errors } = recordingLog();
+    const checkpointer = new Checkpointer(sqlite, log);
+    checkpointer.start();
+    writes(sqlite, 300);
+    await checkpointer.rest();
+    expect(checkpointer.running).toBe(false);
+    expect(autocheckpoint(sqlite)).toBe(RESTING_AUTOCHECKPOINT_PAGES);
+    // Everything was copied back before the rest: the next write starts the WAL from its beginning.
+    writes(sqlite, 3);
+    const wal = sqlite.query<{ log: number }, []>('PRAGMA wal_checkpoint(PASSIVE)').get();
+    expect(wal?.log).toBeLessThan(10);
+    // Resting, the per-second job asks for nothing.
+    expect(await checkpointer.request()).toBeNull();
+    checkpointer.wake();
+    for (let i = 0; i < 100 && !checkpointer.running; i++) await Bun.sleep(5);
+    expect(checkpointer.running).toBe(true);
+    expect(autocheckpoint(sqlite)).toBe(0);
+    writes(sqlite, 50);
+    expect((await checkpointer.request())?.checkpointed).toBeGreaterThan(0);
+    await checkpointer.stop();
+    expect(autocheckpoint(sqlite)).toBe(AUTOCHECKPOINT_PAGES);
+    expect(errors).toEqual([]);
+    sqlite.close();
+  });
+
+  it('a checkpoint asked while the thread is going to rest does not count as a failure, and a wake meanwhile starts it again', async () => {
+    const sqlite = database();
+    const { log, errors } = recordingLog();
+    const checkpointer = new Checkpointer(sqlite, log);
+    checkpointer.start();
+    writes(sqlite, 100);
+    const resting = checkpointer.rest();
+    // The per-second job comes while the thread closes its connection.
+    expect(await checkpointer.request()).toBeNull();
+    checkpointer.wake();
+    await resting;
+    for (let i = 0; i < 100 && !checkpointer.running; i++) await Bun.sleep(5);
+    expect(checkpointer.running).toBe(true);
+    expect(autocheckpoint(sqlite)).toBe(0);
+    writes(sqlite, 10);
+    expect((await checkpointer.request())?.checkpointed).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await checkpointer.stop();
+    sqlite.close();
+  });
+
+  it('stopped while resting, it stays stopped: a wake after the stop starts nothing', async () => {
+    const sqlite = database();
+    const checkpointer = new Checkpointer(sqlite, recordingLog().log);
+    checkpointer.start();
+    await checkpointer.rest();
+    await checkpointer.stop();
+    expect(autocheckpoint(sqlite)).toBe(AUTOCHECKPOINT_PAGES);
+    checkpointer.wake();
+    await Bun.sleep(50);
+    expect(checkpointer.running).toBe(false);
+    expect(autocheckpoint(sqlite)).toBe(AUTOCHECKPOINT_PAGES);
+    sqlite.close();
+  });
+
+  it('a thread that failed is not woken: the automatic checkpoint stays', async () => {
+    const sqlite = database();
+    const { log, errors } = recordingLog();
+    const checkpointer = new Checkpointer(sqlite, log);
+    checkpointer.start();
+    const resting = checkpointer.rest();
+    checkpointer.wake();
+    // The thread fails while it goes to rest (its connection gone under it, as a broken thread would).
+    (checkpointer as unknown as { fallBack(reason: string): void }).fallBack('broken');
+    await resting;
+    await Bun.sleep(50);
+    expect(checkpointer.running).toBe(false);
+    expect(autocheckpoint(sqlite)).toBe(AUTOCHECKPOINT_PAGES);
+    expect(errors).toHaveLength(1);
     sqlite.close();
   });
 });

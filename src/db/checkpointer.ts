@@ -12,6 +12,14 @@
  * `catchUp`). When the thread cannot start,
  * fails, or has not answered for a minute, the automatic checkpoint comes back (logged): the WAL never
  * grows without end. Tests and the CLI commands keep the automatic checkpoint (nothing starts this).
+ *
+ * The thread rests while the daemon is quiet (`rest`, called by the quiet trim, quiet-trim.ts): a
+ * thread with its own engine and connection holds about 3.4 MB (the compiled executable 12 s after
+ * its start: 74.1–74.7 MB with it, 71.4–71.7 MB without; bench/RESULTS.md, "Hot paths, session 10"),
+ * and a quiet daemon writes little enough for SQLite to checkpoint in the commit, at SQLite's own
+ * default of `RESTING_AUTOCHECKPOINT_PAGES` (4 MiB of WAL, a few milliseconds a checkpoint). The
+ * quiet trim wakes it (`wake`) as soon as a window stops being quiet, before a storm of requests has
+ * written much. A thread that failed is not woken: the automatic checkpoint stays.
  */
 import type { Database } from 'bun:sqlite';
 import type { Logger } from '../log';
@@ -28,6 +36,8 @@ const SHORT_PASS_MS = 3;
 const MAX_PASSES = 5;
 /** How long `stop` waits for the thread to close its connection. */
 const CLOSE_WAIT_MS = 2_000;
+/** SQLite's own default: the automatic checkpoint while the thread rests. */
+export const RESTING_AUTOCHECKPOINT_PAGES = 1000;
 
 export type CheckpointResult = { log: number; checkpointed: number; busy: number; ms: number };
 
@@ -36,6 +46,10 @@ export class Checkpointer {
   private readonly waiting: Array<(answer: CheckpointAnswer) => void> = [];
   private inFlight: { since: number; answer: Promise<CheckpointResult | null> } | null = null;
   private lastLog = 0;
+  /** The thread is resting (or going to): ended by `rest`, started again by `wake`. */
+  private resting: Promise<void> | null = null;
+  /** The thread failed, or was stopped: `wake` leaves the automatic checkpoint on. */
+  private over = false;
 
   /**
    * `workerUrl`: where checkpoint-worker.ts is. The default works from source; the compiled
@@ -72,11 +86,11 @@ export class Checkpointer {
   }
 
   /**
-   * Asks for a checkpoint; resolves with what it did (null when the thread is not running or failed).
+   * Asks for a checkpoint; resolves with what it did (null when the thread is not running, rests or failed).
    * One at a time: while one runs, callers get that one.
    */
   request(): Promise<CheckpointResult | null> {
-    if (!this.worker) return Promise.resolve(null);
+    if (!this.worker || this.resting) return Promise.resolve(null);
     const now = performance.now();
     if (this.inFlight) {
       if (now - this.inFlight.since > STUCK_MS) this.fallBack(`no answer for ${STUCK_MS / 1000} s`);
@@ -125,12 +139,46 @@ export class Checkpointer {
     this.log.debug({ ...row, ms: performance.now() - started }, 'wal checkpoint caught up on the main thread');
   }
 
-  /** Closes the thread's connection and ends it; the automatic checkpoint is back. */
+  /** Closes the thread's connection and ends it for good; the automatic checkpoint is back. */
   async stop(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return;
+    this.over = true;
+    const rested = this.resting;
+    await rested;
+    if (this.worker) await this.close(AUTOCHECKPOINT_PAGES);
+    else if (rested) this.sqlite.run(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+  }
+
+  /**
+   * Ends the thread while the daemon is quiet, once it has copied the WAL back (the next write starts
+   * it again from its beginning); SQLite checkpoints in the commit meanwhile, every
+   * `RESTING_AUTOCHECKPOINT_PAGES`. Resolves once the thread has ended.
+   */
+  rest(): Promise<void> {
+    if (this.resting) return this.resting;
+    if (!this.worker) return Promise.resolve();
+    // The last checkpoint is asked before resting begins: from then on `request` asks for none.
+    const last = this.request();
+    this.resting = last.then(() => this.close(RESTING_AUTOCHECKPOINT_PAGES));
+    this.log.debug('checkpoint thread resting while the daemon is quiet');
+    return this.resting;
+  }
+
+  /** Starts the resting thread again (once its rest is over); the automatic checkpoint is off again. */
+  wake(): void {
+    const resting = this.resting;
+    if (!resting) return;
+    this.resting = null;
+    void resting.then(() => {
+      if (this.over || this.worker || this.resting) return;
+      this.log.debug('checkpoint thread woken: the daemon is busy again');
+      this.start();
+    });
+  }
+
+  private async close(autocheckpoint: number): Promise<void> {
+    if (!this.worker) return;
     await Promise.race([this.send({ close: true }), Bun.sleep(CLOSE_WAIT_MS)]);
-    this.end();
+    this.end(autocheckpoint);
   }
 
   private send(request: CheckpointRequest): Promise<CheckpointAnswer> {
@@ -145,15 +193,16 @@ export class Checkpointer {
   private fallBack(reason: string): void {
     if (!this.worker) return;
     this.log.error({ reason }, 'checkpoint thread failed; SQLite checkpoints in the commit again');
+    this.over = true;
     this.end();
   }
 
   /** Ends the thread, answers whoever waits, and turns the automatic checkpoint back on. */
-  private end(): void {
+  private end(autocheckpoint = AUTOCHECKPOINT_PAGES): void {
     this.worker?.terminate();
     this.worker = null;
     this.inFlight = null;
     for (const resolve of this.waiting.splice(0)) resolve({ error: 'the checkpoint thread ended' });
-    this.sqlite.run(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    this.sqlite.run(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);
   }
 }
