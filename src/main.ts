@@ -26,6 +26,7 @@ import { RESTORE_EXIT_CODE } from './modules/backups/swap';
 import { licenseCommand } from './modules/license/cli';
 import { reportFailedHostAction } from './modules/platform/sequence';
 import { createAdminAccount } from './modules/users/accounts';
+import { forgetKeptVariables } from './modules/variables/repo';
 import { giveMemoryBack, QuietTrim, TRIM_JOB } from './quiet-trim';
 import { type HttpServer, serveHttp } from './realtime/http-server';
 import { type RpcServer, startRpcServer } from './rpc/server';
@@ -120,9 +121,10 @@ async function serve(config: Config): Promise<void> {
   const app = createApp(deps);
   // First installed (below), so stopped last: checkpoints go on while everything else winds down.
   const checkpointer = new Checkpointer(deps.sqlite, log, CHECKPOINT_WORKER_URL);
-  // The checkpoint thread rests while the daemon is quiet (db/checkpointer.ts).
+  // While the daemon is quiet, the value path's rows go and the checkpoint thread rests (db/checkpointer.ts).
   const trim = new QuietTrim(
     () => {
+      forgetKeptVariables(deps);
       giveMemoryBack(deps.sqlite);
       void checkpointer.rest();
     },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test';
+import { forgetKeptVariables } from './repo';
 import { errorBody, variableApp as setup, validation } from './test-support';
 import { putLastValue, setVariableValue } from './value-service';
 
@@ -189,6 +190,46 @@ describe("the value path's rows (deps.variables.rows)", () => {
     expect(changesOfA.map((e) => e.data.lastValue)).toEqual(['1', '2']);
     expect([...t.deps.variables.rows.keys()]).toEqual([c._id, a._id]);
     expect((await t.call('GET', `/variables/${a._id}`, { as: 'viewer' })).body.lastValue).toBe('2');
+  });
+});
+
+describe('the value path let go while the daemon is quiet (forgetKeptVariables, the quiet trim)', () => {
+  it('every kept row, hint and owner goes; the next writes read them again and answer as if they had stayed', async () => {
+    const t = setup();
+    const a = await t.make({ externalRef: 'a' });
+    expect((await t.write(a._id, '1')).status).toBe(200);
+    const byRef = (value: string) =>
+      t.call('PUT', `/subsystems/media/variables/b/lastValue`, { from: '127.0.0.1', body: { value } });
+    const b = (await byRef('0')).body;
+    expect((await byRef('1')).status).toBe(200);
+    expect(t.deps.variables.rows.size).toBe(2);
+    expect(t.deps.variables.refs.size).toBe(1);
+    expect(t.deps.variables.owners.size).toBe(1);
+
+    forgetKeptVariables(t.deps);
+    const seen = t.events.length;
+    expect([t.deps.variables.rows.size, t.deps.variables.refs.size, t.deps.variables.owners.size]).toEqual([0, 0, 0]);
+
+    // The same value again moves only its time; a new one is a change, as if the rows had stayed.
+    t.clock.advance(1000);
+    const same = await t.write(a._id, '1');
+    expect(same.body).toMatchObject({ lastValue: '1', lastValueUpdatedAt: '2026-01-15T12:00:01.000Z' });
+    expect(same.body._updatedAt).toBe('2026-01-15T12:00:00.000Z');
+    expect(same.body.subsystemExternalId).toBe('media');
+    expect((await t.write(a._id, '2')).body.lastValue).toBe('2');
+    const again = await byRef('2');
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ _id: b._id, lastValue: '2' });
+    const changes = t.events
+      .slice(seen)
+      .filter((e) => e.type === 'variable.changed')
+      .map((e) => [e.data._id, e.data.lastValue]);
+    expect(changes).toEqual([
+      [a._id, '2'],
+      [b._id, '2'],
+    ]);
+    expect([...t.deps.variables.rows.keys()]).toEqual([a._id, b._id]);
+    expect(t.deps.variables.refs.get(`${t.media._id}/b`)).toBe(b._id);
   });
 });
 
