@@ -165,6 +165,8 @@ describe('Checkpointer: WAL checkpoints on a thread of their own', () => {
     // The per-second job comes while the thread closes its connection.
     expect(await checkpointer.request()).toBeNull();
     checkpointer.wake();
+    // And again after the wake, before the thread has ended: still nothing asked of it.
+    expect(await checkpointer.request()).toBeNull();
     await resting;
     for (let i = 0; i < 100 && !checkpointer.running; i++) await Bun.sleep(5);
     expect(checkpointer.running).toBe(true);

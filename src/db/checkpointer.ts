@@ -48,6 +48,8 @@ export class Checkpointer {
   private lastLog = 0;
   /** The thread is resting (or going to): ended by `rest`, started again by `wake`. */
   private resting: Promise<void> | null = null;
+  /** `wake` was called: the thread starts once its rest is over. */
+  private waking = false;
   /** The thread failed, or was stopped: `wake` leaves the automatic checkpoint on. */
   private over = false;
 
@@ -166,10 +168,13 @@ export class Checkpointer {
   /** Starts the resting thread again (once its rest is over); the automatic checkpoint is off again. */
   wake(): void {
     const resting = this.resting;
-    if (!resting) return;
-    this.resting = null;
+    if (!resting || this.waking) return;
+    // Resting until the thread has ended and started again: `request` asks for nothing meanwhile.
+    this.waking = true;
     void resting.then(() => {
-      if (this.over || this.worker || this.resting) return;
+      this.waking = false;
+      this.resting = null;
+      if (this.over || this.worker) return;
       this.log.debug('checkpoint thread woken: the daemon is busy again');
       this.start();
     });
