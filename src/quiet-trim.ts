@@ -19,9 +19,10 @@
  * of silence: p99 10.5 ms without the trim, 16–19 ms with it; bar 50). `Bun.shrink()` returns at
  * once (0.1 ms measured); the engine does the work when it idles.
  *
- * The trim also lets the WAL checkpoint thread rest (main.ts, db/checkpointer.ts: about 3.4 MB),
- * and the first window after it to stop being quiet wakes it again at its request past
- * `QUIET_REQUESTS` (`busy`), before the storm has written much.
+ * In the daemon (main.ts) the trim also lets the value path's kept rows go (`forgetKeptVariables`,
+ * read again by the next write of each: 3.9 MB after the ingest bench) and the WAL checkpoint thread
+ * rest (db/checkpointer.ts: about 3.4 MB); the first window after it to stop being quiet wakes the
+ * thread again at its request past `QUIET_REQUESTS` (`busy`), before the storm has written much.
  *
  * `Bun.shrink` is marked deprecated in bun-types (no replacement named); quiet-trim.test.ts fails if
  * a Bun upgrade removes it.
