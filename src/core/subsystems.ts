@@ -3,8 +3,8 @@
  * is the `_id` first, otherwise the `externalId`. Rows found are kept in memory (`deps.subsystemRows`,
  * subsystem-rows.ts) until a write to the row forgets them.
  */
-import { asc, eq, sql } from 'drizzle-orm';
-import { prepared } from '../db/prepared';
+import { asc } from 'drizzle-orm';
+import { findRow } from '../db/prepared';
 import { subsystems } from '../db/schema';
 import type { Deps } from '../deps';
 import { invalid, notFound } from '../http/errors';
@@ -12,22 +12,6 @@ import { numericId } from '../http/fields';
 import type { SubsystemRow } from './subsystem-rows';
 
 export type { SubsystemRow } from './subsystem-rows';
-
-/** The look-ups, prepared once: every heartbeat and most writes find a subsystem first. */
-function lookups(deps: Deps) {
-  return prepared(deps, 'core.subsystems', () => ({
-    byId: deps.db
-      .select()
-      .from(subsystems)
-      .where(eq(subsystems.id, sql.placeholder('id')))
-      .prepare(),
-    byExternalId: deps.db
-      .select()
-      .from(subsystems)
-      .where(eq(subsystems.externalId, sql.placeholder('externalId')))
-      .prepare(),
-  }));
-}
 
 /** The subsystem an `_id` (a number, or a string of digits) or `externalId` names. */
 export function findSubsystem(deps: Deps, key: string | number): SubsystemRow | undefined {
@@ -39,8 +23,11 @@ export function findSubsystem(deps: Deps, key: string | number): SubsystemRow | 
   return byExternalId(deps, String(key));
 }
 
+/** Prepared once (`findRow`): every heartbeat and most writes find a subsystem first. */
 function byId(deps: Deps, id: number): SubsystemRow | undefined {
-  return deps.subsystemRows.byId.get(id) ?? remember(deps, lookups(deps).byId.get({ id }));
+  return (
+    deps.subsystemRows.byId.get(id) ?? remember(deps, findRow(deps, 'subsystems.byId', subsystems, subsystems.id, id))
+  );
 }
 
 function byExternalId(deps: Deps, externalId: string): SubsystemRow | undefined {
@@ -48,7 +35,7 @@ function byExternalId(deps: Deps, externalId: string): SubsystemRow | undefined 
   const id = idOf.get(externalId);
   const known = id === undefined ? undefined : rows.get(id);
   if (known?.externalId === externalId) return known;
-  return remember(deps, lookups(deps).byExternalId.get({ externalId }));
+  return remember(deps, findRow(deps, 'subsystems.byExternalId', subsystems, subsystems.externalId, externalId));
 }
 
 /** Keeps a row read outside a transaction (one read inside may be rolled back). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../tests/helpers/app';
-import { insertRow, updateRow } from './prepared';
+import { findRow, insertRow, updateRow } from './prepared';
 import { alertIncidents, alertRules } from './schema';
 
 describe('insertRow / updateRow: prepared per set of columns, values mapped as drizzle maps them', () => {
@@ -60,5 +60,23 @@ describe('insertRow / updateRow: prepared per set of columns, values mapped as d
       undefined,
     );
     expect(t.deps.db.select().from(alertIncidents).get()).toEqual(incident);
+  });
+});
+
+describe('findRow: a row by one column, prepared once under its name', () => {
+  it('finds by a number or a text, maps the row as drizzle does, answers undefined for no row, and prepares once', () => {
+    const t = makeTestApp();
+    const rule = t.deps.db.select().from(alertRules).get();
+    if (!rule) throw new Error('no system rule');
+    const byId = findRow(t.deps, 'test.rules.byId', alertRules, alertRules.id, rule.id);
+    expect(byId).toEqual(rule);
+    expect(typeof byId?.recovery).toBe('boolean');
+    expect(findRow(t.deps, 'test.rules.byId', alertRules, alertRules.id, 987654)).toBeUndefined();
+    const kind = rule.systemKind;
+    if (kind === null) throw new Error('a system rule has its kind');
+    expect(findRow(t.deps, 'test.rules.byKind', alertRules, alertRules.systemKind, kind)?.id).toBe(rule.id);
+    const statement = t.deps.statements.sets.get('test.rules.byId');
+    findRow(t.deps, 'test.rules.byId', alertRules, alertRules.id, rule.id);
+    expect(t.deps.statements.sets.get('test.rules.byId')).toBe(statement);
   });
 });

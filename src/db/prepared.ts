@@ -7,6 +7,7 @@
  *
  *   const s = prepared(deps, 'subsystems', () => ({ byId: deps.db.select()…where(eq(…, sql.placeholder('id'))).prepare() }));
  *
+ * A row by one column's value is `findRow(deps, '<owner>.by<Column>', table, column, value)`.
  * Writes whose columns vary from call to call (an incident closed, notified or reopened) use
  * `insertRow` / `updateRow`: one statement per set of columns given, prepared on first use. Values
  * go through each column's own mapping (booleans, JSON), as in a query built per call. Only for
@@ -53,6 +54,30 @@ function placeholders(keys: readonly string[]): Record<string, ReturnType<typeof
 
 interface RowStatement<R> {
   get(values: Record<string, unknown>): R | undefined;
+}
+
+/**
+ * `SELECT * FROM <table> WHERE <column> = value`, prepared once under `name`: the row, or undefined
+ * (the look-up by id, secret hash or external id that most reads on a request path start with).
+ */
+export function findRow<T extends SQLiteTable>(
+  deps: PreparedDeps,
+  name: string,
+  table: T,
+  column: SQLiteColumn,
+  value: string | number,
+): InferSelectModel<T> | undefined {
+  const statement = prepared(
+    deps,
+    name,
+    () =>
+      deps.db
+        .select()
+        .from(table as SQLiteTable)
+        .where(eq(column, sql.placeholder('value')))
+        .prepare() as unknown as RowStatement<InferSelectModel<T>>,
+  );
+  return statement.get({ value });
 }
 
 /** `INSERT INTO <table> (<given columns>) … RETURNING *`, prepared once per set of columns under `name`. */

@@ -5,10 +5,10 @@
  * stored `expiresAt` is the limit as it stood at sign-in, kept for the record). Last use is written
  * at most once a minute, so a busy console costs no write per request.
  */
-import { eq, lt, or, sql } from 'drizzle-orm';
+import { eq, lt, or } from 'drizzle-orm';
 import { getSettingGroup } from '../../core/settings';
 import { randomSecret, sha256Hex } from '../../crypto';
-import { prepared, updateRow } from '../../db/prepared';
+import { findRow, updateRow } from '../../db/prepared';
 import { sessions } from '../../db/schema';
 import type { Deps } from '../../deps';
 
@@ -50,14 +50,7 @@ export function createSession(deps: Deps, userId: number, address: string | null
 
 /** The stored session whose secret has this SHA-256, live or not. */
 export function findSessionByHash(deps: Deps, hash: string): SessionRow | undefined {
-  const byHash = prepared(deps, 'sessions.byHash', () =>
-    deps.db
-      .select()
-      .from(sessions)
-      .where(eq(sessions.tokenHash, sql.placeholder('hash')))
-      .prepare(),
-  );
-  return byHash.get({ hash });
+  return findRow(deps, 'sessions.byHash', sessions, sessions.tokenHash, hash);
 }
 
 /**

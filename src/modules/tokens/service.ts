@@ -11,13 +11,13 @@
  * (GET then PUT of the same body, C: Requests) leaves it alone, even once that time has passed: an
  * expired token can still be renamed or given a new future expiry. Only a different past time is 400.
  */
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { sameValue } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import { type Holdings, type Principal, requireCovers } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
 import { randomSecret, sha256Hex } from '../../crypto';
-import { prepared, updateRow } from '../../db/prepared';
+import { findRow, updateRow } from '../../db/prepared';
 import { tokens } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
@@ -32,31 +32,16 @@ export const TOKEN_PREFIX = 'pms_';
 const TOUCH_EVERY_MS = 60_000;
 
 /**
- * The look-ups of a token by its secret's hash (a request whose credential the cache does not hold:
- * a venue whose devices each have a token reads thousands after any role write) and by id, prepared once.
+ * The stored token whose secret has this SHA-256, expired or not. Prepared once (`findRow`), as the
+ * look-up by id: a request whose credential the cache does not hold reads it (a venue whose devices
+ * each have a token reads thousands after any role write).
  */
-function statements(deps: Deps) {
-  return prepared(deps, 'tokens', () => ({
-    byHash: deps.db
-      .select()
-      .from(tokens)
-      .where(eq(tokens.tokenHash, sql.placeholder('hash')))
-      .prepare(),
-    byId: deps.db
-      .select()
-      .from(tokens)
-      .where(eq(tokens.id, sql.placeholder('id')))
-      .prepare(),
-  }));
-}
-
-/** The stored token whose secret has this SHA-256, expired or not. */
 export function findTokenByHash(deps: Deps, hash: string): TokenRow | undefined {
-  return statements(deps).byHash.get({ hash });
+  return findRow(deps, 'tokens.byHash', tokens, tokens.tokenHash, hash);
 }
 
 export function findTokenById(deps: Deps, id: number): TokenRow | undefined {
-  return statements(deps).byId.get({ id });
+  return findRow(deps, 'tokens.byId', tokens, tokens.id, id);
 }
 
 /**

@@ -3,7 +3,7 @@
  * The HTTP resource (§1.2) builds on these in service.ts.
  */
 import { asc, eq, sql } from 'drizzle-orm';
-import { prepared } from '../../db/prepared';
+import { findRow, prepared } from '../../db/prepared';
 import { sessions, userRoles, users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict } from '../../http/errors';
@@ -17,14 +17,9 @@ export function findUserByUsername(deps: Deps, username: string): UserRow | unde
   return deps.db.select().from(users).where(sql`${users.username} = ${username} COLLATE NOCASE`).get();
 }
 
-/** The look-ups a session's first use makes (and most user routes), prepared once. */
+/** The look-up of a user's roles a session's first use makes (and most user routes), prepared once. */
 function statements(deps: Deps) {
   return prepared(deps, 'users.accounts', () => ({
-    byId: deps.db
-      .select()
-      .from(users)
-      .where(eq(users.id, sql.placeholder('id')))
-      .prepare(),
     roleIds: deps.db
       .select({ roleId: userRoles.roleId })
       .from(userRoles)
@@ -35,7 +30,7 @@ function statements(deps: Deps) {
 }
 
 export function findUserById(deps: Deps, id: number): UserRow | undefined {
-  return statements(deps).byId.get({ id });
+  return findRow(deps, 'users.byId', users, users.id, id);
 }
 
 export function roleIdsOf(deps: Deps, userId: number): number[] {
