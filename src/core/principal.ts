@@ -23,6 +23,11 @@ export interface Principal {
   address: string | null;
   /** `user:<name>`, `token:<_id>` or `trusted:<address>`: the log's `postedBy`. */
   label: string;
+  /**
+   * The name people know the caller by: the user's or the token's display name (as the credential
+   * cache holds it, which every edit of a user or token clears), else the label.
+   */
+  displayName: string;
 }
 
 export function can(principal: Principal, permission: Permission): boolean {
@@ -101,5 +106,6 @@ export function systemPrincipal(): Principal {
     expiresAt: null,
     address: null,
     label: 'system',
+    displayName: 'system',
   };
 }

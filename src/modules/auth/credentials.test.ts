@@ -159,6 +159,25 @@ describe('credential cache: sessions', () => {
     expect(after.body.permissions).toContain('variables:write');
   });
 
+  it("a user's and a token's new display name name their next posted log entry", async () => {
+    const t = makeTestApp();
+    const { user } = await makeUser(t, 'dee', ['operator']);
+    const session = await signIn(t, 'dee', 'dee-password-1');
+    const driver = await token(t, builtInRoleId(t.deps, 'integration'));
+    const post = (secret: string) => t.call('POST', '/logs', { token: secret, from: FROM, body: { value: 'x' } });
+    expect((await post(session)).body).toMatchObject({ createdBy: 'dee', createdByType: 'user', displayName: 'dee' });
+    expect((await post(driver.secret)).body).toMatchObject({ createdBy: 'driver', displayName: 'driver' });
+    // Any edit clears the whole cache: each credential is used again between the two edits, so each
+    // rename must clear it by itself.
+    const token2 = await t.call('PATCH', `/tokens/${driver.id}`, { as: 'admin', body: { displayName: 'dmx rack' } });
+    expect(token2.status).toBe(200);
+    expect((await post(driver.secret)).body).toMatchObject({ createdBy: 'dmx rack', displayName: 'dmx rack' });
+    expect((await post(session)).body).toMatchObject({ displayName: 'dee' });
+    const renamed = await t.call('PATCH', `/users/${user.id}`, { as: 'admin', body: { displayName: 'Dee at FOH' } });
+    expect(renamed.status).toBe(200);
+    expect((await post(session)).body).toMatchObject({ createdBy: 'dee', displayName: 'Dee at FOH' });
+  });
+
   it("a role's new permissions apply to its users on the next request", async () => {
     const t = makeTestApp();
     const roleId = await customRole(t, 'log-readers', ['logs:read']);

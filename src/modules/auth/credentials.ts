@@ -64,6 +64,7 @@ function tokenPrincipal(
     expiresAt: token.expiresAt,
     address,
     label: `token:${token.id}`,
+    displayName: token.displayName,
   };
 }
 
@@ -94,5 +95,6 @@ function sessionPrincipal(
     expiresAt: sessionExpiresAt(deps, session),
     address,
     label: `user:${user.username}`,
+    displayName: user.displayName,
   };
 }

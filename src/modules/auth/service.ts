@@ -39,6 +39,7 @@ export function trustedPrincipal(deps: Deps, address: string): Principal {
     expiresAt: null,
     address,
     label: `trusted:${address}`,
+    displayName: `trusted:${address}`,
   };
 }
 

@@ -7,8 +7,6 @@ import { type Principal, requireOwnWrite } from '../../core/principal';
 import { findSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
-import { findTokenById } from '../tokens/service';
-import { findUserById } from '../users/accounts';
 import type { LogCreate } from './model';
 
 export type CreatorType = 'subsystem' | 'user' | 'system';
@@ -30,13 +28,12 @@ export function callerCreator(deps: Deps, principal: Principal): Creator {
   const own = only === undefined ? undefined : findSubsystem(deps, only);
   if (own)
     return { createdBy: own.externalId, createdByType: 'subsystem', displayName: own.displayName, subsystem: own };
-  if (principal.via === 'session' && principal.userId !== null) {
+  if (principal.via === 'session') {
     const name = principal.username ?? principal.label;
-    const user = findUserById(deps, principal.userId);
-    return { createdBy: name, createdByType: 'user', displayName: user?.displayName ?? name, subsystem: null };
+    return { createdBy: name, createdByType: 'user', displayName: principal.displayName, subsystem: null };
   }
-  if (principal.via === 'token' && principal.tokenId !== null) {
-    const name = findTokenById(deps, principal.tokenId)?.displayName ?? principal.label;
+  if (principal.via === 'token') {
+    const name = principal.displayName;
     const type = principal.integration ? 'subsystem' : 'user';
     return { createdBy: name, createdByType: type, displayName: name, subsystem: null };
   }
