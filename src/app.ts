@@ -94,7 +94,11 @@ export function createApp(deps: Deps) {
   const answers = new ErrorAnswers(deps);
   // Elysia's router by default looks for the path from the 12th character of the URL, assuming a
   // host of 4+ characters: `http://pms/…` (a normal appliance name on port 80) would not route.
-  const app = new Elysia({ name: 'pmsd', handler: { standardHostname: false } })
+  // encodeSchema off: a response whose schema holds a transform (Elysia's `t.Integer`, in every entity's
+  // `_id`) was encoded with TypeBox's dynamic `Value.Encode` before it was checked; all our response
+  // transforms encode as the identity, so the compiled check alone decides the same thing, faster
+  // (bench/RESULTS.md, "Hot paths, session 11").
+  const app = new Elysia({ name: 'pmsd', handler: { standardHostname: false }, encodeSchema: false })
     // First of all: a restore or shutdown closes every door (the value door in front checks it too).
     .onRequest(maintenanceHook(deps))
     .onRequest(({ request, set }) => {
