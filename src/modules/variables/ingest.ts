@@ -13,9 +13,8 @@ import { type Door, frontDoor, segmentFor } from '../../http/door';
 import type { ErrorAnswers } from '../../http/error-plugin';
 import { decodePathSegment } from '../../http/percent';
 import { limitValueWrite, rateLimitHook } from '../../http/rate-limit';
-import { variableDtoJson } from './mapper';
 import { RefParams } from './model';
-import { putLastValue, putLastValueByName, setVariableValueJson } from './value-service';
+import { AS_JSON, putLastValue, putLastValueByName, setVariableValueJson } from './value-service';
 
 const VALUE_PATH = /^https?:\/\/[^/]+\/api\/v1\/variables\/([^/?#]+)\/value\/?(?:[?#].*)?$/;
 const RULE: AuthMeta = authMeta({ permission: 'variables:write', integration: true });
@@ -86,12 +85,13 @@ export function variableIngestByRef(deps: Deps, answers: ErrorAnswers): Door {
     limit({ request });
     const principal = authorize(deps, request, RULE);
     const body = await objectBody(deps, request);
-    const { entity, created } = await (byName ? putLastValueByName : putLastValue)(deps, principal, id, ref, body);
+    const write = byName ? putLastValueByName : putLastValue;
+    const { entity, created } = await write(deps, principal, id, ref, body, AS_JSON);
     const headers: Record<string, string> = {
       'content-type': 'application/json;charset=utf-8',
       'x-request-id': requestMeta(request).id,
     };
-    if (created) headers.location = entity._links.self;
-    return new Response(variableDtoJson(entity), { status: created ? 201 : 200, headers });
+    if (created) headers.location = entity.self;
+    return new Response(entity.json, { status: created ? 201 : 200, headers });
   });
 }

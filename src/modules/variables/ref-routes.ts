@@ -7,7 +7,7 @@ import { upserted } from '../../http/responses';
 import { setAvailableVariables } from './available';
 import { RefParams, VariableModel } from './model';
 import { getVariableByRef, upsertVariable } from './service';
-import { getLastValue, putLastValue, putLastValueByName } from './value-service';
+import { AS_DTO, getLastValue, putLastValue, putLastValueByName } from './value-service';
 
 const WRITE = { permission: 'variables:write', integration: true } as const;
 
@@ -48,7 +48,7 @@ function byRef(deps: Deps, prefix: string) {
       '/:id/variables/:ref/lastValue',
       async ({ params, body, set, principal, request }) => {
         requestMeta(request).quiet = true;
-        return upserted(set, await putLastValue(deps, principal, params.id, params.ref, body));
+        return upserted(set, await putLastValue(deps, principal, params.id, params.ref, body, AS_DTO));
       },
       {
         auth: WRITE,
@@ -87,7 +87,7 @@ export function variableRefRoutes(deps: Deps) {
       '/variable/lastValue/:id/:ref',
       async ({ params, body, set, principal, request }) => {
         requestMeta(request).quiet = true;
-        return upserted(set, await putLastValueByName(deps, principal, params.id, params.ref, body));
+        return upserted(set, await putLastValueByName(deps, principal, params.id, params.ref, body, AS_DTO));
       },
       {
         auth: WRITE,

@@ -9,10 +9,10 @@ import { requireSubsystem } from '../../core/subsystems';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { isExternalRef, numericId } from '../../http/fields';
-import { toVariableDto, variableJson } from './mapper';
+import { toVariableDto, variableDtoJson, variableJson, variableRefJson } from './mapper';
 import type { VariableDto } from './model';
 import { findVariableByRef, findVariablesByName, loadForWrite, loadForWriteByRef } from './repo';
-import { type Upserted, upsertVariable } from './service';
+import { upsertVariable } from './service';
 import type { LoadedVariable } from './state';
 import { applyValue, originOf, valueText, type WriteContext } from './values';
 
@@ -42,10 +42,6 @@ function checkClientWrite(principal: Principal, row: LoadedVariable): void {
 function applyClientValue(ctx: WriteContext, principal: Principal, row: LoadedVariable, value: string): LoadedVariable {
   checkClientWrite(principal, row);
   return applyValue(ctx, row, value, originOf(principal));
-}
-
-function write(ctx: WriteContext, principal: Principal, row: LoadedVariable, value: string): VariableDto {
-  return toVariableDto(applyClientValue(ctx, principal, row, value), ctx.now);
 }
 
 /**
@@ -84,15 +80,37 @@ export function setVariableValueJson(deps: Deps, principal: Principal, id: strin
   return writeValue(deps, principal, id, body, variableJson);
 }
 
+/** How a value write by reference answers: from the row it wrote, or from the variable it created. */
+export interface RefAnswers<T> {
+  written(row: LoadedVariable, now: number): T;
+  created(entity: VariableDto): T;
+}
+
+/** The answer, and whether the write created the variable (201). */
+export interface RefWrite<T> {
+  entity: T;
+  created: boolean;
+}
+
+/** The routes' answer: the variable. */
+export const AS_DTO: RefAnswers<VariableDto> = { written: toVariableDto, created: (entity) => entity };
+
+/** The door's answer (ingest.ts): the same variable as its routes' JSON text, and its link for a Location. */
+export const AS_JSON: RefAnswers<{ json: string; self: string }> = {
+  written: (row, now) => ({ json: variableRefJson(row, now), self: '' }),
+  created: (entity) => ({ json: variableDtoJson(entity), self: entity._links.self }),
+};
+
 /** A value write that creates the variable (externalRef = ref) when it is missing: 201 then. */
-function writeOrCreate(
+function writeOrCreate<T>(
   deps: Deps,
   principal: Principal,
   subsystemKey: string,
   value: string,
   find: (subsystemId: number) => LoadedVariable | undefined,
   ref: string,
-): Promise<Upserted> {
+  answers: RefAnswers<T>,
+): Promise<RefWrite<T>> {
   // Found once before the job too: a subsystem read outside a transaction is kept in memory
   // (core/subsystems.ts), so the job's own look-up (it may have gone since) reads no row; and a write
   // the variable refuses is refused before the job, as in `writeValue` (the by-name look-up is a
@@ -104,9 +122,17 @@ function writeOrCreate(
       const subsystem = requireSubsystem(deps, subsystemKey);
       const row = find(subsystem.id);
       if (!row) return null;
-      return { entity: write({ deps, scope, now: deps.clock.now() }, principal, row, value), created: false };
+      const now = deps.clock.now();
+      return {
+        entity: answers.written(applyClientValue({ deps, scope, now }, principal, row, value), now),
+        created: false,
+      };
     })
-    .then((done) => done ?? createWithValue(deps, principal, subsystemKey, ref, value));
+    .then(async (done) => {
+      if (done) return done;
+      const made = await createWithValue(deps, principal, subsystemKey, ref, value);
+      return { entity: answers.created(made.entity), created: made.created };
+    });
 }
 
 function createWithValue(deps: Deps, principal: Principal, subsystemKey: string, ref: string, value: string) {
@@ -116,26 +142,29 @@ function createWithValue(deps: Deps, principal: Principal, subsystemKey: string,
   return upsertVariable(deps, principal, { externalRef: ref, lastValue: value }, subsystemKey);
 }
 
-/** `PUT /subsystems/{id}/variables/{ref}/lastValue`. */
-export function putLastValue(
+/** `PUT /subsystems/{id}/variables/{ref}/lastValue`, answered as `answers` says. */
+export function putLastValue<T>(
   deps: Deps,
   principal: Principal,
   subsystemKey: string,
   ref: string,
   body: ValueBody,
-): Promise<Upserted> {
+  answers: RefAnswers<T>,
+): Promise<RefWrite<T>> {
   const value = bodyValue(body);
-  return writeOrCreate(deps, principal, subsystemKey, value, (sid) => loadForWriteByRef(deps, sid, ref), ref);
+  const find = (sid: number) => loadForWriteByRef(deps, sid, ref);
+  return writeOrCreate(deps, principal, subsystemKey, value, find, ref, answers);
 }
 
 /** `PUT /variable/lastValue/{systemId}/{variableName}`: externalRef first, then a unique displayName. */
-export function putLastValueByName(
+export function putLastValueByName<T>(
   deps: Deps,
   principal: Principal,
   subsystemKey: string,
   name: string,
   body: ValueBody,
-): Promise<Upserted> {
+  answers: RefAnswers<T>,
+): Promise<RefWrite<T>> {
   const value = bodyValue(body);
   const find = (sid: number) => {
     const byRef = loadForWriteByRef(deps, sid, name);
@@ -144,7 +173,7 @@ export function putLastValueByName(
     if (named.length > 1) throw conflict('several variables of that subsystem share this displayName');
     return named[0];
   };
-  return writeOrCreate(deps, principal, subsystemKey, value, find, name);
+  return writeOrCreate(deps, principal, subsystemKey, value, find, name, answers);
 }
 
 /** `GET /subsystems/{id}/variables/{ref}/lastValue`. */

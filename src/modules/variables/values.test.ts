@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { forgetKeptVariables } from './repo';
 import { errorBody, variableApp as setup, validation } from './test-support';
-import { putLastValue, setVariableValue } from './value-service';
+import { AS_DTO, putLastValue, setVariableValue } from './value-service';
 
 describe('POST /variables/:id/value', () => {
   it('stores strings, JSON text of non-strings and "" for null; answers the full variable', async () => {
@@ -299,8 +299,8 @@ describe('a refused value write never enters the writer (a throwing job makes it
       [() => setVariableValue(t.deps, principal, String(own._id), { value: 1 }), 'does not act for that subsystem'],
       [() => setVariableValue(t.deps, admin, String(isAlive.id), { value: 1 }), 'platform-managed'],
       [() => setVariableValue(t.deps, admin, String(composite._id), { value: 1 }), 'composite'],
-      [() => putLastValue(t.deps, admin, 'media', 'is_alive', { value: 1 }), 'platform-managed'],
-      [() => putLastValue(t.deps, principal, 'media', 'own', { value: 1 }), 'does not act for that subsystem'],
+      [() => putLastValue(t.deps, admin, 'media', 'is_alive', { value: 1 }, AS_DTO), 'platform-managed'],
+      [() => putLastValue(t.deps, principal, 'media', 'own', { value: 1 }, AS_DTO), 'does not act for that subsystem'],
     ];
     for (const [write, message] of refusals) {
       // Thrown at once, not a promise that rejects once its job ran.
