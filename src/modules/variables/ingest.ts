@@ -91,7 +91,7 @@ export function variableIngestByRef(deps: Deps, answers: ErrorAnswers): Door {
       'content-type': 'application/json;charset=utf-8',
       'x-request-id': requestMeta(request).id,
     };
-    if (created) headers.location = entity.self;
+    if (created && entity.location !== null) headers.location = entity.location;
     return new Response(entity.json, { status: created ? 201 : 200, headers });
   });
 }

@@ -95,10 +95,10 @@ export interface RefWrite<T> {
 /** The routes' answer: the variable. */
 export const AS_DTO: RefAnswers<VariableDto> = { written: toVariableDto, created: (entity) => entity };
 
-/** The door's answer (ingest.ts): the same variable as its routes' JSON text, and its link for a Location. */
-export const AS_JSON: RefAnswers<{ json: string; self: string }> = {
-  written: (row, now) => ({ json: variableRefJson(row, now), self: '' }),
-  created: (entity) => ({ json: variableDtoJson(entity), self: entity._links.self }),
+/** The door's answer (ingest.ts): the variable as its routes' JSON text, and a created one's link (Location). */
+export const AS_JSON: RefAnswers<{ json: string; location: string | null }> = {
+  written: (row, now) => ({ json: variableRefJson(row, now), location: null }),
+  created: (entity) => ({ json: variableDtoJson(entity), location: entity._links.self }),
 };
 
 /** A value write that creates the variable (externalRef = ref) when it is missing: 201 then. */
