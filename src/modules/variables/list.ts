@@ -1,5 +1,6 @@
 /** `GET /variables` and the filter half of bulk delete: every filter is SQL, so large lists stay cheap. */
 import { and, asc, count, eq, type SQL, sql } from 'drizzle-orm';
+import { mapRows } from '../../db/rows';
 import { subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
@@ -45,15 +46,15 @@ export function filterWhere(query: VariableFilters): SQL | undefined {
 export function listVariables(deps: Deps, query: VariableFilters, page: Page): ListResult<VariableDto> {
   const where = filterWhere(query);
   const joined = eq(subsystems.id, variables.subsystemId);
-  const rows = deps.db
+  const select = deps.db
     .select(loadedColumns)
     .from(variables)
     .innerJoin(subsystems, joined)
     .where(where)
     .orderBy(asc(variables.id))
     .limit(page.limit)
-    .offset(page.offset)
-    .all();
+    .offset(page.offset);
+  const rows = mapRows<ReturnType<typeof select.all>[number]>(loadedColumns, select.values());
   const total = deps.db.select({ n: count() }).from(variables).innerJoin(subsystems, joined).where(where).get()?.n ?? 0;
   const now = deps.clock.now();
   return { items: rows.map((r) => toVariableDto(r, now)), total };
