@@ -1,13 +1,12 @@
 /** `GET /variables` and the filter half of bulk delete: every filter is SQL, so large lists stay cheap. */
-import { and, asc, count, eq, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { mapRows } from '../../db/rows';
-import { subsystems, variables } from '../../db/schema';
+import { assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
 import { type ListResult, type Page, tagConditions } from '../../http/lists';
 import { toVariableDto } from './mapper';
 import type { VariableDto, VariableFilters } from './model';
-import { loadedColumns } from './repo';
 
 const lower = (text: string) => text.toLowerCase();
 
@@ -42,19 +41,34 @@ export function filterWhere(query: VariableFilters): SQL | undefined {
   return where.length > 0 ? and(...where) : undefined;
 }
 
+/**
+ * A listed variable's columns: what repo.ts `loadedColumns` reads, but the subsystem's fields from the
+ * join the filters need anyway and the asset's from a left join, where `loadedColumns` runs a correlated
+ * sub-select per field (five a row), the faster form for one row and the slower one for thousands.
+ */
+const listedColumns = {
+  ...getTableColumns(variables),
+  subsystemExternalId: subsystems.externalId,
+  subsystemDisplayName: subsystems.displayName,
+  subsystemType: subsystems.type,
+  assetDisplayName: assets.displayName,
+  assetType: assets.type,
+};
+
 /** Variables in `_id` order, filtered and paged; several tags must all be present. */
 export function listVariables(deps: Deps, query: VariableFilters, page: Page): ListResult<VariableDto> {
   const where = filterWhere(query);
   const joined = eq(subsystems.id, variables.subsystemId);
   const select = deps.db
-    .select(loadedColumns)
+    .select(listedColumns)
     .from(variables)
     .innerJoin(subsystems, joined)
+    .leftJoin(assets, eq(assets.id, variables.assetId))
     .where(where)
     .orderBy(asc(variables.id))
     .limit(page.limit)
     .offset(page.offset);
-  const rows = mapRows<ReturnType<typeof select.all>[number]>(loadedColumns, select.values());
+  const rows = mapRows<ReturnType<typeof select.all>[number]>(listedColumns, select.values());
   const total = deps.db.select({ n: count() }).from(variables).innerJoin(subsystems, joined).where(where).get()?.n ?? 0;
   const now = deps.clock.now();
   return { items: rows.map((r) => toVariableDto(r, now)), total };
