@@ -1,5 +1,5 @@
 /** `GET /variables` and the filter half of bulk delete: every filter is SQL, so large lists stay cheap. */
-import { and, asc, count, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, type SQL, sql } from 'drizzle-orm';
 import { mapRows } from '../../db/rows';
 import { assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -7,6 +7,7 @@ import { numericId } from '../../http/fields';
 import { type ListResult, type Page, tagConditions } from '../../http/lists';
 import { toVariableDto } from './mapper';
 import type { VariableDto, VariableFilters } from './model';
+import { listedColumns } from './repo';
 
 const lower = (text: string) => text.toLowerCase();
 
@@ -40,20 +41,6 @@ export function filterWhere(query: VariableFilters): SQL | undefined {
   }
   return where.length > 0 ? and(...where) : undefined;
 }
-
-/**
- * A listed variable's columns: what repo.ts `loadedColumns` reads, but the subsystem's fields from the
- * join the filters need anyway and the asset's from a left join, where `loadedColumns` runs a correlated
- * sub-select per field (five a row), the faster form for one row and the slower one for thousands.
- */
-const listedColumns = {
-  ...getTableColumns(variables),
-  subsystemExternalId: subsystems.externalId,
-  subsystemDisplayName: subsystems.displayName,
-  subsystemType: subsystems.type,
-  assetDisplayName: assets.displayName,
-  assetType: assets.type,
-};
 
 /** Variables in `_id` order, filtered and paged; several tags must all be present. */
 export function listVariables(deps: Deps, query: VariableFilters, page: Page): ListResult<VariableDto> {

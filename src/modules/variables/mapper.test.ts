@@ -39,7 +39,7 @@ describe('variableRefJson, the answer of the door of the writes by reference', (
       const row = loadForWrite(t.deps, id);
       if (!row) throw new Error(`no row ${id}`);
       expect(variableRefJson(row, now)).toBe(routeJson(row, now));
-      // A value write copies the row forward with its template (values.ts): only the changing fields move.
+      // The row as later writes leave it, the template kept (a copy keeps it too): only the changing fields move.
       const next: LoadedVariable = {
         ...row,
         lastValue: 'new "value" \\ é',
