@@ -54,7 +54,7 @@ const client = hub.open(
     close: () => {},
   },
   '127.0.0.1',
-  authenticateSecret(t.deps, secret, null),
+  authenticateSecret(t.deps, secret, () => null),
   { kind: 'secret', secret },
 );
 

@@ -20,7 +20,6 @@ export interface Principal {
    */
   containerOf?: (subsystemId: number) => number | null;
   expiresAt: number | null;
-  address: string | null;
   /** `user:<name>`, `token:<_id>` or `trusted:<address>`: the log's `postedBy`. */
   label: string;
   /**
@@ -104,7 +103,6 @@ export function systemPrincipal(): Principal {
     integration: false,
     subsystemIds: [],
     expiresAt: null,
-    address: null,
     label: 'system',
     displayName: 'system',
   };

@@ -33,13 +33,14 @@ export function credentialOf(request: Request): string | null {
 
 /** Decides the caller; throws 401 for a credential that is unknown, expired or revoked. */
 export function authenticate(deps: Deps, request: Request): Principal | null {
-  const address = deps.remoteAddress(request);
   const secret = credentialOf(request);
   if (secret) {
-    const principal = deps.identity.fromSecret(deps, secret, address);
+    // The peer's address only when the credential's last use is recorded (at most once a minute).
+    const principal = deps.identity.fromSecret(deps, secret, () => deps.remoteAddress(request));
     if (!principal) throw unauthorized('the credential is invalid or has expired');
     return principal;
   }
+  const address = deps.remoteAddress(request);
   if (address === null || !deps.identity.isTrusted(deps, address)) return null;
   return deps.identity.trusted(deps, address);
 }

@@ -46,7 +46,7 @@ function hubWithClients(count: number) {
   const secret = t.tokenFor('admin');
   const sockets = Array.from({ length: count }, () => new FakeSocket());
   const clients = sockets.map((socket) => {
-    const principal = authenticateSecret(t.deps, secret, null);
+    const principal = authenticateSecret(t.deps, secret, () => null);
     const client = hub.open(socket, '192.0.2.1', principal, { kind: 'secret', secret });
     hub.message(client, { type: 'subscribe', topics: ['subsystems'] });
     socket.sent = [];
@@ -260,10 +260,15 @@ describe('notification audiences (§7 rule 6)', () => {
     const hub = t.deps.wsHub;
     const open = (secret: string) => {
       const socket = new FakeSocket();
-      const client = hub.open(socket, '192.0.2.1', authenticateSecret(t.deps, secret, null), {
-        kind: 'secret',
-        secret,
-      });
+      const client = hub.open(
+        socket,
+        '192.0.2.1',
+        authenticateSecret(t.deps, secret, () => null),
+        {
+          kind: 'secret',
+          secret,
+        },
+      );
       hub.message(client, { type: 'subscribe', topics: ['notifications'] });
       socket.sent = [];
       return socket;

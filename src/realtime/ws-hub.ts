@@ -68,7 +68,7 @@ export interface WsHubHost {
   clock: Clock;
   log: Logger;
   /** The principal a secret stands for; null when invalid (deps.identity). */
-  fromSecret(secret: string, address: string | null): Principal | null;
+  fromSecret(secret: string, address: () => string | null): Principal | null;
   /** Whether the address is on a trusted network (deps.identity). */
   isTrusted(address: string): boolean;
   /** The integration principal of a trusted address (deps.identity). */
@@ -134,7 +134,7 @@ export class WsHub {
 
   /** Checks a first-message `auth`; true when it stands for a valid caller. */
   authenticateWith(client: WsClient, secret: string): boolean {
-    const principal = this.host.fromSecret(secret, client.address);
+    const principal = this.host.fromSecret(secret, () => client.address);
     if (!principal) return false;
     this.authenticated(client, principal, { kind: 'secret', secret });
     return true;
@@ -195,7 +195,7 @@ export class WsHub {
   private reauthenticate(client: WsClient, now: number): void {
     const { credential } = client;
     let principal: Principal | null = null;
-    if (credential.kind === 'secret') principal = this.host.fromSecret(credential.secret, client.address);
+    if (credential.kind === 'secret') principal = this.host.fromSecret(credential.secret, () => client.address);
     else if (credential.kind === 'trusted' && client.address !== null && this.host.isTrusted(client.address))
       principal = this.host.trusted(client.address);
     if (!principal) {

@@ -71,7 +71,12 @@ describe('delivery follows the read permission', () => {
   function clientWith(t: ReturnType<typeof makeTestApp>, secret: string): Recorder {
     const socket = new Recorder();
     const hub = t.deps.wsHub;
-    const client = hub.open(socket, '192.0.2.1', authenticateSecret(t.deps, secret, null), { kind: 'secret', secret });
+    const client = hub.open(
+      socket,
+      '192.0.2.1',
+      authenticateSecret(t.deps, secret, () => null),
+      { kind: 'secret', secret },
+    );
     hub.message(client, { type: 'subscribe', topics: TOPIC_NAMES });
     return socket;
   }
@@ -110,10 +115,18 @@ describe('a viewer', () => {
     const socket = new Recorder();
     const hub = t.deps.wsHub;
     const secret = t.tokenFor('viewer');
-    hub.message(hub.open(socket, '192.0.2.1', authenticateSecret(t.deps, secret, null), { kind: 'secret', secret }), {
-      type: 'subscribe',
-      topics: ['tokens', 'variables'],
-    });
+    hub.message(
+      hub.open(
+        socket,
+        '192.0.2.1',
+        authenticateSecret(t.deps, secret, () => null),
+        { kind: 'secret', secret },
+      ),
+      {
+        type: 'subscribe',
+        topics: ['tokens', 'variables'],
+      },
+    );
     expect(socket.types).toEqual(['error', 'subscriptions']);
     const body = { displayName: 'cron', roleId: builtInRoleId(t.deps, 'viewer') };
     const made = await t.call('POST', '/tokens', { as: 'admin', body });

@@ -78,7 +78,7 @@ function authenticateWith(deps: Deps, session: RpcSession, params: unknown): tru
   if (typeof secret !== 'string' || secret === '' || secret.length > MAX_SECRET_LENGTH) {
     throw new RpcError('invalidParams', 'params must be ["<token>"]');
   }
-  const principal = deps.identity.fromSecret(deps, secret, session.address);
+  const principal = deps.identity.fromSecret(deps, secret, () => session.address);
   if (!principal) throw new RpcError('badCredential');
   session.principal = principal;
   return true;

@@ -4,8 +4,8 @@
  * from its first use until a write changes it; every such write clears the cache (a token changed or
  * revoked, a session ended, a user's roles, name, enabled flag or password changed, a user deleted,
  * any role written), so a change applies from the next request. Expiry and the last-use stamp
- * (written at most once a minute, and when a token comes from another address) are judged on every
- * use, exactly as when every use read the row.
+ * (written at most once a minute, with the address of that use) are judged on every use, exactly as
+ * when every use read the row.
  */
 import type { Principal } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
@@ -18,11 +18,11 @@ import { endSession, findSessionByHash, sessionExpiresAt, touchSession } from '.
 import type { KnownCredential } from './state';
 
 /** The principal a secret stands for; null when it is unknown, expired or its user is disabled. */
-export function authenticateSecret(deps: Deps, secret: string, address: string | null): Principal | null {
+export function authenticateSecret(deps: Deps, secret: string, address: () => string | null): Principal | null {
   const hash = sha256Hex(secret);
   const known = deps.credentials.known.get(hash) ?? load(deps, secret, hash);
   if (!known) return null;
-  return known.kind === 'token' ? tokenPrincipal(deps, known, address) : sessionPrincipal(deps, known, address);
+  return known.kind === 'token' ? tokenPrincipal(deps, known, address) : sessionPrincipal(deps, known);
 }
 
 /** Reads what a secret stands for and remembers it; null (and nothing remembered) when nothing. */
@@ -43,7 +43,7 @@ function load(deps: Deps, secret: string, hash: string): KnownCredential | null 
 function tokenPrincipal(
   deps: Deps,
   known: Extract<KnownCredential, { kind: 'token' }>,
-  address: string | null,
+  address: () => string | null,
 ): Principal | null {
   const now = deps.clock.now();
   if (known.token.expiresAt !== null && known.token.expiresAt <= now) return null;
@@ -62,17 +62,12 @@ function tokenPrincipal(
     subsystemIds: token.subsystemIds,
     ...(token.subsystemIds.length > 0 && { containerOf: (id: number) => findSubsystem(deps, id)?.containerId ?? null }),
     expiresAt: token.expiresAt,
-    address,
     label: `token:${token.id}`,
     displayName: token.displayName,
   };
 }
 
-function sessionPrincipal(
-  deps: Deps,
-  known: Extract<KnownCredential, { kind: 'session' }>,
-  address: string | null,
-): Principal | null {
+function sessionPrincipal(deps: Deps, known: Extract<KnownCredential, { kind: 'session' }>): Principal | null {
   const now = deps.clock.now();
   if (sessionExpiresAt(deps, known.session) <= now) {
     endSession(deps, known.session.id);
@@ -93,7 +88,6 @@ function sessionPrincipal(
     integration,
     subsystemIds: [],
     expiresAt: sessionExpiresAt(deps, session),
-    address,
     label: `user:${user.username}`,
     displayName: user.displayName,
   };

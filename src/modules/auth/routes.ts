@@ -53,8 +53,8 @@ export function authRoutes(deps: Deps) {
     )
     .put(
       '/me/password',
-      async ({ principal, body, set }) => {
-        await changeOwnPassword(deps, principal, body.currentPassword, body.newPassword);
+      async ({ principal, body, request, set }) => {
+        await changeOwnPassword(deps, principal, deps.remoteAddress(request), body.currentPassword, body.newPassword);
         return noContent(set);
       },
       { auth: 'authenticated', body: AuthModel.password, detail: { tags, summary: 'Change own password' } },

@@ -37,7 +37,6 @@ export function trustedPrincipal(deps: Deps, address: string): Principal {
     integration: true,
     subsystemIds: [],
     expiresAt: null,
-    address,
     label: `trusted:${address}`,
     displayName: `trusted:${address}`,
   };
@@ -99,15 +98,16 @@ export function logout(deps: Deps, principal: Principal): void {
 export async function changeOwnPassword(
   deps: Deps,
   principal: Principal,
+  address: string | null,
   currentPassword: string,
   newPassword: string,
 ): Promise<void> {
   const user = principal.userId === null ? undefined : findUserById(deps, principal.userId);
   if (!user) throw forbidden('only a signed-in user has a password');
-  const locked = lockedForSeconds(deps, user.username, principal.address);
+  const locked = lockedForSeconds(deps, user.username, address);
   if (locked > 0) throw rateLimited(locked);
   if (!(await verifyPassword(currentPassword, user.passwordHash))) {
-    recordFailure(deps, user.username, principal.address);
+    recordFailure(deps, user.username, address);
     security(deps, 'auth.password.failed', `wrong current password for ${user.username}`, user.username, 'warning');
     throw unauthorized('the current password is wrong');
   }

@@ -193,7 +193,7 @@ describe('POST /logs', () => {
     const t = setup();
     const a = await t.subsystem('a');
     await t.subsystem('b');
-    const principal = t.deps.identity.fromSecret(t.deps, t.tokenWith(['logs:write'], [a._id]), '10.0.0.1');
+    const principal = t.deps.identity.fromSecret(t.deps, t.tokenWith(['logs:write'], [a._id]), () => '10.0.0.1');
     if (!principal) throw new Error('no principal');
     // Thrown at once, not a promise that rejects once its job ran.
     let returned: unknown = null;

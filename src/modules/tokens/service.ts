@@ -45,13 +45,16 @@ export function findTokenById(deps: Deps, id: number): TokenRow | undefined {
 }
 
 /**
- * A use of a live token at `now` from `address`: its last use is written at most once a minute, and
- * whenever it comes from another address. Returns the row as it now stands.
+ * A use of a live token at `now`: its last use, and the address it came from, are written at most
+ * once a minute (§1.1 `lastUsedAt`, `lastUsedFrom`), so the address is asked only then. (It was
+ * written at once from another address too: a token two hosts share, as two show controllers of one
+ * venue may, then wrote its row on every request.) Returns the row as it now stands.
  */
-export function touchToken(deps: Deps, row: TokenRow, now: number, address: string | null): TokenRow {
-  if (row.lastUsedAt !== null && now - row.lastUsedAt < TOUCH_EVERY_MS && row.lastUsedFrom === address) return row;
-  updateRow(deps, 'tokens', tokens, tokens.id, row.id, { lastUsedAt: now, lastUsedFrom: address });
-  return { ...row, lastUsedAt: now, lastUsedFrom: address };
+export function touchToken(deps: Deps, row: TokenRow, now: number, address: () => string | null): TokenRow {
+  if (row.lastUsedAt !== null && now - row.lastUsedAt < TOUCH_EVERY_MS) return row;
+  const from = address();
+  updateRow(deps, 'tokens', tokens, tokens.id, row.id, { lastUsedAt: now, lastUsedFrom: from });
+  return { ...row, lastUsedAt: now, lastUsedFrom: from };
 }
 
 function rowOf(deps: Deps, id: string): TokenRow {

@@ -291,8 +291,12 @@ describe('a refused value write never enters the writer (a throwing job makes it
     const isAlive = t.deps.sqlite
       .query("SELECT id FROM variables WHERE external_ref = 'is_alive' AND subsystem_id = ?")
       .get(t.media._id) as { id: number };
-    const principal = t.deps.identity.fromSecret(t.deps, t.tokenWith(['variables:write'], [t.light._id]), '10.0.0.1');
-    const admin = t.deps.identity.fromSecret(t.deps, t.tokenFor('admin'), '10.0.0.1');
+    const principal = t.deps.identity.fromSecret(
+      t.deps,
+      t.tokenWith(['variables:write'], [t.light._id]),
+      () => '10.0.0.1',
+    );
+    const admin = t.deps.identity.fromSecret(t.deps, t.tokenFor('admin'), () => '10.0.0.1');
     if (!principal || !admin) throw new Error('no principal');
     const refusals: Array<[() => unknown, string]> = [
       [() => setVariableValue(t.deps, admin, '999999', { value: 1 }), 'not found'],
