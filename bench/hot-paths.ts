@@ -20,6 +20,7 @@
  *                    misconfigured driver sends them among good ones; only those may be refused
  *
  * PROFILE_DIR=<dir> writes pmsd's CPU profile there (`bun --cpu-prof`).
+ * PIN=1 runs the floor and pmsd on the first CPU and wrk on the second (support.ts `PINNED`).
  *
  * Prints each run's requests/s, × the floor and the CPU per request of the daemon (and of the floor,
  * whose rate moves with the machine's hour more than pmsd's does), then the medians.
@@ -39,6 +40,7 @@ import {
   profileArgs,
   registerSubsystems,
   seedValues,
+  serverCommand,
   waitFor,
   wrk,
 } from './support';
@@ -81,13 +83,13 @@ const productDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-'));
 const TOKENS_FILE = join(productDir, 'device-tokens.txt');
 const floorPort = freePort();
 const productPort = freePort();
-const floor = Bun.spawn([process.execPath, join(SHARED, 'baseline.ts')], {
+const floor = Bun.spawn(serverCommand([process.execPath, join(SHARED, 'baseline.ts')]), {
   env: { ...process.env, PORT: String(floorPort), DB: join(floorDir, 'b.db') },
   stdout: 'ignore',
   stderr: 'inherit',
 });
 const profile = profileArgs();
-const product = Bun.spawn([process.execPath, ...profile, join(ROOT, 'src/main.ts'), 'serve'], {
+const product = Bun.spawn(serverCommand([process.execPath, ...profile, join(ROOT, 'src/main.ts'), 'serve']), {
   env: daemonEnv(productPort, productDir),
   stdout: 'ignore',
   stderr: 'inherit',

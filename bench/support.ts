@@ -126,10 +126,24 @@ export interface WrkRun {
   duration: string;
 }
 
+/**
+ * With PIN=1 the servers measured run on the first CPU and wrk on the second (`taskset`), so wrk's
+ * own work, which grows with the rate it drives, does not share the server's core: what is measured
+ * is then the server's capacity on one core. Without it both share the machine's two cores, as the
+ * issues' figures were first measured.
+ */
+export const PINNED = process.env.PIN === '1';
+
+/** The command that starts a measured server (`cmd`), on the first CPU when PINNED. */
+export function serverCommand(cmd: string[]): string[] {
+  return PINNED ? ['taskset', '-c', '0', ...cmd] : cmd;
+}
+
 /** Runs wrk without blocking this process's event loop (WebSocket subscribers in it must keep reading). */
 export async function wrk(run: WrkRun): Promise<{ rps: number; requests: number; non2xx: number }> {
   const proc = Bun.spawn(
     [
+      ...(PINNED ? ['taskset', '-c', '1'] : []),
       'wrk',
       `-t${run.threads}`,
       `-c${run.connections}`,
