@@ -37,6 +37,7 @@ import {
   freePort,
   integrationToken,
   median,
+  PINNED,
   profileArgs,
   registerSubsystems,
   seedValues,
@@ -96,7 +97,7 @@ const product = Bun.spawn(serverCommand([process.execPath, ...profile, join(ROOT
 });
 
 const run = (port: number, script: string, env: Record<string, string>) =>
-  wrk({ port, script, env, threads: '2', connections: '64', duration: DURATION });
+  wrk({ port, script, env, threads: '2', connections: '64', duration: DURATION, pinned: PINNED });
 
 try {
   await waitFor(`http://127.0.0.1:${floorPort}/`);

@@ -124,13 +124,15 @@ export interface WrkRun {
   threads: string;
   connections: string;
   duration: string;
+  /** wrk on the second CPU, beside servers started with `serverCommand` on the first (PINNED). */
+  pinned?: boolean;
 }
 
 /**
- * With PIN=1 the servers measured run on the first CPU and wrk on the second (`taskset`), so wrk's
- * own work, which grows with the rate it drives, does not share the server's core: what is measured
- * is then the server's capacity on one core. Without it both share the machine's two cores, as the
- * issues' figures were first measured.
+ * PIN=1, for a bench that honours it (hot-paths.ts): the servers measured run on the first CPU
+ * (`serverCommand`) and wrk on the second (`WrkRun.pinned`), so wrk's own work, which grows with the
+ * rate it drives, does not share the server's core: what is measured is then the server's capacity on
+ * one core. Without it both share the machine's two cores, as the issues' figures were first measured.
  */
 export const PINNED = process.env.PIN === '1';
 
@@ -143,7 +145,7 @@ export function serverCommand(cmd: string[]): string[] {
 export async function wrk(run: WrkRun): Promise<{ rps: number; requests: number; non2xx: number }> {
   const proc = Bun.spawn(
     [
-      ...(PINNED ? ['taskset', '-c', '1'] : []),
+      ...(run.pinned ? ['taskset', '-c', '1'] : []),
       'wrk',
       `-t${run.threads}`,
       `-c${run.connections}`,
