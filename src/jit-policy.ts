@@ -25,9 +25,26 @@
  * fresh; the hot paths and the power-up storm unchanged within the runs' spread, the schedule's
  * first read after an edit as above (`bun bench/hot-paths.ts`, `bun bench/power-up.ts`,
  * `bun bench/schedule.ts`).
+ *
+ * **The policy follows the load** (`jitForLoad`, called by main.ts through the quiet trim,
+ * quiet-trim.ts): the normal policy while the daemon is busy, this one from the start and again at
+ * every trim, when the daemon has been quiet for 30 s and its compiled code is dropped anyway. Code
+ * that runs a few thousand times in a burst never reached the compiler under this policy: a venue's
+ * recovery after a power cut (5 000 subsystems coming back at 1 000 a second, each closing its
+ * incident and its notification once) ran wholly in the interpreter, and its heartbeats waited
+ * 9–92 ms (median) behind one another, p99 34–299 ms (bar 50), against 6–7 ms and 32–86 ms with the
+ * normal policy (bench/RESULTS.md, "Hot paths, session 13"). A quiet daemon keeps the policy, and
+ * with it what it was for: its own jobs stay in the interpreter.
  */
 
-/** Tier-up thresholds are this many times the engine's normal ones. */
+/** Tier-up thresholds are this many times the engine's normal ones, while the daemon is quiet. */
 export const JIT_POLICY = 100;
+/** The engine's normal policy, while the daemon is busy. */
+export const BUSY_JIT_POLICY = 1;
 
 Bun.unsafe.setJITPolicy(JIT_POLICY);
+
+/** The normal policy while the daemon is busy, `JIT_POLICY` while it is quiet (quiet-trim.ts). */
+export function jitForLoad(busy: boolean): void {
+  Bun.unsafe.setJITPolicy(busy ? BUSY_JIT_POLICY : JIT_POLICY);
+}

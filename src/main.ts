@@ -21,6 +21,7 @@ import { Checkpointer } from './db/checkpointer';
 import type { Deps } from './deps';
 import { requestMeta } from './http/context';
 import { openApiDocument } from './http/openapi';
+import { jitForLoad } from './jit-policy';
 import { createLogger, type Logger } from './log';
 import { RESTORE_EXIT_CODE } from './modules/backups/swap';
 import { licenseCommand } from './modules/license/cli';
@@ -121,14 +122,19 @@ async function serve(config: Config): Promise<void> {
   const app = createApp(deps);
   // First installed (below), so stopped last: checkpoints go on while everything else winds down.
   const checkpointer = new Checkpointer(deps.sqlite, log, CHECKPOINT_WORKER_URL);
-  // While the daemon is quiet, the value path's rows go and the checkpoint thread rests (db/checkpointer.ts).
+  // While the daemon is quiet, the value path's rows go, the checkpoint thread rests (db/checkpointer.ts)
+  // and code waits longer for the compiler (jit-policy.ts).
   const trim = new QuietTrim(
     () => {
+      jitForLoad(false);
       forgetKeptVariables(deps);
       giveMemoryBack(deps.sqlite);
       void checkpointer.rest();
     },
-    () => checkpointer.wake(),
+    () => {
+      jitForLoad(true);
+      checkpointer.wake();
+    },
   );
   let server: Server;
   try {

@@ -44,7 +44,7 @@ describe('giving memory back while quiet', () => {
     expect(shrinks).toBe(1);
   });
 
-  it('after a trim, the first window to stop being quiet says so once, at its request past QUIET_REQUESTS', () => {
+  it('after the start and after each trim, the first window to stop being quiet says so once, at its request past QUIET_REQUESTS', () => {
     let busy = 0;
     const trim = new QuietTrim(
       () => {},
@@ -53,10 +53,19 @@ describe('giving memory back while quiet', () => {
     const requests = (n: number) => {
       for (let i = 0; i < n; i++) trim.noteRequest();
     };
-    // No trim yet: a busy window is nothing to report.
+    // The start: quiet until its first busy window, which says so once.
+    requests(QUIET_REQUESTS);
+    trim.check();
+    requests(QUIET_REQUESTS);
+    expect(busy).toBe(0);
+    trim.noteRequest();
+    expect(busy).toBe(1);
     requests(QUIET_REQUESTS + 3);
     trim.check();
-    expect(busy).toBe(0);
+    requests(QUIET_REQUESTS + 3);
+    trim.check();
+    expect(busy).toBe(1);
+    busy = 0;
     for (let w = 0; w < QUIET_WINDOWS && !trim.check(); w++);
     // A quiet window after the trim: still resting.
     requests(QUIET_REQUESTS);

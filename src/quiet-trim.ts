@@ -20,9 +20,11 @@
  * once (0.1 ms measured); the engine does the work when it idles.
  *
  * In the daemon (main.ts) the trim also lets the value path's kept rows go (`forgetKeptVariables`,
- * read again by the next write of each: 3.9 MB after the ingest bench) and the WAL checkpoint thread
- * rest (db/checkpointer.ts: about 3.4 MB); the first window after it to stop being quiet wakes the
- * thread again at its request past `QUIET_REQUESTS` (`busy`), before the storm has written much.
+ * read again by the next write of each: 3.9 MB after the ingest bench), the WAL checkpoint thread
+ * rest (db/checkpointer.ts: about 3.4 MB) and sets the quiet JIT policy (jit-policy.ts); the first
+ * window after it (or after the start) to stop being quiet wakes the thread again and sets the
+ * normal JIT policy at its request past `QUIET_REQUESTS` (`busy`), before the storm has written much
+ * or run its code many times.
  *
  * `Bun.shrink` is marked deprecated in bun-types (no replacement named); quiet-trim.test.ts fails if
  * a Bun upgrade removes it.
@@ -55,12 +57,13 @@ export class QuietTrim {
    * come a moment after the start, before a storm of reconnecting clients has begun).
    */
   private quietRun = QUIET_WINDOWS - 2;
-  /** Trimmed, and no window has stopped being quiet since. */
-  private resting = false;
+  /** Started or trimmed, and no window has stopped being quiet since. */
+  private resting = true;
 
   /**
-   * `shrink` gives memory back; `busy` is told once after a trim when a window stops being quiet (at
-   * its request past `QUIET_REQUESTS`, not at its end), to start again what the trim let rest.
+   * `shrink` gives memory back; `busy` is told once after the start and once after each trim, when a
+   * window stops being quiet (at its request past `QUIET_REQUESTS`, not at its end), to start again
+   * what the trim let rest.
    */
   constructor(
     private readonly shrink: () => void,

@@ -1,12 +1,19 @@
 /**
- * Run as a process of its own by src/jit-policy.test.ts: `bun jit-probe.ts <policy|normal> <limit>`.
- * Calls a small function in rounds of 500, pausing after each round for the compiler threads, with
- * or without src/jit-policy.ts loaded first, until the DFG has compiled it or <limit> calls were
- * made; prints how many calls that took (null: not compiled within the limit).
+ * Run as a process of its own by src/jit-policy.test.ts: `bun jit-probe.ts <mode> <limit>`.
+ * Calls a small function in rounds of 500, pausing after each round for the compiler threads, until
+ * the DFG has compiled it or <limit> calls were made; prints how many calls that took (null: not
+ * compiled within the limit). Modes: `normal` (src/jit-policy.ts not loaded), `policy` (loaded first),
+ * `busy` (loaded, then the daemon turned busy: `jitForLoad(true)`), `busy-quiet` (busy, then quiet
+ * again: `jitForLoad(false)`).
  */
 import { numberOfDFGCompiles } from 'bun:jsc';
 
-if (process.argv[2] === 'policy') await import('../../src/jit-policy');
+const mode = process.argv[2];
+if (mode !== 'normal') {
+  const { jitForLoad } = await import('../../src/jit-policy');
+  if (mode === 'busy' || mode === 'busy-quiet') jitForLoad(true);
+  if (mode === 'busy-quiet') jitForLoad(false);
+}
 const limit = Number(process.argv[3]);
 const ROUND = 500;
 function probe(n: number): number {
