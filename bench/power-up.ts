@@ -5,6 +5,7 @@
  *
  *   bun bench/power-up.ts        (SUBSYSTEMS=5000 RATE=1000 STEADY_SECONDS=30 SILENCE_SECONDS=35)
  *   SUBSYSTEMS=500 RATE=500 STEADY_SECONDS=5 bun bench/power-up.ts
+ *   BY_SECOND=1 bun bench/power-up.ts   (each phase's p99 second by second too)
  *
  * Each heartbeat is `PUT /api/v1/subsystems/pu{n}/heartbeat` with an integration token in
  * `isaac-token`, sent by this process with `fetch` (keep-alive). The load is open loop: every request
@@ -52,6 +53,8 @@ const SUBSYSTEMS = Number(process.env.SUBSYSTEMS ?? 5000);
 const RATE = Number(process.env.RATE ?? 1000);
 const STEADY_SECONDS = Number(process.env.STEADY_SECONDS ?? 30);
 const SILENCE_SECONDS = Number(process.env.SILENCE_SECONDS ?? 35);
+/** BY_SECOND=1 prints each phase's p99 second by second. */
+const BY_SECOND = process.env.BY_SECOND === '1';
 const SLOW_MS = 20;
 /** A request still unanswered after this long is given up and counted as a failure. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -162,7 +165,28 @@ function summary(name: string, phase: Phase): Float64Array {
   console.log(
     `${name.padEnd(13)} ${phase.latency.length} requests  p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted[sorted.length - 1] ?? Number.NaN)}  (client send lateness: median ${ms(median(late))}, p99 ${ms(percentile(Float64Array.from(late), 99))}, max ${ms(late[late.length - 1] ?? Number.NaN)})`,
   );
+  if (BY_SECOND)
+    console.log(
+      `${''.padEnd(13)} p99 by second of the phase: ${bySecond(phase)
+        .map((x) => x.toFixed(1))
+        .join(' ')} ms`,
+    );
   return sorted;
+}
+
+/** The p99 of the requests scheduled in each second of a phase (BY_SECOND=1): where in it the slow ones were. */
+function bySecond(phase: Phase): number[] {
+  const first = phase.scheduled[0] ?? 0;
+  const seconds: number[][] = [];
+  for (let k = 0; k < phase.latency.length; k++) {
+    const latency = phase.latency[k] ?? Number.NaN;
+    if (Number.isNaN(latency)) continue;
+    const s = Math.floor(((phase.scheduled[k] ?? first) - first) / 1000);
+    const second = seconds[s] ?? [];
+    second.push(latency);
+    seconds[s] = second;
+  }
+  return seconds.map((xs) => percentile(Float64Array.from(xs).sort(), 99));
 }
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
