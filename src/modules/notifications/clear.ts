@@ -11,7 +11,15 @@ import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
 import type { NotificationClear, NotificationDto } from './model';
-import { dtoOfRow, emitCleared, eventData, findByKey, notificationDto, visibleRow, visibleWhere } from './service';
+import { dtoOfRow, emitCleared, eventData, notificationDto, visibleRow, visibleWhere } from './service';
+
+/** What a clear sets, from the placeholders `now` and `by`. */
+const CLEARED = {
+  state: 'cleared',
+  clearedAt: sql`${sql.placeholder('now')}`,
+  clearedBy: sql`${sql.placeholder('by')}`,
+  updatedAt: sql`${sql.placeholder('now')}`,
+} as const;
 
 /**
  * Clears one notification by `by` (a caller's label or `system`); false when it was already cleared.
@@ -22,12 +30,7 @@ export function clearRow(deps: Deps, principal: Principal | null, id: number, by
   const { clear } = prepared(deps, 'notifications.clear', () => ({
     clear: deps.db
       .update(notifications)
-      .set({
-        state: 'cleared',
-        clearedAt: sql`${sql.placeholder('now')}`,
-        clearedBy: sql`${sql.placeholder('by')}`,
-        updatedAt: sql`${sql.placeholder('now')}`,
-      })
+      .set(CLEARED)
       .where(and(eq(notifications.id, sql.placeholder('id')), eq(notifications.state, 'shown')))
       .returning()
       .prepare(),
@@ -94,10 +97,26 @@ export function clearNotifications(deps: Deps, principal: Principal, body: Notif
   });
 }
 
-/** Clears the notification of a platform key (rule 4), e.g. when a subsystem comes back; how many. */
+/**
+ * Clears the notification of a platform key (rule 4), e.g. when a subsystem comes back; how many.
+ * One UPDATE by the (unique) key, not a look-up first: a recovery storm clears thousands.
+ */
 export function clearNotificationsByKey(deps: Deps, key: string, by = 'system'): number {
-  const row = findByKey(deps, key);
-  return row && clearRow(deps, null, row.id, by) ? 1 : 0;
+  const now = deps.clock.now();
+  const { clear } = prepared(deps, 'notifications.clear-by-key', () => ({
+    clear: deps.db
+      .update(notifications)
+      .set(CLEARED)
+      .where(and(eq(notifications.key, sql.placeholder('key')), eq(notifications.state, 'shown')))
+      .returning()
+      .prepare(),
+  }));
+  return transact(deps, () => {
+    const cleared = clear.get({ key, now, by });
+    if (cleared === undefined) return 0;
+    emitCleared(deps, dtoOfRow(deps, cleared));
+    return 1;
+  });
 }
 
 /** `DELETE /notifications/{id}`: a cleared notification only (409 while shown). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { builtInRoleId } from '../roles/service';
+import { clearNotificationsByKey } from './clear';
 import { at, errorBody, notificationsApp as setup, validation } from './test-support';
 
 const ids = (body: Array<{ _id: number }>) => body.map((n) => n._id);
@@ -143,6 +144,26 @@ describe('clearing (rule 2)', () => {
     expect((await t.read(d._id)).state).toBe('shown');
     expect((await clear({ all: 'true' })).body).toEqual({ cleared: 1 });
     expect(t.emitted('notification.cleared').map((e) => e._id)).toEqual([a._id, b._id, c._id, d._id]);
+  });
+});
+
+describe('the platform clearing its own notification by key (rule 4)', () => {
+  it('clears the shown one with that key as `system`, once, with its event; another key, a cleared one and an unknown key are left alone', async () => {
+    const t = await setup();
+    const mine = (await t.show({ title: 'Offline', key: 'subsystem-offline:7', subsystemExternalId: 'media-1' })).body;
+    const other = (await t.show({ title: 'Other', key: 'subsystem-offline:8' })).body;
+    t.clock.advance(2000);
+    expect(clearNotificationsByKey(t.deps, 'subsystem-offline:7')).toBe(1);
+    expect(await t.read(mine._id)).toMatchObject({ state: 'cleared', clearedAt: at(2000), clearedBy: 'system' });
+    expect((await t.read(other._id)).state).toBe('shown');
+    expect(t.emitted('notification.cleared')).toEqual([
+      expect.objectContaining({ _id: mine._id, key: 'subsystem-offline:7', subsystemExternalId: 'media-1' }),
+    ]);
+    t.clock.advance(1000);
+    expect(clearNotificationsByKey(t.deps, 'subsystem-offline:7')).toBe(0);
+    expect(clearNotificationsByKey(t.deps, 'subsystem-offline:9')).toBe(0);
+    expect((await t.read(mine._id)).clearedAt).toBe(at(2000));
+    expect(t.emitted('notification.cleared')).toHaveLength(1);
   });
 });
 
