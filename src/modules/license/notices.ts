@@ -49,7 +49,8 @@ function showBanner(deps: Deps, key: string, title: string, message: string, sev
 }
 
 function clearBanner(deps: Deps, key: string): void {
-  if (findByKey(deps, key)?.state === 'shown') clearNotificationsByKey(deps, key);
+  // Clears only a shown one: nothing to do (and no event) otherwise.
+  clearNotificationsByKey(deps, key);
 }
 
 function banners(deps: Deps, status: LicenseStatus, license: License | null): void {
