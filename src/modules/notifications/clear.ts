@@ -13,13 +13,25 @@ import { emit, transact } from '../../realtime/emit';
 import type { NotificationClear, NotificationDto } from './model';
 import { dtoOfRow, emitCleared, eventData, notificationDto, visibleRow, visibleWhere } from './service';
 
-/** What a clear sets, from the placeholders `now` and `by`. */
-const CLEARED = {
-  state: 'cleared',
-  clearedAt: sql`${sql.placeholder('now')}`,
-  clearedBy: sql`${sql.placeholder('by')}`,
-  updatedAt: sql`${sql.placeholder('now')}`,
-} as const;
+/**
+ * `UPDATE … RETURNING *` of the shown notification whose `id` or (unique) `key` is the placeholder of
+ * that name, setting it cleared at the placeholder `now` by `by`.
+ */
+function clearStatement(deps: Deps, column: 'id' | 'key') {
+  return prepared(deps, `notifications.clear-by-${column}`, () => ({
+    clear: deps.db
+      .update(notifications)
+      .set({
+        state: 'cleared',
+        clearedAt: sql`${sql.placeholder('now')}`,
+        clearedBy: sql`${sql.placeholder('by')}`,
+        updatedAt: sql`${sql.placeholder('now')}`,
+      })
+      .where(and(eq(notifications[column], sql.placeholder(column)), eq(notifications.state, 'shown')))
+      .returning()
+      .prepare(),
+  })).clear;
+}
 
 /**
  * Clears one notification by `by` (a caller's label or `system`); false when it was already cleared.
@@ -27,14 +39,7 @@ const CLEARED = {
  */
 export function clearRow(deps: Deps, principal: Principal | null, id: number, by: string): boolean {
   const now = deps.clock.now();
-  const { clear } = prepared(deps, 'notifications.clear', () => ({
-    clear: deps.db
-      .update(notifications)
-      .set(CLEARED)
-      .where(and(eq(notifications.id, sql.placeholder('id')), eq(notifications.state, 'shown')))
-      .returning()
-      .prepare(),
-  }));
+  const clear = clearStatement(deps, 'id');
   return transact(deps, () => {
     const cleared = clear.get({ id, now, by });
     if (cleared === undefined) return false;
@@ -103,14 +108,7 @@ export function clearNotifications(deps: Deps, principal: Principal, body: Notif
  */
 export function clearNotificationsByKey(deps: Deps, key: string, by = 'system'): number {
   const now = deps.clock.now();
-  const { clear } = prepared(deps, 'notifications.clear-by-key', () => ({
-    clear: deps.db
-      .update(notifications)
-      .set(CLEARED)
-      .where(and(eq(notifications.key, sql.placeholder('key')), eq(notifications.state, 'shown')))
-      .returning()
-      .prepare(),
-  }));
+  const clear = clearStatement(deps, 'key');
   return transact(deps, () => {
     const cleared = clear.get({ key, now, by });
     if (cleared === undefined) return 0;
