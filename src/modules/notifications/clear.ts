@@ -38,17 +38,22 @@ function clearStatement(deps: Deps, column: 'id' | 'key') {
  * A person's or token's clear is audited.
  */
 export function clearRow(deps: Deps, principal: Principal | null, id: number, by: string): boolean {
+  return clearOne(deps, principal, 'id', id, by);
+}
+
+/** Clears the shown notification with that `id` or `key`, with its event (and audit entry); whether it did. */
+function clearOne(deps: Deps, principal: Principal | null, column: 'id' | 'key', value: number | string, by: string) {
   const now = deps.clock.now();
-  const clear = clearStatement(deps, 'id');
+  const clear = clearStatement(deps, column);
   return transact(deps, () => {
-    const cleared = clear.get({ id, now, by });
+    const cleared = clear.get({ [column]: value, now, by });
     if (cleared === undefined) return false;
     const dto = dtoOfRow(deps, cleared);
     emitCleared(deps, dto);
     if (principal)
       writeAuditLog(deps, principal, {
         key: 'notification.cleared',
-        value: `notification ${id}${dto.key === null ? '' : ` (${dto.key})`} cleared`,
+        value: `notification ${cleared.id}${dto.key === null ? '' : ` (${dto.key})`} cleared`,
         subsystemId: dto.subsystemId,
         subsystemExternalId: dto.subsystemExternalId,
       });
@@ -107,14 +112,7 @@ export function clearNotifications(deps: Deps, principal: Principal, body: Notif
  * One UPDATE by the (unique) key, not a look-up first: a recovery storm clears thousands.
  */
 export function clearNotificationsByKey(deps: Deps, key: string, by = 'system'): number {
-  const now = deps.clock.now();
-  const clear = clearStatement(deps, 'key');
-  return transact(deps, () => {
-    const cleared = clear.get({ key, now, by });
-    if (cleared === undefined) return 0;
-    emitCleared(deps, dtoOfRow(deps, cleared));
-    return 1;
-  });
+  return clearOne(deps, null, 'key', key, by) ? 1 : 0;
 }
 
 /** `DELETE /notifications/{id}`: a cleared notification only (409 while shown). */
