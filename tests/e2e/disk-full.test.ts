@@ -87,16 +87,25 @@ describe.skipIf(mountPoint === null)('pmsd (compiled): a full disk', () => {
     const filler = join(mountPoint ?? '', 'filler');
     expect(fillUp(filler)).toBeGreaterThan(0);
 
-    // The WAL may still have room for a few frames: write until the disk says no.
+    // SQLite may still have room in its own files for a few writes (and find room again between two,
+    // when the checkpoint thread lets the WAL start again from its beginning): each kind of write below
+    // writes until the disk says no.
+    const untilRefused = async (write: (n: number) => Promise<{ status: number; body: unknown }>) => {
+      for (let n = 0; n < 2000; n++) {
+        const res = await write(n);
+        if (res.status >= 300) return { ...res, n };
+      }
+      throw new Error('the disk never refused a write');
+    };
     const value = (n: number) => `full ${n} ${'x'.repeat(500)}`;
     let accepted = 'before';
-    let refused: { status: number; body: unknown; n: number } | null = null;
-    for (let n = 0; n < 2000 && !refused; n++) {
-      const res = await client.call('POST', `/variables/${id}/value`, { value: value(n) });
+    /** A value write (by `_id`, or by reference from 3000 on), remembered when it was taken. */
+    const writeValue = async (n: number, path: string, method: string) => {
+      const res = await client.call(method, path, { value: value(n) });
       if (res.status === 200) accepted = value(n);
-      else refused = { ...res, n };
-    }
-    if (!refused) throw new Error('the disk never filled');
+      return res;
+    };
+    const refused = await untilRefused((n) => writeValue(n, `/variables/${id}/value`, 'POST'));
     expect(refused.status).toBe(507);
     const body = refused.body as Record<string, unknown>;
     expect(body).toEqual({
@@ -106,24 +115,12 @@ describe.skipIf(mountPoint === null)('pmsd (compiled): a full disk', () => {
       requestId: expect.any(String),
     });
     // The doors and the writer jobs answer it the same way: a new event, a value write by reference,
-    // a log post. SQLite may find room in its own files again between two writes (the checkpoint
-    // thread lets the WAL start again from its beginning), so each writes until it is refused too.
-    const untilRefused = async (write: (n: number) => Promise<{ status: number; body: unknown }>) => {
-      for (let n = 0; n < 2000; n++) {
-        const res = await write(n);
-        if (res.status >= 300) return { ...res, n };
-      }
-      throw new Error('the disk never refused a write');
-    };
+    // a log post.
     const event = await untilRefused((n) =>
       client.call('POST', '/events', { subsystemExternalId: 'disk', externalRef: `e${n}`, command: 'GO' }),
     );
     expect(event.status).toBe(507);
-    const byRef = await untilRefused(async (n) => {
-      const res = await client.call('PUT', '/subsystems/disk/variables/v/lastValue', { value: value(3000 + n) });
-      if (res.status === 200) accepted = value(3000 + n);
-      return res;
-    });
+    const byRef = await untilRefused((n) => writeValue(3000 + n, '/subsystems/disk/variables/v/lastValue', 'PUT'));
     expect(byRef.status).toBe(507);
     expect(byRef.body).toEqual({ ...body, requestId: expect.any(String) });
     const posted = await untilRefused((n) => client.call('POST', '/logs', { key: 'disk.note', value: `refused ${n}` }));
