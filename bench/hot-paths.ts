@@ -23,7 +23,15 @@
  * PIN=1 runs the floor and pmsd on the first CPU and wrk on the second (support.ts `PINNED`).
  *
  * Prints each run's requests/s, × the floor and the CPU per request of the daemon (and of the floor,
- * whose rate moves with the machine's hour more than pmsd's does), then the medians.
+ * whose rate moves with the machine's hour more than pmsd's does), then the medians: the ratio of the
+ * median rates, and the median of each run's own ratio (its path against the floor of the same run)
+ * with the middle half of those ratios.
+ *
+ * `RUNS=40 DURATION=1s` interleaves the floor and the paths second by second. This machine's speed
+ * moves by a third from one minute to the next (other tenants: `vmstat` shows up to 20 % stolen), and
+ * 10 s runs of one path spread over 1.4-2.2x the floor; a second each, forty times, puts the floor
+ * and pmsd in the same slow and fast moments, and the median of the per-run ratios moved by about
+ * 0.05 between repeats (bench/RESULTS.md, "Hot paths, session 14").
  * pmsd runs from source with its defaults (info logging) and every flood budget raised far above
  * the load; it must answer nothing but 2xx (but the refused writes of refused:token).
  */
@@ -39,6 +47,7 @@ import {
   median,
   PINNED,
   profileArgs,
+  quantile,
   registerSubsystems,
   seedValues,
   serverCommand,
@@ -137,7 +146,9 @@ try {
   console.log(`floor on ${floorPort}, pmsd on ${productPort}; wrk -t2 -c64 -d${DURATION}; ${SUBSYSTEMS} subsystems`);
   const floorRuns: number[] = [];
   const floorCpu: number[] = [];
-  const results = new Map<string, { rps: number[]; cpu: number[] }>(PATHS.map((p) => [p, { rps: [], cpu: [] }]));
+  const results = new Map<string, { rps: number[]; cpu: number[]; ratio: number[] }>(
+    PATHS.map((p) => [p, { rps: [], cpu: [], ratio: [] }]),
+  );
   for (let i = 0; i < RUNS; i++) {
     const floorBefore = cpuMs(floor.pid);
     const f = await run(floorPort, join(SHARED, 'post-value.lua'), {});
@@ -156,6 +167,7 @@ try {
       const cpu = ((cpuMs(product.pid) - before) * 1000) / p.requests;
       results.get(path)?.rps.push(p.rps);
       results.get(path)?.cpu.push(cpu);
+      results.get(path)?.ratio.push(p.rps / f.rps);
       console.log(
         `run ${i + 1} ${path.padEnd(16)} ${p.rps.toFixed(0).padStart(7)} req/s  ${(p.rps / f.rps).toFixed(2)}x  ${cpu.toFixed(1)} µs CPU/req`,
       );
@@ -165,7 +177,7 @@ try {
   console.log(`\nmedians (floor ${floorMedian.toFixed(0)} req/s, ${median(floorCpu).toFixed(1)} µs CPU/req):`);
   for (const [path, r] of results) {
     console.log(
-      `${path.padEnd(16)} ${median(r.rps).toFixed(0).padStart(7)} req/s  ${(median(r.rps) / floorMedian).toFixed(2)}x the floor  ${median(r.cpu).toFixed(1)} µs CPU/req`,
+      `${path.padEnd(16)} ${median(r.rps).toFixed(0).padStart(7)} req/s  ${(median(r.rps) / floorMedian).toFixed(2)}x the floor  ${median(r.cpu).toFixed(1)} µs CPU/req  per-run ratio ${median(r.ratio).toFixed(2)}x (middle half ${quantile(r.ratio, 0.25).toFixed(2)}-${quantile(r.ratio, 0.75).toFixed(2)})`,
     );
   }
 } finally {

@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { seededRandom } from '../src/prng';
-import { adminSession, daemonEnv, duringRss, freePort, median, waitFor } from './support';
+import { adminSession, daemonEnv, duringRss, freePort, median, quantile, waitFor } from './support';
 
 export const TAGS = [
   'lobby',
@@ -203,12 +203,6 @@ export function seedObjects(db: Database, count: number, now = Date.now(), seed 
       for (const t of tags) tag.run(row.id, t);
     }
   })();
-}
-
-/** The value at fraction `q` of the sorted sample (nearest rank). */
-function quantile(xs: readonly number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? Number.NaN;
 }
 
 async function main(): Promise<void> {

@@ -17,7 +17,7 @@ import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ADMIN_PASSWORD, freePort, median, waitFor } from './support';
+import { ADMIN_PASSWORD, freePort, median, quantile, waitFor } from './support';
 
 const ROOT = resolve(import.meta.dir, '..');
 const ITEMS = Number(process.env.ITEMS ?? 10_000);
@@ -27,12 +27,6 @@ const API_ITEMS = Number(process.env.API_ITEMS ?? 200);
 const EDITS = Number(process.env.EDITS ?? 30);
 /** Between edits, so each edit's re-plan runs in its own request (the runner coalesces re-plans 200 ms apart). */
 const EDIT_GAP_MS = 300;
-
-/** The value at fraction `q` of the sorted sample (nearest rank). */
-function quantile(xs: readonly number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? Number.NaN;
-}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pms-bench-schedule-'));
 const port = freePort();
