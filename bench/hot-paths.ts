@@ -30,8 +30,9 @@
  * `RUNS=40 DURATION=1s` interleaves the floor and the paths second by second. This machine's speed
  * moves by a third from one minute to the next (other tenants: `vmstat` shows up to 20 % stolen), and
  * 10 s runs of one path spread over 1.4-2.2x the floor; a second each, forty times, puts the floor
- * and pmsd in the same slow and fast moments, and the median of the per-run ratios moved by about
- * 0.05 between repeats (bench/RESULTS.md, "Hot paths, session 14").
+ * and pmsd in the same slow and fast moments. The quarter hour still moves the figure (the value
+ * write with a token: 1.69-1.93x in three such runs), so quote it with its time and its spread
+ * (bench/RESULTS.md, "Hot paths, session 14").
  * pmsd runs from source with its defaults (info logging) and every flood budget raised far above
  * the load; it must answer nothing but 2xx (but the refused writes of refused:token).
  */
