@@ -48,11 +48,6 @@ function showBanner(deps: Deps, key: string, title: string, message: string, sev
   raiseNotification(deps, { key, title, message, severity, source: { type: 'system' } });
 }
 
-function clearBanner(deps: Deps, key: string): void {
-  // Clears only a shown one: nothing to do (and no event) otherwise.
-  clearNotificationsByKey(deps, key);
-}
-
 function banners(deps: Deps, status: LicenseStatus, license: License | null): void {
   if (status === 'missing')
     showBanner(
@@ -62,7 +57,8 @@ function banners(deps: Deps, status: LicenseStatus, license: License | null): vo
       `This appliance has no license. Everything works without limits until one is installed (PUT /api/v1/license). Machine id for the license request: ${machineId(deps)}.`,
       'warning',
     );
-  else clearBanner(deps, 'license:missing');
+  // Clears only a shown one: nothing to do (and no event) otherwise.
+  else clearNotificationsByKey(deps, 'license:missing');
   if (status === 'expired' && license)
     showBanner(
       deps,
@@ -71,7 +67,7 @@ function banners(deps: Deps, status: LicenseStatus, license: License | null): vo
       `License ${license.licenseId} for ${license.customer} expired on ${day(license.expiresAt ?? 0)} and its grace period ended on ${day(graceEndsAt(license) ?? 0)}. Nothing stops working; creating subsystems, players and users stays within its limits. Install a renewed license.`,
       'error',
     );
-  else clearBanner(deps, 'license:expired');
+  else clearNotificationsByKey(deps, 'license:expired');
 }
 
 /** Rule 4's events due at `now`; whether the record of what was sent changed. */

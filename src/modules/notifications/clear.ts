@@ -13,12 +13,15 @@ import { emit, transact } from '../../realtime/emit';
 import type { NotificationClear, NotificationDto } from './model';
 import { dtoOfRow, emitCleared, eventData, notificationDto, visibleRow, visibleWhere } from './service';
 
+/** The prepared-statement names of `clearStatement`, so a clear builds no name. */
+const CLEAR_STATEMENT = { id: 'notifications.clear-by-id', key: 'notifications.clear-by-key' } as const;
+
 /**
  * `UPDATE … RETURNING *` of the shown notification whose `id` or (unique) `key` is the placeholder of
  * that name, setting it cleared at the placeholder `now` by `by`.
  */
 function clearStatement(deps: Deps, column: 'id' | 'key') {
-  return prepared(deps, `notifications.clear-by-${column}`, () => ({
+  return prepared(deps, CLEAR_STATEMENT[column], () => ({
     clear: deps.db
       .update(notifications)
       .set({
