@@ -43,6 +43,7 @@ import {
   integrationToken,
   median,
   profileArgs,
+  quantile,
   registerSubsystems,
   rssMb,
   waitFor,
@@ -129,10 +130,8 @@ function runPhase(base: string, token: string, start: number, count: number): Pr
   });
 }
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
+/** The `p`th percentile (nearest rank) of a sample. */
+const percentile = (xs: Iterable<number>, p: number): number => quantile(xs, p / 100);
 
 /** Answered latencies, sorted (failed requests left out: they fail the bench anyway). */
 function answered(phase: Phase): Float64Array {
@@ -163,7 +162,7 @@ function summary(name: string, phase: Phase): Float64Array {
   const sorted = answered(phase);
   const late = [...phase.lateness].sort((a, b) => a - b);
   console.log(
-    `${name.padEnd(13)} ${phase.latency.length} requests  p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted[sorted.length - 1] ?? Number.NaN)}  (client send lateness: median ${ms(median(late))}, p99 ${ms(percentile(Float64Array.from(late), 99))}, max ${ms(late[late.length - 1] ?? Number.NaN)})`,
+    `${name.padEnd(13)} ${phase.latency.length} requests  p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted[sorted.length - 1] ?? Number.NaN)}  (client send lateness: median ${ms(median(late))}, p99 ${ms(percentile(late, 99))}, max ${ms(late[late.length - 1] ?? Number.NaN)})`,
   );
   if (BY_SECOND)
     console.log(
@@ -186,7 +185,7 @@ function bySecond(phase: Phase): number[] {
     second.push(latency);
     seconds[s] = second;
   }
-  return seconds.map((xs) => percentile(Float64Array.from(xs).sort(), 99));
+  return seconds.map((xs) => percentile(xs, 99));
 }
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');

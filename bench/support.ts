@@ -310,7 +310,7 @@ export function median(xs: readonly number[]): number {
 }
 
 /** The value at fraction `q` of the sorted sample (nearest rank). */
-export function quantile(xs: readonly number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
+export function quantile(xs: Iterable<number>, q: number): number {
+  const s = Array.from(xs).sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? Number.NaN;
 }
