@@ -20,6 +20,11 @@
  *                    misconfigured driver sends them among good ones; only those may be refused
  *
  * PROFILE_DIR=<dir> writes pmsd's CPU profile there (`bun --cpu-prof`).
+ * FLOOR_SYNC=FULL runs the floor with `PRAGMA synchronous=FULL` in place of its NORMAL (a copy of
+ * baseline.ts in the floor's temporary directory, otherwise unchanged): the least a Bun + SQLite server
+ * does for an acknowledged write to survive a power cut, which pmsd promises by default
+ * (db/durability.ts) and the shared floor does not. The bars are judged against the shared floor; this
+ * one puts the product's default beside a floor with the same promise.
  * PIN=1 runs the floor and pmsd on the first CPU and wrk on the second (support.ts `PINNED`).
  *
  * Prints each run's requests/s, × the floor and the CPU per request of the daemon (and of the floor,
@@ -36,7 +41,7 @@
  * pmsd runs from source with its defaults (info logging) and every flood budget raised far above
  * the load; it must answer nothing but 2xx (but the refused writes of refused:token).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -94,7 +99,20 @@ const productDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-'));
 const TOKENS_FILE = join(productDir, 'device-tokens.txt');
 const floorPort = freePort();
 const productPort = freePort();
-const floor = Bun.spawn(serverCommand([process.execPath, join(SHARED, 'baseline.ts')]), {
+const FLOOR_SYNC = process.env.FLOOR_SYNC ?? 'NORMAL';
+if (FLOOR_SYNC !== 'NORMAL' && FLOOR_SYNC !== 'FULL') throw new Error('FLOOR_SYNC is NORMAL or FULL');
+/** The floor's script: the shared one, or its copy with the power-cut promise (FLOOR_SYNC=FULL). */
+function floorScript(): string {
+  const shared = join(SHARED, 'baseline.ts');
+  if (FLOOR_SYNC === 'NORMAL') return shared;
+  const pragma = 'PRAGMA synchronous=NORMAL';
+  const text = readFileSync(shared, 'utf8');
+  if (!text.includes(pragma)) throw new Error(`${shared} no longer says ${pragma}: FLOOR_SYNC=FULL cannot change it`);
+  const copy = join(floorDir, 'baseline-full.ts');
+  writeFileSync(copy, text.replace(pragma, 'PRAGMA synchronous=FULL'));
+  return copy;
+}
+const floor = Bun.spawn(serverCommand([process.execPath, floorScript()]), {
   env: { ...process.env, PORT: String(floorPort), DB: join(floorDir, 'b.db') },
   stdout: 'ignore',
   stderr: 'inherit',
@@ -144,7 +162,9 @@ try {
       ...credential[who],
     });
   };
-  console.log(`floor on ${floorPort}, pmsd on ${productPort}; wrk -t2 -c64 -d${DURATION}; ${SUBSYSTEMS} subsystems`);
+  console.log(
+    `floor (synchronous=${FLOOR_SYNC}) on ${floorPort}, pmsd on ${productPort}; wrk -t2 -c64 -d${DURATION}; ${SUBSYSTEMS} subsystems`,
+  );
   const floorRuns: number[] = [];
   const floorCpu: number[] = [];
   const results = new Map<string, { rps: number[]; cpu: number[]; ratio: number[] }>(
