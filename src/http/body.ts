@@ -27,6 +27,7 @@ import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { AppError, fieldName, invalid } from './errors';
 import { stringEnd, unsafeIntegerPath } from './json-integers';
+import { dropProtoKeys } from './proto-keys';
 import {
   SAFE_INTEGER_BOUND,
   SAFE_INTEGER_FORMAT,
@@ -94,7 +95,7 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   if (text.length > 2 * MAX_NESTING && nestedDeeperThan(text, MAX_NESTING)) throw tooDeep();
   const unsafe = unsafeIntegerPath(text);
   if (unsafe) throw invalid(unsafe, UNSAFE_INTEGER);
-  return body;
+  return dropProtoKeys(body, text);
 }
 
 /**

@@ -4,7 +4,9 @@
  * is accepted silently). Anything malformed is answered `{"type":"error","message"}` and the
  * connection stays open, except before authentication, where only `auth` and `ping` are accepted.
  */
+
 import type { Principal } from '../core/principal';
+import { dropProtoKeys } from '../http/proto-keys';
 import { TOPIC_NAMES, topicNamed, topicPermission } from './topics';
 
 /** What the protocol reads and changes of a connection (ws-hub.ts's WsClient). */
@@ -33,7 +35,7 @@ function parse(message: unknown): Incoming | string {
   let value = message;
   if (typeof value === 'string') {
     try {
-      value = JSON.parse(value);
+      value = dropProtoKeys(JSON.parse(value), value);
     } catch {
       return 'a message must be a JSON object';
     }

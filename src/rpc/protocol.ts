@@ -3,6 +3,7 @@
  * lines end with `\r\n` (a bare `\n` is accepted), a line may arrive split over several packets or
  * share a packet with others. Transport free, so the framing is tested without sockets.
  */
+import { dropProtoKeys } from '../http/proto-keys';
 
 /** The longest line taken; a longer one is answered with an error and skipped up to its end. */
 export const MAX_LINE_BYTES = 64 * 1024;
@@ -58,7 +59,7 @@ function isId(value: unknown): value is RpcId {
 export function parseLine(line: string): ParsedLine {
   let message: unknown;
   try {
-    message = JSON.parse(line);
+    message = dropProtoKeys(JSON.parse(line), line);
   } catch {
     return { kind: 'error', reply: errorLine(null, 'parse') };
   }
