@@ -474,7 +474,7 @@ describe('who may', () => {
     expect((await t.create({ displayName: 'B' }, 'operator')).status).toBe(201);
   });
 
-  it('an integration token writes only the assets of its own subsystem', async () => {
+  it('an integration token creates and updates only the assets of its own subsystem, and deletes none (§0.3)', async () => {
     const t = await setup();
     const token = t.integrationToken();
     const own = await t.call('POST', '/assets', {
@@ -494,7 +494,13 @@ describe('who may', () => {
     expect((await t.call('PATCH', `/assets/${theirs}`, { token, body: { model: 'X' } })).status).toBe(403);
     expect((await t.call('DELETE', `/assets/${theirs}`, { token })).status).toBe(403);
     expect((await t.call('DELETE', '/assets', { token, body: { ids: [theirs] } })).status).toBe(403);
-    expect((await t.call('DELETE', `/assets/${own.body._id}`, { token })).status).toBe(204);
-    expect(t.count()).toBe(1);
+    // §0.3: "read; create and update its own assets": no delete, not even of its own (it was 204).
+    const countBefore = t.count();
+    for (const path of [`/assets/${own.body._id}`, `/infra/assets/${own.body._id}`])
+      expect((await t.call('DELETE', path, { token })).status).toBe(403);
+    expect((await t.call('DELETE', '/assets', { token, body: { ids: [own.body._id] } })).status).toBe(403);
+    expect((await t.call('DELETE', '/assets', { token, query: { subsystemExternalId: 'snmp-1' } })).status).toBe(403);
+    expect(t.count()).toBe(countBefore);
+    expect((await t.call('DELETE', `/assets/${own.body._id}`, { as: 'operator' })).status).toBe(204);
   });
 });

@@ -10,8 +10,13 @@ import { AssetModel } from './model';
 import { getAsset, listAssets, type Scope } from './service';
 import { deleteAsset, deleteAssets, updateAsset, upsertAsset } from './write';
 
-/** Writes: `assets:write` or the integration role, limited to its own subsystems by the service (§0.3). */
+/**
+ * Creates and updates: `assets:write` or the integration role, limited to its own subsystems by the
+ * service (§0.3: "read; create and update its own assets"). Deletes, one or many: `assets:write`
+ * only, as players' (the integration role's token deleted assets).
+ */
 const WRITE = { permission: 'assets:write', integration: true } as const satisfies AuthRule;
+const DELETE = 'assets:write';
 
 /** The usual routes of one view of the store: every asset, or infra assets only (§16). */
 function assetCrud(deps: Deps, prefix: string, scope: Scope) {
@@ -37,6 +42,7 @@ function assetCrud(deps: Deps, prefix: string, scope: Scope) {
       summary: `Update an ${noun}`,
     },
     remove: {
+      auth: DELETE,
       run: (principal, id) => deleteAsset(deps, principal, id, scope),
       summary: `Delete an ${noun} (409 while it has child assets; its metrics are detached)`,
     },
@@ -85,7 +91,7 @@ export function assetsRoutes(deps: Deps) {
         return noContent(set);
       },
       {
-        auth: WRITE,
+        auth: DELETE,
         query: AssetModel.deleteQuery,
         body: AssetModel.deleteBody,
         detail: { summary: 'Delete assets by {ids} or by list filters (at least one)' },
