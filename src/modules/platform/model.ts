@@ -33,8 +33,13 @@ export const HostActionModel = {
       t.Union([t.Literal('false'), t.Literal('true')], { error: 'must be true (act) or false (describe)' }),
     ),
   }),
-  /** `confirm` must be `true`: a missing or false one is the 400 of "Bad input" (service). */
-  confirmBody: t.Object({ confirm: t.Optional(t.Boolean()) }),
+  /**
+   * `confirm` must be `true` (or `"true"`, §0.2 booleans): a missing or false one is the 400 of "Bad
+   * input" (service).
+   */
+  confirmBody: t.Object({
+    confirm: t.Optional(t.Union([t.Boolean(), t.BooleanString()], { error: 'must be true or false' })),
+  }),
 };
 
 export type HostActionItem = Static<typeof HostActionModel.item>;

@@ -107,7 +107,7 @@ describe('GET /platform/host/actions/system/{shutdown,reboot}', () => {
 describe('POST /platform/host/actions/system/{shutdown,reboot}', () => {
   it('needs {confirm: true} (400 otherwise) and then answers 202', async () => {
     const t = makeTestApp();
-    for (const body of [undefined, {}, { confirm: false }]) {
+    for (const body of [undefined, {}, { confirm: false }, { confirm: 'false' }]) {
       const res = await t.call('POST', SHUTDOWN, { as: 'admin', body });
       expect(res.status).toBe(400);
       expect(res.body).toEqual(
@@ -116,7 +116,7 @@ describe('POST /platform/host/actions/system/{shutdown,reboot}', () => {
         ]),
       );
     }
-    for (const confirm of ['true', 1, null]) {
+    for (const confirm of ['yes', 1, null]) {
       const res = await t.call('POST', SHUTDOWN, { as: 'admin', body: { confirm } });
       expect(res.body).toEqual(validationBody(res, '/confirm', 'must be true or false'));
     }
@@ -125,6 +125,14 @@ describe('POST /platform/host/actions/system/{shutdown,reboot}', () => {
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ action: 'system/shutdown', executor: 'dry-run', dryRun: true });
     expect(res.body.requestId).toBe(res.headers.get('x-request-id'));
+    await settled(t);
+  });
+
+  it('takes {confirm: "true"} as true (§0.2: the strings "true" and "false" are booleans in bodies)', async () => {
+    const t = makeTestApp();
+    const res = await t.call('POST', REBOOT, { as: 'admin', body: { confirm: 'true' } });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ action: 'system/reboot', dryRun: true });
     await settled(t);
   });
 
