@@ -64,6 +64,28 @@ describe('GET, PATCH /backups/{id} and the upsert', () => {
     expect(sidecar).toMatchObject({ displayName: 'Kept', keep: true, sha256: made.sha256 });
   });
 
+  it('PATCH and PUT trim displayName and refuse a blank one (it was stored as "")', async () => {
+    const t = backupTestApp();
+    const made = await madeBackup(t);
+    const trimmed = await t.call('PATCH', `/backups/${made._id}`, { as: 'admin', body: { displayName: '  Tour  ' } });
+    expect(trimmed.body.displayName).toBe('Tour');
+    for (const [method, path, body] of [
+      ['PATCH', `/backups/${made._id}`, { displayName: '   ' }],
+      ['PUT', '/backups', { _id: made._id, displayName: '      ', keep: true }],
+    ] as const) {
+      const res = await t.call(method, path, { as: 'admin', body });
+      expect(res.body).toEqual(
+        errorBody(res, 400, 'validation', 'displayName must not be blank', [
+          { path: '/displayName', message: 'must not be blank' },
+        ]),
+      );
+    }
+    expect((await t.call('GET', `/backups/${made._id}`, { as: 'admin' })).body).toMatchObject({
+      displayName: 'Tour',
+      keep: false,
+    });
+  });
+
   it('PUT and POST on the collection: with _id an update (200), without a new backup (202)', async () => {
     const t = backupTestApp();
     const made = await madeBackup(t);

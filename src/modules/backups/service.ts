@@ -16,7 +16,7 @@ import type { Principal } from '../../core/principal';
 import { backups } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
-import { numericId } from '../../http/fields';
+import { cleanName, numericId } from '../../http/fields';
 import type { ListResult, Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { removeArchive, writeSidecar } from './files';
@@ -118,8 +118,9 @@ export function getBackup(deps: Deps, id: string): BackupDto {
 export function updateBackup(deps: Deps, principal: Principal, id: string | number, body: BackupUpdate): BackupDto {
   const row = requireBackup(deps, id);
   const fields: Partial<BackupRow> = {};
-  if (body.displayName !== undefined && body.displayName.trim() !== row.displayName)
-    fields.displayName = body.displayName.trim();
+  // Trimmed, and refused when blank (§0.2): "   " passed the schema's length and was stored as "".
+  const displayName = body.displayName === undefined ? undefined : cleanName(body.displayName);
+  if (displayName !== undefined && displayName !== row.displayName) fields.displayName = displayName;
   if (body.description !== undefined && body.description !== row.description) fields.description = body.description;
   const keep = body.keep === undefined ? undefined : String(body.keep) === 'true';
   if (keep !== undefined && keep !== row.keep) fields.keep = keep;
