@@ -174,6 +174,19 @@ describe('an uploaded archive, verified at once', () => {
     expect(codes(notGzip)).toEqual(['foreign_product']);
   });
 
+  it('checksum_mismatch, not foreign_product: a gzip stream damaged after it was written', async () => {
+    const t = backupTestApp();
+    const whole = await archiveWith(t);
+    for (const at of [0.3, 0.5, 0.7]) {
+      const damaged = new Uint8Array(whole);
+      const i = Math.floor(whole.length * at);
+      damaged[i] = (damaged[i] ?? 0) ^ 0xff;
+      const found = codes(await uploaded(t, damaged));
+      expect(found).toContain('checksum_mismatch');
+      expect(found).not.toContain('foreign_product');
+    }
+  });
+
   it('truncated: an upload of half an archive', async () => {
     const t = backupTestApp();
     const whole = await archiveWith(t);

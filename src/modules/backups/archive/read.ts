@@ -71,15 +71,23 @@ function firstBytes(path: string, n: number): Buffer {
   }
 }
 
-/** What a stream error means for the archive. */
+/**
+ * What a stream error means for the archive. zlib's complaints about the header ("incorrect header
+ * check", "unknown compression method") mean the file is not gzip at all: another product's; every
+ * other one ("incorrect data check", "invalid block type", "invalid distance too far back") means a
+ * gzip stream whose bytes were damaged after it was written (§17 rule 3: it was `foreign_product`).
+ */
 function problemOf(err: unknown): ArchiveProblem {
   if (err instanceof ArchiveProblem) return err;
   const e = err as { code?: string; message?: string };
   const message = e?.message ?? String(err);
   if (e?.code === 'Z_BUF_ERROR' || /unexpected end|premature|truncat/i.test(message))
     return new ArchiveProblem('truncated', null, 'the archive is cut off');
-  if (typeof e?.code === 'string' && e.code.startsWith('Z_'))
-    return new ArchiveProblem('foreign_product', null, `not a gzip archive (${message})`);
+  if (typeof e?.code === 'string' && e.code.startsWith('Z_')) {
+    if (/header|compression method/i.test(message))
+      return new ArchiveProblem('foreign_product', null, `not a gzip archive (${message})`);
+    return new ArchiveProblem('checksum_mismatch', null, `the archive is damaged (${message})`);
+  }
   if (/tar|header/i.test(message)) return new ArchiveProblem('foreign_product', null, `not a tar archive (${message})`);
   return new ArchiveProblem('truncated', null, message);
 }
