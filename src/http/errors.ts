@@ -56,6 +56,16 @@ export const conflict = (message: string): AppError => new AppError('conflict', 
 export const badRequest = (message: string, detail?: ErrorDetail[]): AppError =>
   new AppError('bad_request', message, detail);
 
+/**
+ * What a failed read of an upload's body means when the client closed the connection before the body
+ * ended: a 400 nobody reads, logged as the client's doing, not a server fault (null: another error).
+ */
+export function bodyCutOff(err: unknown): AppError | null {
+  return err instanceof DOMException && err.name === 'AbortError'
+    ? badRequest('the connection closed before the body ended; nothing was stored')
+    : null;
+}
+
 /** A JSON pointer as a field name in a message: `/roleIds/0` → `roleIds.0`, the root → `body`. */
 export function fieldName(path: string): string {
   return path.split('/').filter(Boolean).join('.') || 'body';

@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 import { RESTORE_EXIT_CODE } from '../../src/modules/backups/swap';
 import { seededRandom } from '../../src/prng';
 import { ADMIN_PASSWORD, type Daemon, E2E_ENABLED, sessionOf, suiteDaemon } from './daemon';
@@ -166,4 +167,27 @@ describe.skipIf(!E2E_ENABLED)('backups (compiled)', () => {
     expect(daemon.output.stdout.text).not.toContain('backup thread cannot start');
     expect((await daemon.stop()).code).toBe(0);
   }, 120_000);
+  it('an upload its client cuts off is a 400 nobody reads, not a server error, and frees the job slot', async () => {
+    const daemon = await suite.start(ENV);
+    const session = await sessionOf(daemon, 'admin', ADMIN_PASSWORD);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(daemon.httpPort, '127.0.0.1', () => {
+        socket.write(
+          `POST /api/v1/backups/upload HTTP/1.1\r\nHost: pms\r\nAuthorization: Bearer ${session}\r\n` +
+            'Content-Type: application/octet-stream\r\nContent-Length: 200000\r\n\r\n',
+        );
+        socket.write(new Uint8Array(20_000), () => setTimeout(() => socket.destroy(), 200));
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    const start = await waitFor('the job slot', async () => {
+      const res = await call(daemon, session, 'POST', '/backups/createBackup', { displayName: 'after a cut upload' });
+      return res.status === 409 ? null : res;
+    });
+    expect(start.status).toBe(202);
+    // At warn, the log holds only what went wrong: a cut upload was logged as a server fault (level 50).
+    expect(daemon.output.stdout.text).not.toContain('"level":50');
+    expect((await daemon.stop()).code).toBe(0);
+  });
 });

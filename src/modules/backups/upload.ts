@@ -21,7 +21,7 @@ import { backups } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { syncDir } from '../../files';
 import { tooLarge } from '../../http/body';
-import { AppError, badRequest, isDiskFull } from '../../http/errors';
+import { AppError, badRequest, bodyCutOff, isDiskFull } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
 import { localString } from '../schedule/engine/tz';
 import { isEncrypted } from './archive/crypt';
@@ -70,7 +70,7 @@ async function receive(request: Request, part: string, length: number): Promise<
     await file.close().catch(() => {});
     await rm(part, { force: true });
     if (isDiskFull(err)) throw insufficient('the disk filled during the upload; nothing was stored');
-    throw err;
+    throw bodyCutOff(err) ?? err;
   } finally {
     await file.close().catch(() => {});
   }

@@ -26,7 +26,7 @@ import { objects } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { syncDir } from '../../files';
 import { tooLarge } from '../../http/body';
-import { AppError, badRequest, conflict, invalid, isDiskFull } from '../../http/errors';
+import { AppError, badRequest, bodyCutOff, conflict, invalid, isDiskFull } from '../../http/errors';
 import { transact } from '../../realtime/emit';
 import { bucketDir, contentFileName, partsDir, removeFile, retireFile } from './files';
 import { type Digests, startSink } from './hashing';
@@ -121,11 +121,7 @@ async function receive(deps: Deps, request: Request, length: number, expectedSha
   } catch (err) {
     await rm(part, { force: true });
     if (isDiskFull(err)) throw insufficientStorage('the disk filled during the upload; nothing was stored');
-    // The connection closed before the body ended: an answer nobody reads, not a server error.
-    if (err instanceof DOMException && err.name === 'AbortError') {
-      throw badRequest('the connection closed before the body ended; nothing was stored');
-    }
-    throw err;
+    throw bodyCutOff(err) ?? err;
   }
 }
 
