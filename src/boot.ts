@@ -33,6 +33,7 @@ import { backupJobs } from './modules/backups/jobs';
 import { openRestoring } from './modules/backups/startup';
 import { BackupState } from './modules/backups/state';
 import { installCompositionListeners } from './modules/compositions/listeners';
+import { PreviewTargets } from './modules/compositions/previews';
 import { licenseJobs } from './modules/license/jobs';
 import { LicenseState } from './modules/license/state';
 import { logJobs } from './modules/logs/jobs';
@@ -132,6 +133,7 @@ function assemble(options: BootOptions): { deps: Deps; migration: MigrationResul
     mail: new MailState(),
     objects: new ObjectStoreState(),
     backups: new BackupState(),
+    previews: new PreviewTargets(),
     license: new LicenseState(),
     webhookIo: systemWebhookIo,
     maintenance: new MaintenanceState(),

@@ -5,7 +5,7 @@
  *
  * Decisions where §15 is silent:
  * - The target is a subsystem or player by `_id` or externalId (default: the composition's own
- *   subsystem); unknown → 404. A credential limited to some subsystems must act for the
+ *   subsystem; for a stop, where its latest preview went, previews.ts); unknown → 404. A credential limited to some subsystems must act for the
  *   composition's subsystem and for the target.
  * - A `broken` composition (its template gone) cannot be rendered: its preview is 409. A draft may
  *   be previewed; that is what previews are for. The stop is always queued.
@@ -28,8 +28,13 @@ import type { QueuedActionDto } from '../subsystems/model';
 import type { PreviewRequest } from './model';
 import { type CompositionRow, ownerExternalId, requireComposition } from './service';
 
-function targetOf(deps: Deps, row: CompositionRow, body: PreviewRequest): SubsystemRow {
-  if (body.targetSubsystemId === undefined) return requireSubsystem(deps, row.subsystemId);
+/** The target named, else (for a stop) where the latest preview went (previews.ts), else its own subsystem. */
+function targetOf(deps: Deps, row: CompositionRow, body: PreviewRequest, stop: boolean): SubsystemRow {
+  if (body.targetSubsystemId === undefined) {
+    const previewed = stop ? deps.previews.targetOf(row.id, row.playableId) : undefined;
+    const found = previewed === undefined ? undefined : findSubsystem(deps, previewed);
+    return found ?? requireSubsystem(deps, row.subsystemId);
+  }
   const target = findSubsystem(deps, body.targetSubsystemId);
   if (!target) throw notFound('target subsystem', body.targetSubsystemId);
   return target;
@@ -49,7 +54,7 @@ export function previewComposition(
 ): QueuedActionDto {
   const row = requireComposition(deps, id);
   requireOwnWrite(principal, 'media:write', row.subsystemId);
-  const target = targetOf(deps, row, body);
+  const target = targetOf(deps, row, body, stop);
   requireOwnWrite(principal, 'media:write', target.id);
   const panel = body.controlPanelId === undefined ? {} : { controlPanelId: body.controlPanelId };
   let payload: Record<string, unknown> = {};
@@ -84,5 +89,7 @@ export function previewComposition(
     });
     return message;
   });
+  if (stop) deps.previews.stopped(row.id, target.id);
+  else deps.previews.remember(row.id, row.playableId, target.id);
   return toQueuedAction(queued, liveHealth(deps, target).status);
 }

@@ -219,6 +219,25 @@ describe('previews (POST /compositions/{id}/preview and /preview/stop)', () => {
     expect(t.emitted('composition.preview')).toHaveLength(2);
   });
 
+  it('stops where the preview went when the stop names no target (§15: "to the same target")', async () => {
+    const t = await compositionApp();
+    const c = await t.compose();
+    const play = await t.call('POST', `/compositions/${c._id}/preview`, {
+      as: 'operator',
+      body: { targetSubsystemId: 'light' },
+    });
+    expect(play.body.subsystemId).toBe(t.light._id);
+    const stop = await t.call('POST', `/compositions/${c._id}/preview/stop`, { as: 'operator' });
+    expect(stop.status).toBe(202);
+    // It went to the composition's own subsystem, and the preview on light played on, before.
+    expect(stop.body).toMatchObject({ type: 'previewStop', subsystemId: t.light._id });
+    const beat = await t.call('PUT', '/subsystems/light/heartbeat', { from: '127.0.0.1' });
+    expect(beat.body.message.map((m: { type: string }) => m.type)).toContain('previewStop');
+    // Stopped: the next stop without a target goes to the composition's own subsystem again.
+    const again = await t.call('POST', `/compositions/${c._id}/preview/stop`, { as: 'operator' });
+    expect(again.body.subsystemId).toBe(t.media._id);
+  });
+
   it('answers 404 for an unknown composition or target, and 409 for a broken composition', async () => {
     const t = await compositionApp();
     const c = await t.compose();
