@@ -33,7 +33,7 @@ import { backupJobs } from './modules/backups/jobs';
 import { openRestoring } from './modules/backups/startup';
 import { BackupState } from './modules/backups/state';
 import { installCompositionListeners } from './modules/compositions/listeners';
-import { PreviewTargets } from './modules/compositions/previews';
+import { PreviewTargets } from './modules/compositions/state';
 import { licenseJobs } from './modules/license/jobs';
 import { LicenseState } from './modules/license/state';
 import { logJobs } from './modules/logs/jobs';

@@ -16,7 +16,7 @@ import type { Logger } from './log';
 import type { AlertState } from './modules/alerts/state';
 import type { CredentialCache, SignInThrottle } from './modules/auth/state';
 import type { BackupState } from './modules/backups/state';
-import type { PreviewTargets } from './modules/compositions/previews';
+import type { PreviewTargets } from './modules/compositions/state';
 import type { LicenseState } from './modules/license/state';
 import type { MailState } from './modules/mail/state';
 import type { ObjectStoreState } from './modules/objects/state';
@@ -71,7 +71,7 @@ export interface Deps {
   license: LicenseState;
   /** The backup, verify or restore job running, the backup thread and the restart hook (modules/backups). */
   backups: BackupState;
-  /** Where each composition's latest preview went, for its stop (modules/compositions/previews.ts). */
+  /** Where each composition's latest preview went, for its stop (modules/compositions/state.ts). */
   previews: PreviewTargets;
   /** The webhook dispatcher's attempts in flight (modules/webhooks). */
   webhooks: WebhookState;

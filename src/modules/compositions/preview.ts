@@ -5,8 +5,8 @@
  *
  * Decisions where §15 is silent:
  * - The target is a subsystem or player by `_id` or externalId (default: the composition's own
- *   subsystem; for a stop, where its latest preview went, previews.ts); unknown → 404. A credential limited to some subsystems must act for the
- *   composition's subsystem and for the target.
+ *   subsystem; for a stop, where its latest preview went, state.ts); unknown → 404. A credential
+ *   limited to some subsystems must act for the composition's subsystem and for the target.
  * - A `broken` composition (its template gone) cannot be rendered: its preview is 409. A draft may
  *   be previewed; that is what previews are for. The stop is always queued.
  * - `controlPanelId` is passed on as sent: the panel is the target's business.
@@ -28,7 +28,7 @@ import type { QueuedActionDto } from '../subsystems/model';
 import type { PreviewRequest } from './model';
 import { type CompositionRow, ownerExternalId, requireComposition } from './service';
 
-/** The target named, else (for a stop) where the latest preview went (previews.ts), else its own subsystem. */
+/** The target named, else (for a stop) where the latest preview went (state.ts), else its own subsystem. */
 function targetOf(deps: Deps, row: CompositionRow, body: PreviewRequest, stop: boolean): SubsystemRow {
   if (body.targetSubsystemId === undefined) {
     const previewed = stop ? deps.previews.targetOf(row.id, row.playableId) : undefined;
