@@ -16,7 +16,7 @@ import { decoyHash, verifyPassword } from '../users/passwords';
 import { authenticateSecret } from './credentials';
 import { showUntrustedRefusal } from './refusals';
 import { createSession, endSession, sessionExpiresAt } from './sessions';
-import { clearFailures, lockedForSeconds, recordFailure } from './throttle';
+import { beginAttempt } from './throttle';
 
 export function isTrustedAddress(deps: Deps, address: string | null): boolean {
   return address !== null && trustedNetworks(deps).some((cidr) => cidrContains(cidr, address));
@@ -64,17 +64,17 @@ export async function login(
   address: string | null,
 ): Promise<{ secret: string; user: UserRow; expiresAt: number }> {
   const where = address ?? 'unknown address';
-  const locked = lockedForSeconds(deps, username, address);
-  if (locked > 0) {
+  const attempt = beginAttempt(deps, username, address);
+  if (typeof attempt === 'number') {
     security(deps, 'auth.login.locked', `sign-in refused for ${username} from ${where}: locked`, username, 'warning');
-    throw rateLimited(locked);
+    throw rateLimited(attempt);
   }
   const user = findUserByUsername(deps, username);
   const ok = user
     ? await verifyPassword(password, user.passwordHash)
     : await verifyPassword(password, await decoyHash(deps));
   if (!user || !ok || !user.enabled) {
-    const nowLocked = recordFailure(deps, username, address);
+    const nowLocked = attempt.failed();
     security(deps, 'auth.login.failed', `failed sign-in for ${username} from ${where}`, username, 'warning');
     if (nowLocked.pairLocked)
       security(deps, 'auth.login.locked', `${username} from ${where} locked for 15 minutes`, username, 'warning');
@@ -82,7 +82,7 @@ export async function login(
       security(deps, 'auth.login.locked', `sign-ins from ${where} locked: too many failures`, username, 'warning');
     throw unauthorized(BAD_LOGIN);
   }
-  clearFailures(deps, username, address);
+  attempt.succeeded();
   const { secret, row } = createSession(deps, user.id, address);
   const lastLoginAt = recordLogin(deps, user.id);
   security(deps, 'auth.login', `${user.username} signed in from ${where}`, user.username);
@@ -104,13 +104,14 @@ export async function changeOwnPassword(
 ): Promise<void> {
   const user = principal.userId === null ? undefined : findUserById(deps, principal.userId);
   if (!user) throw forbidden('only a signed-in user has a password');
-  const locked = lockedForSeconds(deps, user.username, address);
-  if (locked > 0) throw rateLimited(locked);
+  const attempt = beginAttempt(deps, user.username, address);
+  if (typeof attempt === 'number') throw rateLimited(attempt);
   if (!(await verifyPassword(currentPassword, user.passwordHash))) {
-    recordFailure(deps, user.username, address);
+    attempt.failed();
     security(deps, 'auth.password.failed', `wrong current password for ${user.username}`, user.username, 'warning');
     throw unauthorized('the current password is wrong');
   }
+  attempt.succeeded();
   await setUserPassword(deps, user, newPassword, principal.sessionId, '/newPassword');
   security(deps, 'auth.password.changed', `${user.username} changed their password`, user.username);
 }

@@ -4,13 +4,40 @@ import { makeTestApp } from '../../../tests/helpers/app';
 import { errorBody } from '../../../tests/helpers/errors';
 import { makeUser } from '../../../tests/helpers/factories';
 import { putSettingGroup } from '../../core/settings';
-import { lockedForSeconds, MAX_KEYS, recordFailure, throttleSize } from './throttle';
+import { beginAttempt, lockedForSeconds, MAX_KEYS, throttleSize } from './throttle';
 
 /** Budgets from the settings (defaults: 20 failures per address in 15 minutes). */
 const limited = () => makeTestApp({ config: { rateLimits: {} } });
 
 const login = (t: ReturnType<typeof makeTestApp>, username: string, password: string, from: string) =>
   t.call('POST', '/auth/login', { body: { username, password }, from });
+
+describe('sign-in throttling against guesses sent at once', () => {
+  it('lets five of forty parallel guesses be checked, refuses the rest 429, and the right one among them', async () => {
+    const t = limited();
+    await makeUser(t, 'race', ['viewer']);
+    const guesses = Array.from({ length: 40 }, (_, i) => (i === 34 ? 'race-password-1' : `wrong-guess-${i}`));
+    const answers = await Promise.all(guesses.map((g) => login(t, 'race', g, '198.51.100.20')));
+    const count = (status: number) => answers.filter((a) => a.status === status).length;
+    // All forty passed the lock when a failure was counted only after its check; the 35th signed in.
+    expect(count(401)).toBe(5);
+    expect(count(429)).toBe(35);
+    expect(answers[34]?.status).toBe(429);
+    expect((await login(t, 'race', 'race-password-1', '198.51.100.20')).status).toBe(429);
+  });
+
+  it('a success among parallel attempts takes back only its own count', async () => {
+    const t = limited();
+    await makeUser(t, 'ok', ['viewer']);
+    const answers = await Promise.all(
+      ['wrong-1', 'ok-password-1', 'wrong-2'].map((g) => login(t, 'ok', g, '198.51.100.21')),
+    );
+    expect(answers.map((a) => a.status)).toEqual([401, 200, 401]);
+    // The pair was cleared by the success; the address keeps its two failures (of 20).
+    expect(lockedForSeconds(t.deps, 'ok', '198.51.100.21')).toBe(0);
+    expect(t.deps.signInThrottle.addresses.get('198.51.100.21')).toHaveLength(2);
+  });
+});
 
 describe('sign-in throttling per address', () => {
   it('slows one address trying 40 usernames, not another address, and forgives after 15 minutes', async () => {
@@ -75,12 +102,12 @@ describe('sign-in throttling per address', () => {
 
   it('keeps its tables bounded under a spray of addresses and usernames', () => {
     const t = limited();
-    for (let i = 0; i < MAX_KEYS * 2; i++) recordFailure(t.deps, `user${i}`, `10.1.${(i >> 8) & 255}.${i & 255}`);
+    for (let i = 0; i < MAX_KEYS * 2; i++) beginAttempt(t.deps, `user${i}`, `10.1.${(i >> 8) & 255}.${i & 255}`);
     const size = throttleSize(t.deps);
     expect(size.pairs).toBeLessThanOrEqual(MAX_KEYS);
     expect(size.addresses).toBeLessThanOrEqual(MAX_KEYS);
     // An address failing over and over (its list kept to the last 20) stays locked for the whole window.
-    for (let i = 0; i < 1_000; i++) recordFailure(t.deps, 'same', '10.2.0.1');
+    for (let i = 0; i < 1_000; i++) beginAttempt(t.deps, `same${i}`, '10.2.0.1');
     expect(lockedForSeconds(t.deps, 'someone', '10.2.0.1')).toBe(15 * 60);
   });
 });

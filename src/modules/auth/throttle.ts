@@ -7,6 +7,12 @@
  *   does not clear it: an attacker holding one account could otherwise reset it between guesses.
  * Kept in memory: a restart forgives, which costs an attacker a reboot of the appliance. Each table
  * keeps at most MAX_KEYS keys: when full, expired keys go first, then the oldest quarter (forgiven early).
+ *
+ * An attempt counts as a failure from the moment it is let through (`beginAttempt`), before the
+ * password is checked, and is taken back only when it succeeds (`Attempt.succeeded`): the check takes
+ * tens of milliseconds, and when the failure was counted after it, forty guesses sent at once all
+ * passed the lock (the right one among them signed in; no 429 came back). Now the sixth of a burst is
+ * refused, as the sixth in a row is.
  */
 
 import { rateLimitSettings } from '../../core/settings';
@@ -59,22 +65,39 @@ export function lockedForSeconds(deps: Deps, username: string, address: string |
   );
 }
 
-/** Records a failure; says whether it locked the pair or the address. */
-export function recordFailure(
-  deps: Deps,
-  username: string,
-  address: string | null,
-): { pairLocked: boolean; addressLocked: boolean } {
-  const { pairs, addresses } = deps.signInThrottle;
-  const perAddress = rateLimitSettings(deps).loginFailuresPerAddress;
-  const pairLocked = push(deps, pairs, pairKey(username, address), MAX_FAILURES) === MAX_FAILURES;
-  const addressLocked = perAddress > 0 && push(deps, addresses, addressKey(address), perAddress) === perAddress;
-  return { pairLocked, addressLocked };
-}
-
 /** A success clears the pair's count, never the address's. */
 export function clearFailures(deps: Deps, username: string, address: string | null): void {
   deps.signInThrottle.pairs.delete(pairKey(username, address));
+}
+
+/** One password check let through, already counted as a failure (see the module's comment). */
+export interface Attempt {
+  /** The check failed: the count stays; whether this attempt's failure locked the pair or the address. */
+  failed(): { pairLocked: boolean; addressLocked: boolean };
+  /** The check succeeded: the pair's count is cleared, and this attempt leaves the address's count. */
+  succeeded(): void;
+}
+
+/** Lets an attempt through (counted as a failure until it succeeds), or the seconds of the lock. */
+export function beginAttempt(deps: Deps, username: string, address: string | null): Attempt | number {
+  const locked = lockedForSeconds(deps, username, address);
+  if (locked > 0) return locked;
+  const { pairs, addresses } = deps.signInThrottle;
+  const perAddress = rateLimitSettings(deps).loginFailuresPerAddress;
+  const at = deps.clock.now();
+  const pairLocked = push(deps, pairs, pairKey(username, address), MAX_FAILURES) === MAX_FAILURES;
+  const addressLocked = perAddress > 0 && push(deps, addresses, addressKey(address), perAddress) === perAddress;
+  return {
+    failed: () => ({ pairLocked, addressLocked }),
+    succeeded: () => {
+      clearFailures(deps, username, address);
+      if (perAddress <= 0) return;
+      const list = addresses.get(addressKey(address));
+      const mine = list?.lastIndexOf(at) ?? -1;
+      if (list && mine >= 0) list.splice(mine, 1);
+      if (list?.length === 0) addresses.delete(addressKey(address));
+    },
+  };
 }
 
 /** How many keys the tables hold, to prove their size stays bounded. */
