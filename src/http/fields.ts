@@ -17,13 +17,19 @@ export function isExternalRef(text: string): boolean {
   return text.length >= 1 && text.length <= 256 && EXTERNAL_REF.test(text);
 }
 
+const EXTERNAL_REF_RULE = 'must be 1 to 256 characters without control characters, / ? or #';
+
+/** A ref from a path segment, as the body schema would take it: 400 at `/externalRef` otherwise. */
+export function externalRefOfPath(ref: string): string {
+  if (!isExternalRef(ref)) throw invalid('/externalRef', EXTERNAL_REF_RULE);
+  return ref;
+}
+
 export const ExternalId = t.String({ minLength: 1, maxLength: 128, pattern: '^(?![0-9]+$)[A-Za-z0-9._:@-]+$' });
 export const IdList = t.Array(t.Integer({ minimum: 1 }), { maxItems: 10000 });
 export const Metadata = t.Record(t.String({ minLength: 1, maxLength: 64 }), t.Unknown());
 /** `externalRef` where a body may clear it with null. */
-export const NullableExternalRef = t.Union([ExternalRef, t.Null()], {
-  error: 'must be 1 to 256 characters without control characters, / ? or #',
-});
+export const NullableExternalRef = t.Union([ExternalRef, t.Null()], { error: EXTERNAL_REF_RULE });
 /** `displayName` where null resets it to the server's default. */
 export const NullableDisplayName = t.Union([DisplayName, t.Null()], {
   error: 'must be 1 to 200 characters without control characters',

@@ -10,7 +10,7 @@ import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../../cor
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { cleanName, isExternalRef, mergeMetadata } from '../../http/fields';
+import { cleanName, externalRefOfPath, isExternalRef, mergeMetadata } from '../../http/fields';
 import { transact } from '../../realtime/emit';
 import type { EventRow } from './mapper';
 import type { EventDto, EventWrite } from './model';
@@ -131,9 +131,7 @@ export function upsertEventByRef(
   ref: string,
   body: EventWrite,
 ): Upserted {
-  if (!isExternalRef(ref))
-    throw invalid('/externalRef', 'must be 1 to 256 characters without control characters, / ? or #');
-  return upsertIn(deps, principal, requireSubsystem(deps, subsystemKey), ref, body);
+  return upsertIn(deps, principal, requireSubsystem(deps, subsystemKey), externalRefOfPath(ref), body);
 }
 
 /** `PUT`/`PATCH /events/{id}`. */

@@ -142,6 +142,21 @@ describe('POST /variables (upsert)', () => {
     expect(t.types()).toEqual(['variable.created', 'variable.changed']);
   });
 
+  it.each(['a%2Fb', 'a%00b', 'nl%0Aline', 'q%3Fx', 'h%23x'])(
+    'PUT /subsystem(s)/{id}/variables/%s refuses the ref as the body would (it created it)',
+    async (ref) => {
+      const t = setup();
+      const before = rowCount(t, 'variables');
+      for (const prefix of ['/subsystems', '/subsystem']) {
+        const res = await t.call('PUT', `${prefix}/media/variables/${ref}`, { as: 'operator', body: {} });
+        expect(res.body).toEqual(
+          validation(res, '/externalRef', 'must be 1 to 256 characters without control characters, / ? or #'),
+        );
+      }
+      expect(rowCount(t, 'variables')).toBe(before);
+    },
+  );
+
   it('a person’s displayName wins over later integration upserts', async () => {
     const t = setup();
     await t.call('PUT', '/subsystems/media/variables/temp', {

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { authPlugin } from '../../http/auth';
 import { requestMeta } from '../../http/context';
-import { IdParam } from '../../http/fields';
+import { externalRefOfPath, IdParam } from '../../http/fields';
 import { upserted } from '../../http/responses';
 import { setAvailableVariables } from './available';
 import { RefParams, VariableModel } from './model';
@@ -25,7 +25,13 @@ function byRef(deps: Deps, prefix: string) {
       async ({ params, body, set, principal }) =>
         upserted(
           set,
-          await upsertVariable(deps, principal, { ...body, externalRef: params.ref, _id: undefined }, params.id),
+          // The path's ref gets the §0.2 rule the body's would (it created "a/b", "a\u0000b").
+          await upsertVariable(
+            deps,
+            principal,
+            { ...body, externalRef: externalRefOfPath(params.ref), _id: undefined },
+            params.id,
+          ),
         ),
       {
         auth: WRITE,

@@ -8,7 +8,7 @@ import { type Principal, requireOwnWrite } from '../../core/principal';
 import { requireSubsystem } from '../../core/subsystems';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
-import { isExternalRef, numericId } from '../../http/fields';
+import { externalRefOfPath, numericId } from '../../http/fields';
 import { toVariableDto, variableDtoJson, variableJson, variableRefJson } from './mapper';
 import type { VariableDto } from './model';
 import { findVariableByRef, findVariablesByName, loadForWrite, loadForWriteByRef } from './repo';
@@ -137,9 +137,7 @@ function writeOrCreate<T>(
 
 function createWithValue(deps: Deps, principal: Principal, subsystemKey: string, ref: string, value: string) {
   // create() refuses the platform-managed refs; the path segment gets the §0.2 rule the body schema gives.
-  if (!isExternalRef(ref))
-    throw invalid('/externalRef', 'must be a string of 1 to 256 characters without control characters or / ? #');
-  return upsertVariable(deps, principal, { externalRef: ref, lastValue: value }, subsystemKey);
+  return upsertVariable(deps, principal, { externalRef: externalRefOfPath(ref), lastValue: value }, subsystemKey);
 }
 
 /** `PUT /subsystems/{id}/variables/{ref}/lastValue`, answered as `answers` says. */
