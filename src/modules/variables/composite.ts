@@ -40,6 +40,16 @@ function reaches(deps: Deps, start: number[], target: number): boolean {
   return false;
 }
 
+/** Whether a body's definition is the stored one (ids as numbers or strings). */
+export function sameDefinition(value: unknown, stored: readonly string[] | undefined): boolean {
+  return (
+    stored !== undefined &&
+    Array.isArray(value) &&
+    value.length === stored.length &&
+    value.every((item, i) => (typeof item === 'string' || typeof item === 'number') && String(item) === stored[i])
+  );
+}
+
 /** A definition from a body, checked: known function, 1–50 existing inputs, not itself, no cycle. */
 export function compositeDefinitionOf(deps: Deps, value: unknown, selfId: number | null): string[] {
   // `[]` is what a non-composite variable reads back; a client PUTting it back clears nothing.

@@ -6,7 +6,7 @@ import { assets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
-import { compositeDefinitionOf } from './composite';
+import { compositeDefinitionOf, sameDefinition } from './composite';
 import type { VariableWrite } from './model';
 import { healthRulesOf } from './rules';
 import type { LoadedVariable, VariableRow } from './state';
@@ -120,7 +120,9 @@ export function valuesOf(
   if (grace !== undefined) v.healthGracePeriod = grace;
   if (body.healthRules !== undefined) v.healthRules = healthRulesOf(body.healthRules);
   if (body.composite !== undefined) v.composite = body.composite;
-  if (body.compositeDefinition !== undefined)
+  // What is stored is taken back as it is: a composite whose inputs were all deleted reads
+  // `["sum"]`, which a new definition may not be, and its GET-then-PUT was refused 400.
+  if (body.compositeDefinition !== undefined && !sameDefinition(body.compositeDefinition, current?.compositeDefinition))
     v.compositeDefinition = compositeDefinitionOf(deps, body.compositeDefinition, current?.id ?? null);
   if ((v.composite ?? current?.composite) && (v.compositeDefinition ?? current?.compositeDefinition ?? []).length === 0)
     throw invalid('/compositeDefinition', 'is required for a composite variable');

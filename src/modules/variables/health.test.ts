@@ -176,6 +176,26 @@ describe('composites', () => {
     expect(read.body).toMatchObject({ lastValue: '5', compositeDefinition: ['sum', String(b)] });
   });
 
+  it('with every input deleted, reads back ["sum"] and takes the whole variable back in a PUT (400, then 409)', async () => {
+    const t = setup();
+    const [a, b] = await inputs(t);
+    const comp = await t.make({ externalRef: 'total', composite: true, compositeDefinition: ['sum', a, b] });
+    for (const id of [a, b]) await t.call('DELETE', `/variables/${id}`, { as: 'admin' });
+    const read = await t.call('GET', `/variables/${comp._id}`, { as: 'viewer' });
+    expect(read.body.compositeDefinition).toEqual(['sum']);
+    const back = await t.call('PUT', `/variables/${comp._id}`, { as: 'admin', body: { ...read.body, unit: 'W' } });
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ unit: 'W', composite: true, compositeDefinition: ['sum'] });
+    // A new definition still needs its inputs, and another value is still refused.
+    const value = await t.call('PUT', `/variables/${comp._id}`, { as: 'admin', body: { lastValue: '42' } });
+    expect(value.status).toBe(409);
+    const empty = await t.call('PUT', `/variables/${comp._id}`, {
+      as: 'admin',
+      body: { compositeDefinition: ['max'] },
+    });
+    expect(empty.status).toBe(400);
+  });
+
   it('refuses unknown, self and cyclic inputs and a bad function', async () => {
     const t = setup();
     const [a, b] = await inputs(t);

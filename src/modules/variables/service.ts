@@ -116,11 +116,15 @@ function create(ctx: WriteContext, principal: Principal, subsystem: SubsystemRow
 function update(ctx: WriteContext, principal: Principal, row: LoadedVariable, body: VariableWrite): LoadedVariable {
   const { deps } = ctx;
   requireOwnWrite(principal, 'variables:write', row.subsystemId);
-  const { values, lastValue } = valuesOf(deps, body, row, principal);
+  const { values, lastValue: sent } = valuesOf(deps, body, row, principal);
   const changed = changedFields(row, values, WRITABLE_FIELDS);
   const flag =
     values.userDefinedDisplayName !== undefined && values.userDefinedDisplayName !== row.userDefinedDisplayName;
-  if (lastValue !== undefined && (values.composite ?? row.composite))
+  const composite = values.composite ?? row.composite;
+  // A composite's own value sent back as it was read (a GET-then-PUT of the whole variable) is not a
+  // write of it: only another value is refused (it was 409 for the round trip C: Requests promises).
+  const lastValue = composite && sent === row.lastValue ? undefined : sent;
+  if (lastValue !== undefined && composite)
     throw conflict('the value of a composite variable is computed from its inputs');
   let current = row;
   if (changed.length > 0 || flag) {
