@@ -19,6 +19,25 @@ describe('errors', () => {
     expect(res.body).toEqual(errorBody(res, 405, 'method_not_allowed', 'DELETE is not allowed here'));
   });
 
+  it('answers an unknown route or a wrong method 401 without a credential: no path is shown to such a caller', async () => {
+    const t = makeTestApp();
+    for (const [method, path] of [
+      ['GET', '/nothing-here'],
+      ['DELETE', '/roles'],
+      ['DELETE', '/health'],
+      ['PATCH', '/version'],
+    ] as const) {
+      const anonymous = await t.call(method, path, { from: '203.0.113.5' });
+      expect(anonymous.body).toEqual(errorBody(anonymous, 401, 'unauthorized', 'authentication required'));
+      expect((await t.call(method, path, { token: 'pms_not-a-token', from: '203.0.113.5' })).status).toBe(401);
+    }
+    // With a credential, or from a trusted network without one, the answer names the route's fault.
+    expect((await t.call('DELETE', '/health', { as: 'viewer' })).status).toBe(405);
+    expect((await t.call('GET', '/nothing-here', { from: '127.0.0.1' })).status).toBe(404);
+    // The public routes stay public.
+    expect((await t.call('GET', '/health', { from: '203.0.113.5' })).status).toBe(200);
+  });
+
   it('answers a plain GET of the WebSocket path with 400 (RFC 6455), another method with 405 Allow: GET', async () => {
     const t = makeTestApp();
     const plain = await t.call('GET', '/ws', { as: 'admin' });

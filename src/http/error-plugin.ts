@@ -12,8 +12,9 @@
  */
 import { Elysia, ValidationError } from 'elysia';
 import type { Deps } from '../deps';
+import { validCaller } from './auth';
 import { requestLog, requestMeta } from './context';
-import { AppError, diskFull, type ErrorBody, type ErrorDetail, isDiskFull } from './errors';
+import { AppError, diskFull, type ErrorBody, type ErrorDetail, isDiskFull, unauthorized } from './errors';
 import { BAD_ENCODING_MESSAGE, decodeOrNull } from './percent';
 import { schemaErrorDetails } from './validation';
 
@@ -174,6 +175,9 @@ export function errorPlugin(
           const allowed = [...new Set(found.map((m) => (m === 'WS' ? 'GET' : m)))];
           if (request.method === 'GET' && found.includes('WS'))
             appError = new AppError('bad_request', 'this path opens a WebSocket: send the upgrade headers');
+          // C: Authentication: any request without a valid credential, from an untrusted address, is
+          // 401 (the public routes all exist): no 404 or 405 tells such a caller which paths exist.
+          else if (!validCaller(deps, request)) appError = unauthorized();
           else
             appError =
               allowed.length > 0

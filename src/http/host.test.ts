@@ -24,7 +24,9 @@ describe('short Host names', () => {
   });
 
   it.each(['x', 'pms'])('%s does not serve a path with a prefix in front of /api/v1', async (host) => {
-    const res = await t.app.handle(new Request(`http://${host}/zzz/api/v1/tokens`));
+    const res = await t.app.handle(
+      new Request(`http://${host}/zzz/api/v1/tokens`, { headers: { authorization: `Bearer ${t.tokenFor('admin')}` } }),
+    );
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual(errorBody(res, 404, 'not_found', 'no route GET /zzz/api/v1/tokens'));
   });
@@ -78,7 +80,7 @@ describe('an HTTP/1.0 request without Host, a Host that is no host name', () => 
   });
 
   it('gets the errors every request gets, with its request id', async () => {
-    const missing = await rawHttp(port, 'GET /api/v1/nowhere HTTP/1.0');
+    const missing = await rawHttp(port, `GET /api/v1/nowhere HTTP/1.0\r\nAuthorization: Bearer ${t.tokenFor('admin')}`);
     expect(missing.status).toBe(404);
     expect(JSON.parse(missing.body)).toMatchObject({ code: 'not_found', message: 'no route GET /api/v1/nowhere' });
     expect(missing.headers['x-request-id']).toBeTruthy();

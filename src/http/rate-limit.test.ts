@@ -67,7 +67,8 @@ describe('flood protection: people-facing calls', () => {
     expect((await t.call('GET', '/health', { from: '203.0.113.10' })).status).toBe(200);
     // A valid credential from that address has its own budget.
     expect((await t.call('GET', '/variables', { as: 'viewer', from: '203.0.113.9' })).status).toBe(200);
-    expect(await burst(4, () => t.call('GET', '/nowhere', { from: '203.0.113.11' }))).toEqual({ 404: 3, 429: 1 });
+    // Without a credential an unknown route is 401 like any other (C: Authentication).
+    expect(await burst(4, () => t.call('GET', '/nowhere', { from: '203.0.113.11' }))).toEqual({ 401: 3, 429: 1 });
   });
 });
 
@@ -170,7 +171,7 @@ describe('flood protection: configuration', () => {
       ingestBurst: 1,
     });
     const id = await variable(t, 'v');
-    expect(await burst(400, () => t.call('GET', '/nowhere', { from: '192.0.2.1' }))).toEqual({ 404: 400 });
+    expect(await burst(400, () => t.call('GET', '/nowhere', { from: '192.0.2.1' }))).toEqual({ 401: 400 });
     expect(
       await burst(400, (i) => t.call('POST', `/variables/${id}/value`, { body: { value: i }, from: '127.0.0.1' })),
     ).toEqual({ 200: 400 });
