@@ -73,9 +73,11 @@ function windowEntries(
   const entries: Entry[] = [];
   const seen = new Set<string>();
   let depthLimitReached = false;
+  let countLimitReached = false;
   for (let lo = from, span = DAY; lo < to && entries.length <= limit; lo += span, span *= 4) {
     const r = resolveCached(snapshot, lo, Math.min(to, lo + span));
     depthLimitReached ||= r.depthLimitReached;
+    countLimitReached ||= r.countLimitReached;
     for (const e of r.entries) {
       // An entry across a chunk border comes in both chunks; later chunks only add later starts.
       if (!seen.has(e.id) && select(e)) {
@@ -84,7 +86,7 @@ function windowEntries(
       }
     }
   }
-  return { entries, depthLimitReached };
+  return { entries, depthLimitReached, countLimitReached };
 }
 
 /** The media object ids of the playables these entries play, read once per computed answer. */
@@ -159,7 +161,7 @@ function compute(deps: Deps, q: ReadQuery, version: number, now: number): Schedu
     timezone: snapshot.timezone,
     valuesJson,
     count: entries.length,
-    countLimitReached: chosen.length > entries.length,
+    countLimitReached: chosen.length > entries.length || result.countLimitReached,
     depthLimitReached: result.depthLimitReached,
     boundaries,
     objectIds,

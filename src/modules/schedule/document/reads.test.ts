@@ -119,6 +119,36 @@ describe('GET /schedule (§11.5)', () => {
     expect(cut.body.values.map((v: { startTime: string }) => v.startTime)).toEqual(starts.slice(0, 5));
   });
 
+  it('bounds what one item gives a read: a looped playlist of 1 ms entries is cut and says so', async () => {
+    const t = await scheduleApp();
+    const playlist = await t.call('POST', '/playlists', {
+      as: 'admin',
+      body: {
+        displayName: 'Flood',
+        loop: true,
+        entries: [{ itemType: 'PLAYABLE', itemId: t.playable._id, durationMs: 1 }],
+      },
+    });
+    expect(playlist.status).toBe(201);
+    await t.schedule({
+      itemType: 'PLAYLIST',
+      itemId: playlist.body._id,
+      startTime: '2026-01-16T00:00:00Z',
+      endTime: '2026-01-16T01:00:00Z',
+    });
+    // An hour of it is 3.6 million plays: the read froze the daemon for 12 s and held 5 GB.
+    const window = { from: '2026-01-16T00:00:00Z', to: '2026-01-16T02:00:00Z' };
+    const one = await t.call('GET', '/schedule', { as: 'admin', query: { ...window, limit: 1 } });
+    expect(one.body).toMatchObject({ countLimitReached: true, numberOfResults: 1 });
+    const all = await t.call('GET', '/schedule', { as: 'admin', query: window });
+    expect(all.body.countLimitReached).toBe(true);
+    expect(all.body.numberOfResults).toBe(10_000);
+    // The earliest plays are the ones kept.
+    expect(all.body.values[0].startTime).toBe('2026-01-16T00:00:00.000Z');
+    expect(all.body.values[9_999].startTime).toBe('2026-01-16T00:00:09.999Z');
+    expect((await t.call('GET', '/health')).status).toBe(200);
+  });
+
   it('refuses bad query values with 400 bad_request naming the parameter', async () => {
     const t = await scheduleApp();
     const cases: Array<[Record<string, string>, string, string]> = [

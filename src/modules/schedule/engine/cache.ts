@@ -57,6 +57,7 @@ export function resolveCached(snapshot: ScheduleSnapshot, from: number, to: numb
   return {
     entries: result.entries.filter((e) => overlaps(e.start, e.end, from, to, e.itemType === 'EVENT')),
     depthLimitReached: result.depthLimitReached,
+    countLimitReached: result.countLimitReached,
   };
 }
 
@@ -204,11 +205,13 @@ export function entriesAround(
   select: (e: Entry) => boolean = () => true,
 ): ResolveResult {
   let depthLimitReached = false;
+  let countLimitReached = false;
   let running: Entry[] = [];
   let upcoming: Entry[] = [];
   for (let span = DAY; ; span *= 4) {
     const r = resolveCached(snapshot, Math.floor(now / HOUR) * HOUR, now + span);
     depthLimitReached ||= r.depthLimitReached;
+    countLimitReached ||= r.countLimitReached;
     const chosen = r.entries.filter(select);
     running = chosen.filter((e) => e.start <= now && now < e.end);
     upcoming = chosen.filter((e) => e.start > now || (e.start === now && e.end === now));
@@ -218,6 +221,7 @@ export function entriesAround(
   for (let span = DAY; beforeCount > 0; span *= 4) {
     const r = resolveCached(snapshot, now - span, Math.ceil(now / HOUR) * HOUR);
     depthLimitReached ||= r.depthLimitReached;
+    countLimitReached ||= r.countLimitReached;
     past = r.entries.filter((e) => select(e) && (e.end < now || (e.end === now && e.start < now)));
     if (past.length >= beforeCount || span >= 366 * DAY) break;
   }
@@ -226,5 +230,6 @@ export function entriesAround(
   return {
     entries: entries.filter((e) => !seen.has(e.id) && seen.add(e.id)).sort(compareEntries),
     depthLimitReached,
+    countLimitReached,
   };
 }

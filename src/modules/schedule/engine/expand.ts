@@ -18,6 +18,14 @@ import type {
 } from './types';
 
 export const MAX_BLOCK_DEPTH = 5;
+/**
+ * Most candidates one scheduled item gives one window. A looped playlist expands to one candidate per
+ * entry played, and entries may be 1 ms long (§11.3): one such item over an hour made 3.6 million,
+ * froze the daemon for 12 s and held 5 GB (a day would have taken it down). Past this many the
+ * item's expansion stops there (its earliest entries kept), and the read says `countLimitReached`.
+ * Twice the longest list a read returns (10 000); a daily playlist of 30 s clips gives 2 880 a day.
+ */
+export const MAX_ITEM_CANDIDATES = 20_000;
 
 /** A delivered segment with what competition needs. */
 export interface Candidate {
@@ -101,6 +109,14 @@ interface Context {
   genTo: number;
   out: Candidate[];
   depthLimitReached: boolean;
+  /** `out` reached MAX_ITEM_CANDIDATES: nothing more is expanded for the item. */
+  cut: boolean;
+}
+
+/** Whether the item has all the candidates it may give the window (and says so in `ctx.cut`). */
+function full(ctx: Context): boolean {
+  if (ctx.out.length >= MAX_ITEM_CANDIDATES) ctx.cut = true;
+  return ctx.cut;
 }
 
 /** Whether a segment is in [from, to): by overlap, or an event of no length by its start. */
@@ -185,6 +201,7 @@ function expandPlaylist(ctx: Context, id: number, start: number, end: number, pr
     for (let i = 0; i < n; i++) {
       const step = steps[i];
       if (!step?.entry || t >= end) break;
+      if (full(ctx)) return;
       const position = `${prefix}${loop * n + i}`;
       const src = { playlistId: pl.id, blockId, direct: false };
       if (step.entry.itemType === 'EVENT') push(ctx, 'EVENT', step.target, t, t, position, src);
@@ -204,6 +221,7 @@ function expandBlock(ctx: Context, id: number, base: number, cut: number, prefix
   }
   const blockEnd = Math.min(cut, base + block.durationMs);
   block.items.forEach((bi, i) => {
+    if (full(ctx)) return;
     const s = base + (bi.startTimeOffset ?? 0);
     if (s > blockEnd || (s === blockEnd && bi.type !== 'EVENT')) return;
     const position = `${prefix}${i}`;
@@ -246,16 +264,23 @@ export interface ItemExpansion {
   candidates: Candidate[];
   /** [start, end] of each occurrence that reached the nesting limit (rule 10). */
   deep: Array<[number, number]>;
+  /** The item gave MAX_ITEM_CANDIDATES and was cut there. */
+  cut: boolean;
 }
 
 /** The candidates of one item's occurrences that overlap [from, to) (none for a missing target). */
 export function expandScheduledItem(index: SnapshotIndex, item: EngineItem, from: number, to: number): ItemExpansion {
   const out: Candidate[] = [];
   const deep: Array<[number, number]> = [];
-  if (item.targetMissing) return { candidates: out, deep };
+  if (item.targetMissing) return { candidates: out, deep, cut: false };
   const { snapshot } = index;
+  let cut = false;
   for (const occ of expandItem(item, snapshot.timezone, from, to, index.calendars.get(item.calendarId))) {
-    const ctx: Context = { index, item, occ, genFrom: from, genTo: to, out, depthLimitReached: false };
+    const ctx: Context = { index, item, occ, genFrom: from, genTo: to, out, depthLimitReached: false, cut: false };
+    if (full(ctx)) {
+      cut = true;
+      break;
+    }
     const direct = { playlistId: null, blockId: null, direct: true };
     switch (item.itemType) {
       case 'EVENT':
@@ -272,8 +297,12 @@ export function expandScheduledItem(index: SnapshotIndex, item: EngineItem, from
         break;
     }
     if (ctx.depthLimitReached) deep.push([occ.start, occ.end]);
+    if (ctx.cut) {
+      cut = true;
+      break;
+    }
   }
-  return { candidates: out, deep };
+  return { candidates: out, deep, cut };
 }
 
 /** Candidates of every enabled item whose occurrences overlap [from, to); sorted by item id for stability. */
@@ -281,14 +310,16 @@ export function buildCandidates(
   index: SnapshotIndex,
   from: number,
   to: number,
-): { candidates: Candidate[]; depthLimitReached: boolean } {
+): { candidates: Candidate[]; depthLimitReached: boolean; countLimitReached: boolean } {
   const candidates: Candidate[] = [];
   let depthLimitReached = false;
+  let countLimitReached = false;
   const items = [...index.snapshot.items].sort((a, b) => a.id - b.id);
   for (const item of items) {
     const expansion = expandScheduledItem(index, item, from, to);
     for (const c of expansion.candidates) candidates.push(c);
     depthLimitReached ||= expansion.deep.length > 0;
+    countLimitReached ||= expansion.cut;
   }
-  return { candidates, depthLimitReached };
+  return { candidates, depthLimitReached, countLimitReached };
 }

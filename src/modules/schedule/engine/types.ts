@@ -183,4 +183,6 @@ export interface Entry {
 export interface ResolveResult {
   entries: Entry[];
   depthLimitReached: boolean;
+  /** An item gave more candidates than one window takes (expand.ts MAX_ITEM_CANDIDATES): entries are missing. */
+  countLimitReached: boolean;
 }

@@ -33,7 +33,11 @@ function twoPass(s: ScheduleSnapshot, from: number, to: number): ResolveResult {
   const entries = compete(all.candidates)
     .filter((e) => overlaps(e.start, e.end, from, to, e.itemType === 'EVENT'))
     .sort(compareEntries);
-  return { entries, depthLimitReached: first.depthLimitReached || all.depthLimitReached };
+  return {
+    entries,
+    depthLimitReached: first.depthLimitReached || all.depthLimitReached,
+    countLimitReached: first.countLimitReached || all.countLimitReached,
+  };
 }
 
 const HOUR = 3_600_000;

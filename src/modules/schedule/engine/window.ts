@@ -52,7 +52,7 @@ function partOf(
   w: { from: number; to: number; genFrom: number; genTo: number },
 ): WindowPart | null {
   const expansion = expandScheduledItem(index, item, w.genFrom, w.genTo);
-  if (expansion.candidates.length === 0 && expansion.deep.length === 0) return null;
+  if (expansion.candidates.length === 0 && expansion.deep.length === 0 && !expansion.cut) return null;
   let lo = w.from;
   let hi = w.to;
   for (const { competes, entry } of expansion.candidates) {
@@ -87,6 +87,12 @@ function closure(parts: ReadonlyMap<number, WindowPart>, from: number, to: numbe
 }
 
 /** Whether an occurrence that overlaps the closure had its block nesting cut (rule 10). */
+/** Whether an item of the window was cut at MAX_ITEM_CANDIDATES (expand.ts). */
+function countCut(w: ResolvedWindow): boolean {
+  for (const part of w.expansions.values()) if (part.cut) return true;
+  return false;
+}
+
 function depthCut(w: ResolvedWindow): boolean {
   if (w.deep.size === 0) return false;
   const [lo, hi] = closure(w.expansions, w.from, w.to);
@@ -147,7 +153,7 @@ export function buildWindow(index: SnapshotIndex, from: number, to: number): Res
     deep: new Set(),
     groups: new Map(),
     pieces: new Map(),
-    result: { entries: [], depthLimitReached: false },
+    result: { entries: [], depthLimitReached: false, countLimitReached: false },
     pending: null,
   };
   const entries: Entry[] = [];
@@ -161,7 +167,7 @@ export function buildWindow(index: SnapshotIndex, from: number, to: number): Res
     w.pieces.set(key, pieces);
     for (const e of pieces) entries.push(e);
   }
-  w.result = { entries: entries.sort(compareEntries), depthLimitReached: depthCut(w) };
+  w.result = { entries: entries.sort(compareEntries), depthLimitReached: depthCut(w), countLimitReached: countCut(w) };
   return w;
 }
 
@@ -243,6 +249,7 @@ export function refreshWindow(index: SnapshotIndex, w: ResolvedWindow): boolean 
   w.result = {
     entries: added.length === 0 ? kept : merge(kept, added.sort(compareEntries)),
     depthLimitReached: depthCut(w),
+    countLimitReached: countCut(w),
   };
   return true;
 }
