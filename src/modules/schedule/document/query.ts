@@ -7,6 +7,7 @@
 import { t } from 'elysia';
 import { badRequest } from '../../../http/errors';
 import { MAX_LIMIT } from '../../../http/lists';
+import { parseInstant, parseNaive } from '../engine/tz';
 
 const DAY = 86_400_000;
 
@@ -58,10 +59,9 @@ function integer(raw: string | undefined, name: string, min: number, max: number
 
 function instant(raw: string | undefined, name: string): number | null {
   if (raw === undefined) return null;
-  const ms = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(raw)
-    ? Date.parse(raw)
-    : Number.NaN;
-  if (Number.isNaN(ms)) bad(name, 'must be an ISO-8601 time with Z or an offset');
+  // A date alone is its UTC midnight; both forms strict (2026-02-30 was read as 2 March).
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? parseNaive(raw) : parseInstant(raw);
+  if (ms === null) bad(name, 'must be an ISO-8601 time with Z or an offset');
   return ms;
 }
 

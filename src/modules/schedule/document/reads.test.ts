@@ -155,6 +155,8 @@ describe('GET /schedule (§11.5)', () => {
       [{ from: '2026-01-16T00:00:00Z', to: '2026-01-16T00:00:00Z' }, 'to', 'must be after from'],
       [{ from: '2026-01-16T00:00:00Z', to: '2027-01-18T00:00:00Z' }, 'to', 'must be at most 366 days after from'],
       [{ from: 'yesterday' }, 'from', 'must be an ISO-8601 time with Z or an offset'],
+      [{ from: '2026-02-30T00:00:00Z' }, 'from', 'must be an ISO-8601 time with Z or an offset'],
+      [{ from: '2026-02-30' }, 'from', 'must be an ISO-8601 time with Z or an offset'],
       [{ beforeCount: '1001' }, 'beforeCount', 'must be an integer from 0 to 1000'],
       [{ afterCount: '-1' }, 'afterCount', 'must be an integer from 0 to 10000'],
       [{ limit: '0' }, 'limit', 'must be an integer from 1 to 10000'],

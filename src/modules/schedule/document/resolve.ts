@@ -5,6 +5,7 @@ import { badRequest } from '../../../http/errors';
 import { PageQuery } from '../../../http/lists';
 import { indexSnapshot } from '../engine/expand';
 import { explainAt, lastExplainChange } from '../engine/resolve';
+import { parseInstant } from '../engine/tz';
 import { changeClock } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
 import { toEntryDto } from './entry';
@@ -40,7 +41,7 @@ export interface Explanation {
  * changes whenever a segment starts or ends, so its last change includes the latest such instant.
  */
 export function explainSchedule(deps: Deps, query: typeof ResolveModel.query.static): Explanation {
-  const at = query.at === undefined ? deps.clock.now() : Date.parse(query.at);
+  const at = query.at === undefined ? deps.clock.now() : (parseInstant(query.at) ?? Number.NaN);
   if (Number.isNaN(at) || (query.at !== undefined && !/^\d{4}-\d{2}-\d{2}T/.test(query.at)))
     throw badRequest('at must be an ISO-8601 time with Z or an offset', [
       { path: '/at', message: 'must be an ISO-8601 time with Z or an offset' },

@@ -123,6 +123,11 @@ describe('scheduled items (§11.2)', () => {
         'the offset is not the Europe/Berlin offset at that moment',
       ],
       [{ ...ev, startTime: 'tomorrow' }, '/startTime', 'must be an ISO-8601 time with Z or an offset'],
+      // Date.parse took these: the 30th of February as 2 March, the year 0 as 1903.
+      [{ ...ev, startTime: '2026-02-30T10:00:00Z' }, '/startTime', 'must be an ISO-8601 time with Z or an offset'],
+      [{ ...ev, startTime: '0000-01-01T00:00:00Z' }, '/startTime', 'must be an ISO-8601 time with Z or an offset'],
+      [{ ...ev, startTime: '2026-01-16T24:00:00Z' }, '/startTime', 'must be an ISO-8601 time with Z or an offset'],
+      [{ ...ev, startTime: '2026-01-16T10:00:00+25:00' }, '/startTime', 'must be an ISO-8601 time with Z or an offset'],
       [
         { ...ev, startTimeLocal: '2026-13-01T00:00:00' },
         '/startTimeLocal',

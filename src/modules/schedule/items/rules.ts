@@ -8,7 +8,7 @@ import type { StoredRecurrence } from '../../../db/schema';
 import { invalid } from '../../../http/errors';
 import { cleanName, unique } from '../../../http/fields';
 import { occurrencesOverlap, pruneExclusions, validateRecurrence } from '../engine/recurrence';
-import { isLocalDate, LocalTimeError, localString, localToInstant, parseLocalInput } from '../engine/tz';
+import { isLocalDate, LocalTimeError, localString, localToInstant, parseInstant, parseLocalInput } from '../engine/tz';
 import { engineItem } from '../snapshot/load';
 import type { LoadedSchedule } from '../snapshot/loaded';
 import { type ItemRow, itemInstants, wireName } from './mapper';
@@ -16,14 +16,13 @@ import type { ItemWrite } from './model';
 import { requireTarget } from './targets';
 
 const MAX_DURATION_MS = 31 * 86_400_000;
-const INSTANT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** The stored fields of an item, as a write would leave them. */
 export type ItemValues = Omit<ItemRow, 'id' | 'createdAt' | 'updatedAt'>;
 
 function instantOf(text: string, path: string): number {
-  const ms = INSTANT_RE.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) throw invalid(path, 'must be an ISO-8601 time with Z or an offset');
+  const ms = parseInstant(text);
+  if (ms === null) throw invalid(path, 'must be an ISO-8601 time with Z or an offset');
   return Math.floor(ms / 1000) * 1000;
 }
 
