@@ -34,12 +34,10 @@ export const HostActionModel = {
     ),
   }),
   /**
-   * `confirm` must be `true` (or `"true"`, §0.2 booleans): a missing or false one is the 400 of "Bad
-   * input" (service).
+   * `confirm` must be `true` (or `"true"`, read as true like every body boolean, §0.2): a missing or
+   * false one is the 400 of "Bad input" (service).
    */
-  confirmBody: t.Object({
-    confirm: t.Optional(t.Union([t.Boolean(), t.BooleanString()], { error: 'must be true or false' })),
-  }),
+  confirmBody: t.Object({ confirm: t.Optional(t.BooleanString({ error: 'must be true or false' })) }),
 };
 
 export type HostActionItem = Static<typeof HostActionModel.item>;

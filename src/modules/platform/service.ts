@@ -44,10 +44,9 @@ export function describeHostAction(deps: Deps, action: HostAction): HostActionDe
   };
 }
 
-/** The POST body's rule: `confirm` must be `true` (or `"true"`, §0.2 booleans). */
-export function requireConfirm(body: { confirm?: boolean | string }): void {
-  if (body.confirm !== true && body.confirm !== 'true')
-    throw invalid('/confirm', 'must be true to shut down or restart the appliance');
+/** The POST body's rule: `confirm` must be `true` (the schema reads `"true"` as true, §0.2). */
+export function requireConfirm(body: { confirm?: boolean }): void {
+  if (body.confirm !== true) throw invalid('/confirm', 'must be true to shut down or restart the appliance');
 }
 
 /**
