@@ -4,7 +4,6 @@
  * is accepted silently). Anything malformed is answered `{"type":"error","message"}` and the
  * connection stays open, except before authentication, where only `auth` and `ping` are accepted.
  */
-
 import type { Principal } from '../core/principal';
 import { dropProtoKeys } from '../http/proto-keys';
 import { TOPIC_NAMES, topicNamed, topicPermission } from './topics';

@@ -66,7 +66,7 @@ export function lockedForSeconds(deps: Deps, username: string, address: string |
 }
 
 /** A success clears the pair's count, never the address's. */
-export function clearFailures(deps: Deps, username: string, address: string | null): void {
+function clearFailures(deps: Deps, username: string, address: string | null): void {
   deps.signInThrottle.pairs.delete(pairKey(username, address));
 }
 

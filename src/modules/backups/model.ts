@@ -10,9 +10,6 @@ const Nullable = <T extends ReturnType<typeof t.String> | ReturnType<typeof t.In
 ) => t.Union([schema, t.Null()]);
 const BoolIn = t.Union([t.Boolean(), t.BooleanString()]);
 
-export const BACKUP_TYPES = ['manual', 'scheduled', 'pre-restore', 'pre-migration', 'uploaded'] as const;
-export const BACKUP_STATUSES = ['queued', 'running', 'complete', 'failed'] as const;
-
 const Job = t.Object({
   id: t.String(),
   type: t.Union([t.Literal('backup'), t.Literal('verify'), t.Literal('restore')]),

@@ -86,13 +86,13 @@ function closure(parts: ReadonlyMap<number, WindowPart>, from: number, to: numbe
   return [lo, hi];
 }
 
-/** Whether an occurrence that overlaps the closure had its block nesting cut (rule 10). */
 /** Whether an item of the window was cut at MAX_ITEM_CANDIDATES (expand.ts). */
 function countCut(w: ResolvedWindow): boolean {
   for (const part of w.expansions.values()) if (part.cut) return true;
   return false;
 }
 
+/** Whether an occurrence that overlaps the closure had its block nesting cut (rule 10). */
 function depthCut(w: ResolvedWindow): boolean {
   if (w.deep.size === 0) return false;
   const [lo, hi] = closure(w.expansions, w.from, w.to);
