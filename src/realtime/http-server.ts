@@ -63,37 +63,38 @@ function defaultAuthority(port: number | undefined): string {
   }
 }
 
+const SLASH = 0x2f;
+
 /**
- * The request's URL as Bun gives it, checked before the app reads it (every route and log line takes
- * `new URL(request.url)` for granted, and one that threw after the answer took the process down):
+ * The request the app is given, or the answer to one it must not see: the URL as Bun gives it,
+ * checked before the app reads it (every route and log line takes `new URL(request.url)` for
+ * granted, and one that threw after the answer took the process down):
  * - An HTTP/1.0 request may come without `Host` (RFC 9112 §3.2 requires it of HTTP/1.1 only, and Bun
  *   refuses those with 400 before the app sees them), or with an empty one: Bun then gives the bare
  *   target (`/api/v1/health`), which no URL parser takes, and such a request was answered 500.
- *   RFC 9112 §3.3: the target URI is rebuilt with the server's default name (`withDefaultAuthority`).
+ *   RFC 9112 §3.3: the target URI is rebuilt with the server's default name, keeping the method,
+ *   headers and body, and the client's address, which the server knows only from the request it
+ *   received.
  * - A `Host` that is not a host (`a b`, `evil.com/x?`: Bun gives the bare target too) or one Bun
  *   takes but no URL does (`pms:99999`, `pms:abc`, `[::1`) is answered 400 `bad_request`, as RFC 9112
- *   §3.2 asks, in the body every error has (`badHost`). `pms:99999` had killed the daemon: its request
- *   line's `new URL` threw after the answer was sent.
- * The check costs a `URL.canParse` of each request's URL (about 0.1 µs).
+ *   §3.2 asks, in the body every error has. `pms:99999` had killed the daemon: its request line's
+ *   `new URL` threw after the answer was sent.
+ * The check costs a `URL.canParse` of each request's URL (96 ns, bench/RESULTS.md).
  */
-const SLASH = 0x2f;
+function admitted(request: Request, server: HttpServer, log: Logger): Request | Response {
+  const url = request.url;
+  if (url.charCodeAt(0) !== SLASH) return URL.canParse(url) ? request : badHost(request, log);
+  if (request.headers.get('host')) return badHost(request, log);
+  const address = server.requestIP(request)?.address ?? null;
+  const rebuilt = new Request(`http://${defaultAuthority(server.port)}${url}`, request);
+  requestMeta(rebuilt).address = address;
+  return rebuilt;
+}
 
 function badHost(request: Request, log: Logger): Response {
   const { id } = requestMeta(request);
   log.info({ requestId: id, method: request.method, status: 400 }, 'request refused: its Host is not a host name');
   return errorResponse(new AppError('bad_request', 'the Host header is not a valid host name'), id);
-}
-
-/**
- * The copy of a request without a host, under the server's default name: it keeps the method,
- * headers and body, and the client's address, which the server knows only from the request it
- * received.
- */
-function withDefaultAuthority(request: Request, server: HttpServer): Request {
-  const address = server.requestIP(request)?.address ?? null;
-  const rebuilt = new Request(`http://${defaultAuthority(server.port)}${request.url}`, request);
-  requestMeta(rebuilt).address = address;
-  return rebuilt;
 }
 
 /** Starts listening; throws when the port cannot be bound. */
@@ -107,12 +108,8 @@ export function serveHttp(app: Servable, options: ServeOptions): HttpServer {
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch: (request, server) => {
       options.onRequest?.();
-      const url = request.url;
-      if (url.charCodeAt(0) === SLASH) {
-        if (request.headers.get('host')) return badHost(request, options.log);
-        return app.handle(withDefaultAuthority(request, server));
-      }
-      return URL.canParse(url) ? app.handle(request) : badHost(request, options.log);
+      const admit = admitted(request, server, options.log);
+      return admit instanceof Response ? admit : app.handle(admit);
     },
     websocket: {
       ...dispatch,

@@ -41,8 +41,8 @@ export interface Explanation {
  * changes whenever a segment starts or ends, so its last change includes the latest such instant.
  */
 export function explainSchedule(deps: Deps, query: typeof ResolveModel.query.static): Explanation {
-  const at = query.at === undefined ? deps.clock.now() : (parseInstant(query.at) ?? Number.NaN);
-  if (Number.isNaN(at) || (query.at !== undefined && !/^\d{4}-\d{2}-\d{2}T/.test(query.at)))
+  const at = query.at === undefined ? deps.clock.now() : parseInstant(query.at);
+  if (at === null)
     throw badRequest('at must be an ISO-8601 time with Z or an offset', [
       { path: '/at', message: 'must be an ISO-8601 time with Z or an offset' },
     ]);
