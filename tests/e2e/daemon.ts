@@ -91,8 +91,23 @@ export interface Daemon {
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<{ code: number | null; ms: number }>;
 }
 
-/** Starts `pmsd serve` and resolves once /api/v1/health answers 200. */
+/**
+ * Starts `pmsd serve` and resolves once /api/v1/health answers 200. A port `freePort` found free can
+ * be taken (by an outgoing connection of this machine) before the daemon binds it; a start that says
+ * it cannot listen is tried again on other ports, twice at most, unless the caller chose the ports.
+ */
 export async function startDaemon(sandbox: Sandbox, env: Record<string, string> = {}): Promise<Daemon> {
+  const portsChosen = 'PMS_HTTP_PORT' in env || 'PMS_RPC_PORT' in env;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(sandbox, env);
+    } catch (err) {
+      if (portsChosen || attempt >= 3 || !/cannot listen on/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startOnce(sandbox: Sandbox, env: Record<string, string>): Promise<Daemon> {
   const httpPort = freePort();
   const rpcPort = freePort();
   const proc = Bun.spawn([sandbox.binary, 'serve'], {
