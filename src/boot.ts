@@ -10,7 +10,7 @@ import { writePlatformLog } from './core/platform-log';
 import { SettingsCache } from './core/settings-cache';
 import { SubsystemRows } from './core/subsystem-rows';
 import { openSqlite, wrapDrizzle } from './db/client';
-import { Durability, type WalSync, walSync } from './db/durability';
+import { Durability, type DurabilityTiming, systemTiming, type WalSync, walSync } from './db/durability';
 import { type MigrationResult, migrate } from './db/migrate';
 import { PreparedStatements } from './db/prepared';
 import { UnitOfWork } from './db/unit-of-work';
@@ -79,6 +79,8 @@ export interface BootOptions {
   dbPath?: string;
   /** How the WAL reaches the disk when `durability` is `power-cut` (tests watch it); defaults to fdatasync. */
   walSync?: WalSync;
+  /** The stall timer and time of the WAL sync (tests fire it by hand); defaults to real ones. */
+  durabilityTiming?: DurabilityTiming;
 }
 
 export function databasePath(config: Config): string {
@@ -102,7 +104,19 @@ function assemble(options: BootOptions): { deps: Deps; migration: MigrationResul
   const bus = new EventBus((err, event) => log.error({ err, event: event.type }, 'event listener failed'));
   const outbox = new OutboxState();
   const powerCut = options.config.durability === 'power-cut';
-  const durability = new Durability(sqlite, powerCut ? (options.walSync ?? walSync(dbPath)) : null);
+  let stallLogged = Number.NEGATIVE_INFINITY;
+  const durability = new Durability(sqlite, powerCut ? (options.walSync ?? walSync(dbPath)) : null, {
+    ...(options.durabilityTiming ?? systemTiming),
+    onStall: (stall) => {
+      const now = clock.monotonic();
+      if (now - stallLogged < 60_000) return;
+      stallLogged = now;
+      log.warn(
+        { waitedMs: Math.round(stall.waitedMs), inlineMs: Math.round(stall.inlineMs), next: stall.next },
+        'a WAL sync waited for the file-system threads (host-name look-ups, password hashing or slow storage); synced on the request thread',
+      );
+    },
+  });
   const work = new UnitOfWork(sqlite, eventStage({ sqlite, clock, bus, log, outbox }), {
     durable: () => durability.whenDurable(),
     onEffectError: (err) => log.error({ err }, 'after-commit effect failed'),

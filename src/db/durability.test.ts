@@ -3,16 +3,28 @@
  * sync, a read's never does, and one sync covers every write made before it began.
  */
 import { describe, expect, it } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { addSubsystem, makeTestApp } from '../../tests/helpers/app';
+import { createLogger } from '../log';
+import { openSqlite } from './client';
+import { Durability, type DurabilityTiming, INLINE_MS, STALL_MS, walSync } from './durability';
 
-/** A WAL sync the test finishes by hand, counting the calls. */
+/** A WAL sync the test finishes by hand, counting the calls; `now` (the request thread's) counts apart. */
 function heldSync() {
   const pending: Array<() => void> = [];
   let calls = 0;
+  let here = 0;
   return {
-    sync: () => {
-      calls += 1;
-      return new Promise<void>((resolve) => pending.push(resolve));
+    sync: {
+      inBackground: () => {
+        calls += 1;
+        return new Promise<void>((resolve) => pending.push(resolve));
+      },
+      now: () => {
+        here += 1;
+      },
     },
     release: () => {
       for (const done of pending.splice(0)) done();
@@ -20,10 +32,38 @@ function heldSync() {
     get calls() {
       return calls;
     },
+    get here() {
+      return here;
+    },
     get waiting() {
       return pending.length;
     },
   };
+}
+
+/** The sync's stall timer, fired by hand, and its time, moved by hand. */
+function manualTiming() {
+  let now = 0;
+  const timers: Array<{ ms: number; fn: () => void }> = [];
+  const timing: DurabilityTiming & { fire(): void; advance(ms: number): void; armed(): number[] } = {
+    after: (ms, fn) => {
+      const timer = { ms, fn };
+      timers.push(timer);
+      return () => {
+        const i = timers.indexOf(timer);
+        if (i >= 0) timers.splice(i, 1);
+      };
+    },
+    monotonic: () => now,
+    fire: () => {
+      for (const timer of timers.splice(0)) timer.fn();
+    },
+    advance: (ms) => {
+      now += ms;
+    },
+    armed: () => timers.map((t) => t.ms),
+  };
+  return timing;
 }
 
 /** Whether `promise` has settled after the event loop has run what is ready. */
@@ -44,7 +84,7 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 describe('durable acknowledgements (PMS_DURABILITY=power-cut)', () => {
   it('answers a configuration write only once the WAL is synced; reads never wait', async () => {
     const wal = heldSync();
-    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync });
+    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync, durabilityTiming: manualTiming() });
     await addSubsystem(t, 'media');
     const write = t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'light' } });
     expect(await settled(write)).toBe(false);
@@ -57,7 +97,7 @@ describe('durable acknowledgements (PMS_DURABILITY=power-cut)', () => {
 
   it('answers a value write (the writer batch) once synced, and one sync serves a burst', async () => {
     const wal = heldSync();
-    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync });
+    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync, durabilityTiming: manualTiming() });
     await addSubsystem(t, 'media');
     const variable = t.call('POST', '/variables', {
       as: 'admin',
@@ -77,7 +117,7 @@ describe('durable acknowledgements (PMS_DURABILITY=power-cut)', () => {
 
   it('a request that changed nothing does not wait (a refused write, an unchanged PUT)', async () => {
     const wal = heldSync();
-    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync });
+    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync, durabilityTiming: manualTiming() });
     await addSubsystem(t, 'media');
     const refused = t.call('POST', '/subsystems', { as: 'admin', body: { externalId: '123' } });
     expect(await settled(refused)).toBe(true);
@@ -89,7 +129,7 @@ describe('durable acknowledgements (PMS_DURABILITY=power-cut)', () => {
 
   it('answers a heartbeat that wrote once synced, and one that wrote nothing at once (the heartbeat door)', async () => {
     const wal = heldSync();
-    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync });
+    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync, durabilityTiming: manualTiming() });
     await addSubsystem(t, 'media');
     const token = t.tokenFor('integration');
     // The first heartbeat brings the subsystem online and stores its address: a write.
@@ -114,7 +154,7 @@ describe('durable acknowledgements (PMS_DURABILITY=power-cut)', () => {
 
   it('answers a value write by reference once synced, the one that creates the variable too (their door)', async () => {
     const wal = heldSync();
-    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync });
+    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync, durabilityTiming: manualTiming() });
     await addSubsystem(t, 'media');
     const token = t.tokenFor('integration');
     // Creating is a writer job of its own (the upsert), after the one that found nothing.
@@ -127,5 +167,88 @@ describe('durable acknowledgements (PMS_DURABILITY=power-cut)', () => {
     expect(await settled(writing)).toBe(false);
     while (!(await settled(writing))) wal.release();
     expect((await writing).status).toBe(200);
+  });
+
+  it("does a sync the thread pool holds up on the request thread, and the next second's there at once", async () => {
+    const wal = heldSync();
+    const timing = manualTiming();
+    const lines: string[] = [];
+    const log = createLogger('info', { write: (line: string) => void lines.push(line) });
+    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync, durabilityTiming: timing, log });
+    await addSubsystem(t, 'media');
+    // The pool never answers (a look-up whose DNS server is silent holds its threads).
+    const held = t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'light' } });
+    expect(await settled(held)).toBe(false);
+    expect(timing.armed()).toEqual([STALL_MS]);
+    timing.fire();
+    expect((await held).status).toBe(201);
+    expect(wal.here).toBe(1);
+    expect(lines.join('')).toContain('a WAL sync waited for the file-system threads');
+    // For the next second the request thread syncs at once, the pool is not asked.
+    const calls = wal.calls;
+    const next = t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'sound' } });
+    expect(await settled(next)).toBe(true);
+    expect((await next).status).toBe(201);
+    expect([wal.calls - calls, wal.here]).toEqual([0, 2]);
+    // Then the pool is tried again.
+    timing.advance(INLINE_MS);
+    const later = t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'video' } });
+    expect(await settled(later)).toBe(false);
+    expect(wal.calls - calls).toBe(1);
+    wal.release();
+    expect((await later).status).toBe(201);
+    expect(wal.here).toBe(2);
+  });
+
+  it('keeps the request thread free when the disk itself is slow: the pool alone for the next second', async () => {
+    const wal = heldSync();
+    const timing = manualTiming();
+    // The sync on the request thread takes as long as the stall: the disk, not the pool, is slow.
+    const slowDisk = {
+      ...wal.sync,
+      now: () => {
+        wal.sync.now();
+        timing.advance(STALL_MS);
+      },
+    };
+    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: slowDisk, durabilityTiming: timing });
+    await addSubsystem(t, 'media');
+    const held = t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'light' } });
+    expect(await settled(held)).toBe(false);
+    timing.fire();
+    expect((await held).status).toBe(201);
+    // The next write waits for the pool, with no stall timer.
+    const next = t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'sound' } });
+    expect(await settled(next)).toBe(false);
+    expect(timing.armed()).toEqual([]);
+    wal.release();
+    expect((await next).status).toBe(201);
+    expect(wal.here).toBe(1);
+  });
+
+  it('answers a write to a real file while password hashes fill the thread pool', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pms-test-durability-'));
+    const sqlite = openSqlite(join(dir, 'pms.db'));
+    try {
+      sqlite.run('CREATE TABLE t (v INTEGER)');
+      const durability = new Durability(sqlite, walSync(join(dir, 'pms.db')));
+      sqlite.run('INSERT INTO t VALUES (1)');
+      await durability.whenDurable();
+      // More slow hashes than the pool has threads (as many as the machine has cores), as sign-ins do.
+      let firstHashed = false;
+      const hashes = Array.from({ length: navigator.hardwareConcurrency }, () =>
+        Bun.password.hash('a long password', { algorithm: 'argon2id', memoryCost: 19456, timeCost: 6 }).then(() => {
+          firstHashed = true;
+        }),
+      );
+      sqlite.run('INSERT INTO t VALUES (2)');
+      await durability.whenDurable();
+      // Without the stall timer this waited for a pool thread: until the first hash was done.
+      expect(firstHashed).toBe(false);
+      await Promise.all(hashes);
+    } finally {
+      sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

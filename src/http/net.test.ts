@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'bun:test';
-import { cidrContains, parseCidr } from './net';
+import dns from 'node:dns';
+import { closeSync, fdatasync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cidrContains, parseCidr, resolveAll } from './net';
 
 function inside(cidr: string, address: string): boolean {
   const parsed = parseCidr(cidr);
@@ -30,5 +34,57 @@ describe('CIDR matching', () => {
       expect(parseCidr(bad)).toBeNull();
     }
     expect(inside('127.0.0.0/8', 'not-an-address')).toBe(false);
+  });
+});
+
+describe('resolveAll', () => {
+  it('resolves from /etc/hosts', async () => {
+    const addresses = await resolveAll('localhost');
+    expect(addresses.some((a) => a === '127.0.0.1' || a === '::1')).toBe(true);
+  });
+
+  it('leaves the thread pool free while the DNS server does not answer (the WAL sync runs there)', async () => {
+    let queries = 0;
+    const silent = await Bun.udpSocket({
+      hostname: '127.0.0.1',
+      socket: {
+        data: () => {
+          queries += 1;
+        },
+      },
+    });
+    const servers = dns.getServers();
+    dns.setServers([`127.0.0.1:${silent.port}`]);
+    const dir = mkdtempSync(join(tmpdir(), 'pms-test-net-'));
+    try {
+      // More look-ups than the pool has threads, all left waiting for an answer that never comes.
+      const lookups = Array.from({ length: 2 * navigator.hardwareConcurrency }, (_, i) =>
+        resolveAll(`silent-${i}.venue.example`).catch(() => []),
+      );
+      for (let i = 0; i < 200 && queries < lookups.length; i++) await Bun.sleep(5);
+      expect(queries).toBeGreaterThanOrEqual(lookups.length);
+      const fd = openSync(join(dir, 'wal'), 'w');
+      writeSync(fd, 'x');
+      const synced = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), 2000);
+        fdatasync(fd, () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      closeSync(fd);
+      expect(synced).toBe(true);
+      expect(
+        await Promise.race([Promise.all(lookups).then(() => 'answered'), Bun.sleep(10).then(() => 'waiting')]),
+      ).toBe('waiting');
+    } finally {
+      dns.setServers(servers);
+      silent.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a name nothing knows', async () => {
+    await expect(resolveAll('no-such-host.invalid')).rejects.toThrow();
   });
 });

@@ -162,9 +162,18 @@ export function literalAddress(url: URL): string | null {
   return isIP(host) === 0 ? null : host;
 }
 
-/** Every address a host name resolves to now (the system resolver). */
+/**
+ * Every address a host name resolves to now: `/etc/hosts`, then the DNS servers of
+ * `/etc/resolv.conf`, through c-ares on the event loop. Not `node:dns` lookup for ordinary names: it
+ * runs getaddrinfo on the thread pool that the WAL sync (db/durability.ts) and password hashing share,
+ * and a DNS server that does not answer (an appliance with no way out, a webhook to a cloud name) held
+ * two of its threads for 20 s a look-up, so every acknowledged write with them (bench/RESULTS.md, "Hot
+ * paths, session 16"). Multicast DNS names (`.local`, RFC 6762) only the system resolver knows
+ * (nss-mdns, when installed): those still go through it.
+ */
 export async function resolveAll(host: string): Promise<string[]> {
-  return (await lookup(host, { all: true })).map((a) => a.address);
+  if (/\.local\.?$/i.test(host)) return (await lookup(host, { all: true })).map((a) => a.address);
+  return (await Bun.dns.lookup(host, { backend: 'c-ares' })).map((a) => a.address);
 }
 
 /** A host as the host of a URL (an IPv6 address in brackets), so a tcp target is read like a URL's. */

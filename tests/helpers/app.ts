@@ -12,7 +12,7 @@ import { FakeClock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
 import type { BuiltInRoleName, Permission } from '../../src/core/permissions';
 import { systemPrincipal } from '../../src/core/principal';
-import type { WalSync } from '../../src/db/durability';
+import type { DurabilityTiming, WalSync } from '../../src/db/durability';
 import type { Deps } from '../../src/deps';
 import { type Logger, silentLogger } from '../../src/log';
 import { builtInRoleId, createRole } from '../../src/modules/roles/service';
@@ -79,7 +79,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 export function makeTestApp(
-  options: { config?: Partial<Config>; start?: string; log?: Logger; walSync?: WalSync } = {},
+  options: {
+    config?: Partial<Config>;
+    start?: string;
+    log?: Logger;
+    walSync?: WalSync;
+    durabilityTiming?: DurabilityTiming;
+  } = {},
 ): TestApp {
   const addresses = new WeakMap<Request, string>();
   const config = testConfig(options.config);
@@ -91,6 +97,7 @@ export function makeTestApp(
     version: versionInfo,
     remoteAddress: (request) => addresses.get(request) ?? null,
     ...(options.walSync ? { walSync: options.walSync } : {}),
+    ...(options.durabilityTiming ? { durabilityTiming: options.durabilityTiming } : {}),
   });
   const app = createApp(deps);
   const roleTokens = new Map<string, string>();
