@@ -17,15 +17,28 @@ import type { ItemDetach, ItemDto } from './model';
 import { draftItem } from './rules';
 import { itemDto, itemRow } from './service';
 
-/** The occurrence on `date` as a one-off copy of the series (same wall-clock time and length). */
+/**
+ * The occurrence on `date` as a one-off copy of the series (same wall-clock time and length); the
+ * instants given with an offset (`startFold`, `endFold`) belong to the series' first date only.
+ */
 function oneOff(series: ItemRow, date: string): ItemRow {
+  const first = date === series.startLocal.slice(0, 10);
   const startLocal = `${date}${series.startLocal.slice(10)}`;
   let endLocal: string | null = null;
   if (series.endLocal !== null) {
     const length = (parseNaive(series.endLocal) ?? 0) - (parseNaive(series.startLocal) ?? 0);
     endLocal = formatNaive((parseNaive(startLocal) ?? 0) + length);
   }
-  return { ...series, startLocal, endLocal, recurrence: null, exclusions: [], parentId: series.id };
+  return {
+    ...series,
+    startLocal,
+    endLocal,
+    startFold: first && series.startFold,
+    endFold: first && series.endFold,
+    recurrence: null,
+    exclusions: [],
+    parentId: series.id,
+  };
 }
 
 export function detachOccurrence(
