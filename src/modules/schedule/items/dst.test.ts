@@ -63,12 +63,37 @@ describe('an explicit offset at the fall-back change decides the instant', () =>
     expect(await t.entries('2026-11-01T04:00:00Z', '2026-11-01T08:00:00Z')).toEqual([
       `${res.body._id} 2026-11-01T05:00:00.000Z–2026-11-01T06:30:00.000Z`,
     ]);
-    // Moving the start to the second 01:30 keeps the 90 minutes.
+    // Moved to the second 01:30, the start keeps the item's 30 wall-clock minutes, in that second instance.
     const moved = await t.call('PATCH', `/schedules/${res.body._id}`, {
       as: 'admin',
       body: { startTime: '2026-11-01T01:30:00-05:00' },
     });
-    expect(moved.body).toMatchObject({ startTime: '2026-11-01T06:30:00.000Z', endTime: '2026-11-01T08:00:00.000Z' });
+    expect(moved.body).toMatchObject({ startTime: '2026-11-01T06:30:00.000Z', endTime: '2026-11-01T07:00:00.000Z' });
+    const shorter = await t.call('PATCH', `/schedules/${res.body._id}`, {
+      as: 'admin',
+      body: { endTime: '2026-11-01T01:45:00-05:00' },
+    });
+    expect(shorter.body).toMatchObject({ endTime: '2026-11-01T06:45:00.000Z', duration: 15 * 60_000 });
+  });
+
+  it('a daily item from the first 01:30 to the second 01:15 lasts 45 minutes every day, detached too', async () => {
+    const t = await newYorkApp();
+    const res = await t.schedule({
+      itemType: 'PLAYABLE',
+      itemId: t.playable._id,
+      startTime: '2026-11-01T01:30:00-04:00',
+      endTime: '2026-11-01T01:15:00-05:00',
+      recurrence: { freq: 'daily' },
+    });
+    expect(res.body).toMatchObject({ startTime: '2026-11-01T05:30:00.000Z', duration: 45 * 60_000 });
+    expect(await t.entries('2026-11-02T00:00:00Z', '2026-11-03T00:00:00Z')).toEqual([
+      `${res.body._id} 2026-11-02T06:30:00.000Z–2026-11-02T07:15:00.000Z`,
+    ]);
+    const detached = await t.call('POST', `/schedule/calendars/1/scheduledItems/${res.body._id}/detach`, {
+      as: 'admin',
+      body: { date: '2026-11-02' },
+    });
+    expect(detached.body).toMatchObject({ startTime: '2026-11-02T06:30:00.000Z', endTime: '2026-11-02T07:15:00.000Z' });
     // A wall time without an offset is the first instance again (rule 2).
     const plain = await t.call('PATCH', `/schedules/${res.body._id}`, {
       as: 'admin',
@@ -157,7 +182,8 @@ describe('a daily item at a wall time the spring-forward night does not have', (
   });
 });
 
-describe('around the changes (guards: these held before the fixes too)', () => {
+describe('around the changes', () => {
+  // The first three held before these changes too; they guard the rules the fixes sit beside.
   it('a daily 01:30 event runs once on the fall-back day, at the first 01:30', async () => {
     const t = await newYorkApp();
     const res = await t.schedule({
@@ -217,6 +243,29 @@ describe('around the changes (guards: these held before the fixes too)', () => {
     ]);
     expect(await t.entries('2027-03-14T05:00:00Z', '2027-03-14T08:00:00Z')).toEqual([
       `${id} 2027-03-14T06:00:00.000Z–2027-03-14T07:00:00.000Z`,
+    ]);
+  });
+
+  it('a start moved onto the fall-back day keeps the wall-clock 01:00–03:00, not the two elapsed hours', async () => {
+    const t = await newYorkApp();
+    const res = await t.schedule({
+      itemType: 'PLAYABLE',
+      itemId: t.playable._id,
+      startTimeLocal: '2026-10-30T01:00:00',
+      endTimeLocal: '2026-10-30T03:00:00',
+      recurrence: { freq: 'daily' },
+    });
+    const moved = await t.call('PATCH', `/schedules/${res.body._id}`, {
+      as: 'admin',
+      body: { startTimeLocal: '2026-11-01T01:00:00' },
+    });
+    expect(moved.body).toMatchObject({
+      startTimeLocal: '2026-11-01T01:00:00.000-04:00',
+      endTimeLocal: '2026-11-01T03:00:00.000-05:00',
+      duration: 3 * 3_600_000,
+    });
+    expect(await t.entries('2026-11-02T04:00:00Z', '2026-11-02T09:00:00Z')).toEqual([
+      `${res.body._id} 2026-11-02T06:00:00.000Z–2026-11-02T08:00:00.000Z`,
     ]);
   });
 });

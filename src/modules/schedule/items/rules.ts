@@ -9,12 +9,14 @@ import { invalid } from '../../../http/errors';
 import { cleanName, unique } from '../../../http/fields';
 import { occurrencesOverlap, pruneExclusions, validateRecurrence } from '../engine/recurrence';
 import {
+  formatNaive,
   fromLocalNaive,
   isLocalDate,
   LocalTimeError,
   localString,
   parseInstant,
   parseLocalInput,
+  parseNaive,
   toLocalNaive,
 } from '../engine/tz';
 import { engineItem } from '../snapshot/load';
@@ -129,11 +131,21 @@ export function draftItem(
   let endLocal = end === undefined ? (current?.endLocal ?? null) : (end?.local ?? null);
   let endFold = end === undefined ? (current?.endFold ?? false) : (end?.fold ?? false);
   if (start && end === undefined && current && current.endLocal !== null) {
-    // A moved start keeps the item's length.
-    const [was, wasEnd] = itemInstants(current, tz, 0);
-    const moved = start.instant + (wasEnd - was);
-    endLocal = localString(tz, moved);
-    endFold = isFold(tz, moved);
+    // A moved start keeps the item's wall-clock length (rule 1): moved onto a change day, an
+    // occurrence across it is an hour longer or shorter there, not every day after.
+    const span = (parseNaive(current.endLocal) ?? 0) - (parseNaive(current.startLocal) ?? 0);
+    if (span >= 0) {
+      const endNaive = (parseNaive(startLocal) ?? 0) + span;
+      endLocal = formatNaive(endNaive);
+      // After a start given as the second instance of a repeated time, the end is in that instance too.
+      endFold = fromLocalNaive(tz, endNaive) < start.instant;
+    } else {
+      // Negative only with folds (01:30 to the second 01:15): the length as elapsed.
+      const [was, wasEnd] = itemInstants(current, tz, 0);
+      const moved = start.instant + (wasEnd - was);
+      endLocal = localString(tz, moved);
+      endFold = isFold(tz, moved);
+    }
   }
   const endPath = end?.path ?? '/endTime';
   if (endLocal === null && (itemType === 'PLAYABLE' || itemType === 'PLAYLIST'))
