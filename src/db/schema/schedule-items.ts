@@ -15,7 +15,8 @@ export interface StoredRecurrence {
 /**
  * Scheduled items (§11.2): one target at a local wall-clock time, once or recurring. Times are
  * stored as local wall-clock text (`YYYY-MM-DDTHH:mm:ss`, no offset) so a time zone change
- * keeps them (§11.6 rule 4). The target's subsystem externalId and externalRef are kept so a
+ * keeps them (§11.6 rule 4); a wall time repeated at fall-back means its first instance (rule 2) unless
+ * its `…Fold` flag says the client gave the second one with its offset. The target's subsystem externalId and externalRef are kept so a
  * deleted target can be re-linked (rule 17).
  */
 export const scheduledItems = sqliteTable(
@@ -34,6 +35,13 @@ export const scheduledItems = sqliteTable(
     startLocal: text().notNull(),
     /** null: EVENT without an end (= the start), BLOCK without an end (start + the block's duration). */
     endLocal: text(),
+    /**
+     * The first occurrence's start (end) is the second instance of a wall time repeated at fall-back,
+     * as given with its offset (`01:30-05:00` in New York on 1 November 2026). false: rule 2's first
+     * instance, which every row stored before the flag existed means.
+     */
+    startFold: integer({ mode: 'boolean' }).notNull().default(false),
+    endFold: integer({ mode: 'boolean' }).notNull().default(false),
     recurrence: text({ mode: 'json' }).$type<StoredRecurrence>(),
     exclusions: text({ mode: 'json' }).$type<string[]>().notNull(),
     priority: integer().notNull(),

@@ -64,6 +64,62 @@ describe('a daily item on the spring-forward day', () => {
   });
 });
 
+describe('an occurrence wholly inside a spring-forward gap keeps its wall-clock length from the gap end', () => {
+  it('America/New_York: 02:30–03:00 runs 03:00–03:30 on 2027-03-14, 02:30 local around it', () => {
+    const occ = expand(
+      daily('2027-03-10T02:30:00', '2027-03-10T03:00:00'),
+      'America/New_York',
+      '2027-03-13T00:00:00Z',
+      '2027-03-16T00:00:00Z',
+    );
+    expect(occ.map(span)).toEqual([
+      ['2027-03-13T07:30:00.000Z', '2027-03-13T08:00:00.000Z'],
+      ['2027-03-14T07:00:00.000Z', '2027-03-14T07:30:00.000Z'],
+      ['2027-03-15T06:30:00.000Z', '2027-03-15T07:00:00.000Z'],
+    ]);
+  });
+  it('Australia/Lord_Howe: 02:05–02:20 inside the 30-minute gap runs 02:30–02:45', () => {
+    const occ = expand(
+      daily('2026-10-01T02:05:00', '2026-10-01T02:20:00'),
+      'Australia/Lord_Howe',
+      '2026-10-03T13:00:00Z',
+      '2026-10-03T17:00:00Z',
+    );
+    expect(occ.map(span)).toEqual([['2026-10-03T15:30:00.000Z', '2026-10-03T15:45:00.000Z']]);
+  });
+});
+
+describe('a first occurrence given at the second instance of a repeated time (startFold, endFold)', () => {
+  it('America/New_York: the first 01:30 is the second instance; later fall-backs are the first again', () => {
+    const it1 = item({
+      id: 1,
+      itemType: 'EVENT',
+      startLocal: '2026-11-01T01:30:00',
+      startFold: true,
+      recurrence: { freq: 'yearly' },
+    });
+    expect(isoList(expand(it1, 'America/New_York', '2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z'))).toEqual([
+      '2026-11-01T06:30:00.000Z',
+    ]);
+    expect(isoList(expand(it1, 'America/New_York', '2027-11-01T00:00:00Z', '2027-11-02T00:00:00Z'))).toEqual([
+      '2027-11-01T05:30:00.000Z',
+    ]);
+  });
+  it('an end in the second instance before the start wall time: the first occurrence and the later ones last 45 min', () => {
+    const it1 = daily('2026-11-01T01:30:00', '2026-11-01T01:15:00', { endFold: true });
+    expect(expand(it1, 'America/New_York', '2026-11-01T00:00:00Z', '2026-11-03T00:00:00Z').map(span)).toEqual([
+      ['2026-11-01T05:30:00.000Z', '2026-11-01T06:15:00.000Z'],
+      ['2026-11-02T06:30:00.000Z', '2026-11-02T07:15:00.000Z'],
+    ]);
+  });
+  it('the flag means nothing where the wall time is not repeated', () => {
+    const it1 = daily('2026-10-30T01:30:00', '2026-10-30T02:00:00', { startFold: true, endFold: true });
+    expect(expand(it1, 'America/New_York', '2026-10-30T00:00:00Z', '2026-10-31T00:00:00Z').map(span)).toEqual([
+      ['2026-10-30T05:30:00.000Z', '2026-10-30T06:00:00.000Z'],
+    ]);
+  });
+});
+
 describe('an item at a repeated time on the fall-back day runs once, at the first instance', () => {
   const cases: [string, string, string, string, string][] = [
     ['UTC', '2026-10-20T01:30:00', '2026-10-25T00:00:00Z', '2026-10-26T00:00:00Z', '2026-10-25T01:30:00.000Z'],

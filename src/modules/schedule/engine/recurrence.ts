@@ -2,6 +2,21 @@
  * Occurrence expansion of one scheduled item (§11.2 `recurrence`, §11.6 rules 1–3): local dates from
  * the rule, minus exclusions and the calendar's closed dates, at the start's wall-clock time, each
  * start and end resolved to instants by the DST rule of tz.ts.
+ *
+ * Daylight-saving changes (§11.6 rule 2; croner, the cron library of src/jobs, does the same for its
+ * fixed-time jobs):
+ * - A wall time inside a spring-forward gap runs at the first valid instant after it: 02:30 on a
+ *   02:00→03:00 night runs at 03:00. Ends resolve the same way, so an occurrence across the change is
+ *   an hour shorter (01:00–03:00 lasts one hour). An occurrence that lies wholly inside the gap
+ *   (02:30–03:00) would resolve to no length at all and, being a segment of no length, never play:
+ *   the contract does not say what then, and a show must not be skipped silently, so it keeps its
+ *   wall-clock length from that first valid instant (03:00–03:30).
+ * - A wall time repeated at fall-back runs once, at its first instance, and an occurrence across the
+ *   change is an hour longer (01:00–03:00 lasts three hours). The one exception is the first
+ *   occurrence when the client gave its start or end as an instant (`01:30-05:00`, the second 01:30
+ *   in New York): the explicit offset decides that instant and the item keeps it as `startFold` /
+ *   `endFold`. Later occurrences are local times again and follow the rule; one whose stored wall
+ *   span is negative (01:30 first instance to 01:15 second) keeps the first occurrence's length.
  */
 import { firstPeriodFor, periodDays, periodLowerBound } from './periods';
 import type { EngineCalendar, EngineItem } from './types';
@@ -26,8 +41,14 @@ interface Parsed {
   startNaive: number;
   startDay: number;
   timeOfDay: number;
-  /** Wall-clock span when the item has an end, else null (then `durationMs` is absolute). */
+  /**
+   * Wall-clock span when the item has an end, else null (then `durationMs` is absolute). Negative only
+   * for a first occurrence that ends in the second instance of a repeated hour it starts in.
+   */
   wallSpan: number | null;
+  /** The first occurrence's start and end are second instances of a repeated wall time. */
+  startFold: boolean;
+  endFold: boolean;
   durationMs: number;
   untilNaive: number | null;
 }
@@ -59,7 +80,9 @@ function parseItemNow(item: EngineItem): Parsed | null {
     startNaive,
     startDay,
     timeOfDay: startNaive - startDay * DAY_MS,
-    wallSpan: endNaive === null ? null : Math.max(0, endNaive - startNaive),
+    wallSpan: endNaive === null ? null : endNaive - startNaive,
+    startFold: item.startFold === true,
+    endFold: item.endFold === true,
     durationMs: Math.max(0, item.durationMs ?? 0),
     untilNaive,
   };
@@ -101,17 +124,54 @@ function* seriesDays(item: EngineItem, parsed: Parsed, fromDay: number, toDay: n
 
 function occurrenceAt(tz: string, parsed: Parsed, day: number): Occurrence {
   const startNaive = day * DAY_MS + parsed.timeOfDay;
-  const start = fromLocalNaive(tz, startNaive);
-  const end = parsed.wallSpan === null ? start + parsed.durationMs : fromLocalNaive(tz, startNaive + parsed.wallSpan);
+  const span = parsed.wallSpan;
+  let start: number;
+  let end: number;
+  if (day === parsed.startDay) {
+    const endNaive = span === null ? null : startNaive + span;
+    [start, end] = spanInstants(tz, startNaive, endNaive, parsed.durationMs, parsed.startFold, parsed.endFold);
+  } else if (span !== null && span < 0) {
+    start = fromLocalNaive(tz, startNaive);
+    end = start + firstLength(tz, parsed);
+  } else [start, end] = spanInstants(tz, startNaive, span === null ? null : startNaive + span, parsed.durationMs);
   return { start, end: Math.max(start, end), startNaive, date: formatNaiveDate(startNaive) };
+}
+
+/**
+ * The instants of one occurrence from its wall-clock start and end (naive ms; a null end lasts
+ * `durationMs`) by the rules above; the second instances of repeated times where `…Fold` says so.
+ * The end may come out before the start: the item rules reject such an item.
+ */
+export function spanInstants(
+  tz: string,
+  startNaive: number,
+  endNaive: number | null,
+  durationMs: number,
+  startFold = false,
+  endFold = false,
+): [number, number] {
+  const start = fromLocalNaive(tz, startNaive, startFold);
+  if (endNaive === null) return [start, start + durationMs];
+  const end = fromLocalNaive(tz, endNaive, endFold);
+  // Start and end in one spring-forward gap both resolve to its end: keep the wall-clock length.
+  if (end === start && endNaive > startNaive) return [start, start + (endNaive - startNaive)];
+  return [start, end];
+}
+
+/** The first occurrence's length, for the later ones of an item whose wall span is negative (see above). */
+function firstLength(tz: string, parsed: Parsed): number {
+  const endNaive = parsed.startNaive + (parsed.wallSpan ?? 0);
+  const [start, end] = spanInstants(tz, parsed.startNaive, endNaive, 0, parsed.startFold, parsed.endFold);
+  return Math.max(0, end - start);
 }
 
 function closed(calendar: EngineCalendar | undefined, date: string): boolean {
   return calendar?.closedDates.some((r) => r.from <= date && date <= r.to) ?? false;
 }
 
+/** A negative wall span lasts at most the change's hour or two, which the window's SLACK covers. */
 function maxSpan(parsed: Parsed): number {
-  return parsed.wallSpan ?? parsed.durationMs;
+  return parsed.wallSpan === null ? parsed.durationMs : Math.max(0, parsed.wallSpan);
 }
 
 /**
@@ -192,7 +252,7 @@ export function lastOccurrences(
 ): Occurrence[] {
   const parsed = parseItem(item);
   if (!parsed || n <= 0) return [];
-  const first = fromLocalNaive(tz, parsed.startNaive);
+  const first = fromLocalNaive(tz, parsed.startNaive, parsed.startFold);
   let span = 32 * DAY_MS;
   for (;;) {
     const from = before - span;

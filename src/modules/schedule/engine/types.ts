@@ -37,6 +37,12 @@ export interface EngineItem {
   startLocal: string;
   /** Wall-clock end of the first occurrence (resolved with the same DST rule as the start). */
   endLocal?: string | null;
+  /**
+   * The first occurrence's start (end) is the second instance of a wall time repeated at fall-back:
+   * the client gave that instant with its offset. Absent or false: the first instance (rule 2).
+   */
+  startFold?: boolean;
+  endFold?: boolean;
   /** Used when `endLocal` is absent (BLOCK: the block's duration; EVENT: 0). */
   durationMs?: number | null;
   recurrence: Recurrence | null;

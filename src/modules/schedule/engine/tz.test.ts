@@ -36,6 +36,15 @@ describe('local wall time → instant (§11.6 rule 2)', () => {
     expect(at('Australia/Lord_Howe', '2026-04-05T01:45:00')).toBe('2026-04-04T14:45:00.000Z');
     expect(at('Australia/Lord_Howe', '2026-04-05T02:00:00')).toBe('2026-04-04T15:30:00.000Z');
   });
+  it('with fold, a repeated time resolves to its second instance; elsewhere fold changes nothing', () => {
+    const folded = (tz: string, local: string) =>
+      new Date(fromLocalNaive(tz, parseNaive(local) as number, true)).toISOString();
+    expect(folded('America/New_York', '2026-11-01T01:30:00')).toBe('2026-11-01T06:30:00.000Z');
+    expect(folded('Europe/Berlin', '2026-10-25T02:30:00')).toBe('2026-10-25T01:30:00.000Z');
+    expect(folded('Australia/Lord_Howe', '2026-04-05T01:45:00')).toBe('2026-04-04T15:15:00.000Z');
+    expect(folded('America/New_York', '2026-11-01T02:30:00')).toBe('2026-11-01T07:30:00.000Z');
+    expect(folded('America/New_York', '2027-03-14T02:30:00')).toBe('2027-03-14T07:00:00.000Z');
+  });
 });
 
 describe('formatting and parsing', () => {

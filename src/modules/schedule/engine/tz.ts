@@ -106,9 +106,10 @@ export function toLocalNaive(tz: string, ms: number): number {
 
 /**
  * Naive local ms → instant by §11.6 rule 2: a time inside a spring-forward gap runs at the first
- * valid moment after the gap (the transition); a repeated time at fall-back resolves to its first instance.
+ * valid moment after the gap (the transition); a repeated time at fall-back resolves to its first instance,
+ * or its second with `fold` (an instant given with that offset, recurrence.ts).
  */
-export function fromLocalNaive(tz: string, naive: number): number {
+export function fromLocalNaive(tz: string, naive: number, fold = false): number {
   const before = offsetAt(tz, naive - DAY);
   const after = offsetAt(tz, naive + DAY);
   if (before === after) {
@@ -122,7 +123,7 @@ export function fromLocalNaive(tz: string, naive: number): number {
   const b = naive - after;
   const okA = toLocalNaive(tz, a) === naive;
   const okB = toLocalNaive(tz, b) === naive;
-  if (okA && okB) return Math.min(a, b);
+  if (okA && okB) return fold ? Math.max(a, b) : Math.min(a, b);
   if (okA) return a;
   if (okB) return b;
   // In the gap: the transition lies between the two candidates; find it to the second.

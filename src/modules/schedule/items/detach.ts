@@ -12,20 +12,39 @@ import { isOccurrenceDate } from '../engine/recurrence';
 import { formatNaive, parseNaive } from '../engine/tz';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { engineItem, loadSchedule } from '../snapshot/load';
-import type { ItemRow } from './mapper';
+import { type ItemRow, itemInstants } from './mapper';
 import type { ItemDetach, ItemDto } from './model';
 import { draftItem } from './rules';
 import { itemDto, itemRow } from './service';
 
-/** The occurrence on `date` as a one-off copy of the series (same wall-clock time and length). */
-function oneOff(series: ItemRow, date: string): ItemRow {
+/**
+ * The occurrence on `date` as a one-off copy of the series (same wall-clock time and length); the
+ * instants given with an offset (`startFold`, `endFold`) belong to the series' first date only.
+ */
+function oneOff(series: ItemRow, date: string, tz: string): ItemRow {
+  const first = date === series.startLocal.slice(0, 10);
   const startLocal = `${date}${series.startLocal.slice(10)}`;
   let endLocal: string | null = null;
   if (series.endLocal !== null) {
-    const length = (parseNaive(series.endLocal) ?? 0) - (parseNaive(series.startLocal) ?? 0);
+    let length = (parseNaive(series.endLocal) ?? 0) - (parseNaive(series.startLocal) ?? 0);
+    // Negative only for a first occurrence ending in the second instance of a repeated hour: the
+    // later occurrences last as long as it did (engine/recurrence.ts).
+    if (length < 0 && !first) {
+      const [start, end] = itemInstants(series, tz, 0);
+      length = end - start;
+    }
     endLocal = formatNaive((parseNaive(startLocal) ?? 0) + length);
   }
-  return { ...series, startLocal, endLocal, recurrence: null, exclusions: [], parentId: series.id };
+  return {
+    ...series,
+    startLocal,
+    endLocal,
+    startFold: first && series.startFold,
+    endFold: first && series.endFold,
+    recurrence: null,
+    exclusions: [],
+    parentId: series.id,
+  };
 }
 
 export function detachOccurrence(
@@ -41,7 +60,7 @@ export function detachOccurrence(
   if (!isOccurrenceDate(engineItem(series, loaded.blocks), tz, body.date))
     throw invalid('/date', 'is not an occurrence of this item');
   const { date, ...changes } = body;
-  const { values } = draftItem(loaded, oneOff(series, date), changes, series.calendarId);
+  const { values } = draftItem(loaded, oneOff(series, date, tz), changes, series.calendarId);
   const exclusions = [...series.exclusions, date].sort();
   const now = deps.clock.now();
   return scheduleWrite(deps, () => {

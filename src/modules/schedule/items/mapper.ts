@@ -2,8 +2,8 @@ import { iso } from '../../../clock';
 import type { scheduledItems } from '../../../db/schema';
 import { entityMeta } from '../../../http/entity';
 import { selfLink } from '../../../http/links';
-import type { Occurrence } from '../engine/recurrence';
-import { formatLocal, localToInstant } from '../engine/tz';
+import { type Occurrence, spanInstants } from '../engine/recurrence';
+import { formatLocal, parseNaive } from '../engine/tz';
 import type { ItemDto } from './model';
 
 export type ItemRow = typeof scheduledItems.$inferSelect;
@@ -27,7 +27,9 @@ export interface ItemView {
 
 const WIRE: Partial<Record<string, string>> = {
   startLocal: 'startTime',
+  startFold: 'startTime',
   endLocal: 'endTime',
+  endFold: 'endTime',
   targetSubsystemExternalId: 'subsystemExternalId',
   targetExternalRef: 'externalRef',
 };
@@ -37,11 +39,15 @@ export function wireName(column: string): string {
   return WIRE[column] ?? column;
 }
 
-/** A stored item's first-occurrence instants (start, end) in the time zone. */
-export function itemInstants(row: ItemRow, timezone: string, defaultDurationMs: number): [number, number] {
-  const start = localToInstant(timezone, row.startLocal) ?? 0;
-  const end = row.endLocal === null ? start + defaultDurationMs : (localToInstant(timezone, row.endLocal) ?? start);
-  return [start, end];
+/** A stored item's first-occurrence instants (start, end) in the time zone (recurrence.ts rules). */
+export function itemInstants(
+  row: Pick<ItemRow, 'startLocal' | 'startFold' | 'endLocal' | 'endFold'>,
+  timezone: string,
+  defaultDurationMs: number,
+): [number, number] {
+  const startNaive = parseNaive(row.startLocal) ?? 0;
+  const endNaive = row.endLocal === null ? null : (parseNaive(row.endLocal) ?? startNaive);
+  return spanInstants(timezone, startNaive, endNaive, defaultDurationMs, row.startFold, row.endFold);
 }
 
 /** The only row → wire mapping of a scheduled item (§11.2). */

@@ -8,7 +8,17 @@ import type { StoredRecurrence } from '../../../db/schema';
 import { invalid } from '../../../http/errors';
 import { cleanName, unique } from '../../../http/fields';
 import { occurrencesOverlap, pruneExclusions, validateRecurrence } from '../engine/recurrence';
-import { isLocalDate, LocalTimeError, localString, localToInstant, parseInstant, parseLocalInput } from '../engine/tz';
+import {
+  formatNaive,
+  fromLocalNaive,
+  isLocalDate,
+  LocalTimeError,
+  localString,
+  parseInstant,
+  parseLocalInput,
+  parseNaive,
+  toLocalNaive,
+} from '../engine/tz';
 import { engineItem } from '../snapshot/load';
 import type { LoadedSchedule } from '../snapshot/loaded';
 import { type ItemRow, itemInstants, wireName } from './mapper';
@@ -36,8 +46,17 @@ function localOf(tz: string, text: string, path: string): { local: string; insta
 }
 
 /**
- * One end of the item from `<name>Time` and `<name>TimeLocal`: the wall-clock text, null when the
- * body clears it, undefined when the body gives neither. Both given must name the same second.
+ * Whether `instant` is the second instance of a wall time repeated at fall-back, which the wall time
+ * alone would not name (rule 2 reads it as the first): kept beside it as the item's `…Fold`.
+ */
+function isFold(tz: string, instant: number): boolean {
+  return fromLocalNaive(tz, toLocalNaive(tz, instant)) !== instant;
+}
+
+/**
+ * One end of the item from `<name>Time` and `<name>TimeLocal`: the wall-clock text, whether the
+ * instant given is the later of a repeated wall time, and the instant; null when the body clears it,
+ * undefined when the body gives neither. Both given must name the same second.
  */
 function timeFrom(tz: string, utc: string | null | undefined, local: string | null | undefined, name: string) {
   if (utc === undefined && local === undefined) return undefined;
@@ -46,8 +65,11 @@ function timeFrom(tz: string, utc: string | null | undefined, local: string | nu
   const fromUtc = typeof utc === 'string' ? instantOf(utc, `/${name}Time`) : null;
   if (fromLocal && fromUtc !== null && Math.floor(fromLocal.instant / 1000) !== fromUtc / 1000)
     throw invalid(`/${name}TimeLocal`, `does not name the same moment as ${name}Time`);
+  const instant = fromLocal?.instant ?? fromUtc ?? 0;
   return {
-    local: fromLocal?.local ?? localString(tz, fromUtc ?? 0),
+    local: fromLocal?.local ?? localString(tz, instant),
+    fold: isFold(tz, instant),
+    instant,
     path: fromLocal ? `/${name}TimeLocal` : `/${name}Time`,
   };
 }
@@ -104,12 +126,26 @@ export function draftItem(
   if (start === null || (start === undefined && !current))
     throw invalid('/startTime', 'is required (startTime or startTimeLocal)');
   const startLocal = start?.local ?? current?.startLocal ?? '';
+  const startFold = start ? start.fold : (current?.startFold ?? false);
   const end = timeFrom(tz, body.endTime, body.endTimeLocal, 'end');
   let endLocal = end === undefined ? (current?.endLocal ?? null) : (end?.local ?? null);
+  let endFold = end === undefined ? (current?.endFold ?? false) : (end?.fold ?? false);
   if (start && end === undefined && current && current.endLocal !== null) {
-    // A moved start keeps the item's length.
-    const length = (localToInstant(tz, current.endLocal) ?? 0) - (localToInstant(tz, current.startLocal) ?? 0);
-    endLocal = localString(tz, (localToInstant(tz, startLocal) ?? 0) + length);
+    // A moved start keeps the item's wall-clock length (rule 1): moved onto a change day, an
+    // occurrence across it is an hour longer or shorter there, not every day after.
+    const span = (parseNaive(current.endLocal) ?? 0) - (parseNaive(current.startLocal) ?? 0);
+    if (span >= 0) {
+      const endNaive = (parseNaive(startLocal) ?? 0) + span;
+      endLocal = formatNaive(endNaive);
+      // After a start given as the second instance of a repeated time, the end is in that instance too.
+      endFold = fromLocalNaive(tz, endNaive) < start.instant;
+    } else {
+      // Negative only with folds (01:30 to the second 01:15): the length as elapsed.
+      const [was, wasEnd] = itemInstants(current, tz, 0);
+      const moved = start.instant + (wasEnd - was);
+      endLocal = localString(tz, moved);
+      endFold = isFold(tz, moved);
+    }
   }
   const endPath = end?.path ?? '/endTime';
   if (endLocal === null && (itemType === 'PLAYABLE' || itemType === 'PLAYLIST'))
@@ -133,6 +169,8 @@ export function draftItem(
     description: body.description === undefined ? (current?.description ?? null) : body.description,
     startLocal,
     endLocal,
+    startFold,
+    endFold: endLocal === null ? false : endFold,
     recurrence,
     exclusions,
     priority: body.priority ?? current?.priority ?? calendar.defaultPriority,

@@ -61,6 +61,45 @@ describe('delivery at boundaries (rule 12)', () => {
   });
 });
 
+describe('daylight-saving changes in America/New_York (rule 2)', () => {
+  it('a daily 02:30–03:00 playable starts at 03:00 and ends at 03:30 on the spring-forward night', () => {
+    const h = harness(
+      '2027-03-14T06:59:00Z',
+      [
+        item({
+          id: 1,
+          itemId: 3,
+          startLocal: '2027-03-10T02:30:00',
+          endLocal: '2027-03-10T03:00:00',
+          recurrence: { freq: 'daily' },
+        }),
+      ],
+      { timezone: 'America/New_York' },
+    );
+    h.tick();
+    expect(h.sent()).toEqual([]);
+    h.tick(MIN);
+    expect(h.sent()).toEqual(['start PLAYABLE#3 07:00:00-07:30:00']);
+    h.tick(30 * MIN);
+    expect(h.sent()).toEqual(['end PLAYABLE#3 07:00:00-07:30:00']);
+  });
+
+  it('an event given at the second 01:30 of the fall-back night fires once, at 06:30Z', () => {
+    const h = harness(
+      '2026-11-01T05:00:00Z',
+      [item({ id: 1, itemType: 'EVENT', itemId: 1, startLocal: '2026-11-01T01:30:00', startFold: true })],
+      { timezone: 'America/New_York' },
+    );
+    h.tick();
+    h.tick(31 * MIN);
+    expect(h.sent()).toEqual([]);
+    h.tick(60 * MIN);
+    expect(h.sent()).toEqual(['start EVENT#1 06:30:00-06:30:00']);
+    h.tick(60 * MIN);
+    expect(h.sent()).toEqual([]);
+  });
+});
+
 describe('a wall clock stepped far ahead', () => {
   it('delivers only what fell due in the last five minutes', () => {
     const h = harness('2026-06-01T09:00:00Z', [

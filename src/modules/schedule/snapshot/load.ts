@@ -45,6 +45,8 @@ export function engineItem(row: ItemRow, blocks: ReadonlyMap<number, { duration:
     enabled: row.enabled,
     startLocal: row.startLocal,
     endLocal: row.endLocal,
+    startFold: row.startFold,
+    endFold: row.endFold,
     durationMs,
     recurrence: row.recurrence,
     exclusions: row.exclusions,
