@@ -93,7 +93,7 @@ function circles(graph: Map<string, string[]>): string[][] {
 }
 
 /** Folders and files below the feature modules. */
-const BELOW_MODULES = /^(core|db|http|realtime|rpc|jobs)\/|^(deps|clock|config|log|crypto|prng|version)\.ts$/;
+const BELOW_MODULES = /^(core|db|http|realtime|rpc|jobs)\/|^(deps|clock|config|log|crypto|prng|version|instant)\.ts$/;
 /** What only the top (main, the daemon's assembly, the app) may import. */
 const TOP = /^(main|boot|app|daemon)\.ts$/;
 

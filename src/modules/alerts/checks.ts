@@ -11,6 +11,7 @@ import type { StoredAlertDestination } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, invalid } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
+import { instantOfBody } from '../../http/instant';
 import { getRole } from '../roles/service';
 import { findUserById, findUserByUsername } from '../users/accounts';
 import { getVariable, getVariableByRef } from '../variables/service';
@@ -84,13 +85,8 @@ function destinationsOf(deps: Deps, list: NonNullable<AlertWrite['destinations']
   });
 }
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
-
 function timeOf(value: string | null): number | null {
-  if (value === null) return null;
-  const ms = ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms)) throw invalid('/snoozedUntil', 'must be an ISO-8601 time with Z or an offset');
-  return ms;
+  return value === null ? null : instantOfBody(value, '/snoozedUntil');
 }
 
 /** The column values of a body; `existing` is the rule being updated (undefined on create). */

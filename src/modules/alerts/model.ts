@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName } from '../../http/fields';
+import { Instant } from '../../http/instant';
 import { PageQuery } from '../../http/lists';
 
 const Time = t.String({ format: 'date-time' });
@@ -175,8 +176,8 @@ export const AlertModel = {
     alertId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be an integer' })),
     state: t.Optional(t.Union([t.Literal('open'), t.Literal('closed')])),
     sourceType: t.Optional(t.String()),
-    from: t.Optional(Time),
-    to: t.Optional(Time),
+    from: t.Optional(Instant),
+    to: t.Optional(Instant),
   }),
 };
 

@@ -142,6 +142,16 @@ describe('POST/PUT /alerts (upsert)', () => {
         'email needs the smtp settings',
       ],
       [{ ...base, snoozedUntil: 'tomorrow' }, '/snoozedUntil', 'must be an ISO-8601 time with Z or an offset'],
+      [
+        { ...base, snoozedUntil: '2026-02-30T00:00:00Z' },
+        '/snoozedUntil',
+        'must be an ISO-8601 time with Z or an offset',
+      ],
+      [
+        { ...base, snoozedUntil: '2026-01-15T24:00:00Z' },
+        '/snoozedUntil',
+        'must be an ISO-8601 time with Z or an offset',
+      ],
     ];
     for (const [body, path, message] of cases) {
       const res = await t.create(body);

@@ -11,6 +11,7 @@ import { alertIncidents, alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict } from '../../http/errors';
 import { numericId } from '../../http/fields';
+import { instantOfQuery } from '../../http/instant';
 import type { ListResult, Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { mailOfIncidents } from '../mail/service';
@@ -181,8 +182,8 @@ export function listIncidents(deps: Deps, query: IncidentQuery, page: Page): Lis
   if (query.alertId !== undefined) where.push(eq(alertIncidents.alertId, Number(query.alertId)));
   if (query.state !== undefined) where.push(eq(alertIncidents.state, query.state));
   if (query.sourceType !== undefined) where.push(eq(alertIncidents.sourceType, query.sourceType));
-  if (query.from !== undefined) where.push(gte(alertIncidents.firedAt, Date.parse(query.from)));
-  if (query.to !== undefined) where.push(lte(alertIncidents.firedAt, Date.parse(query.to)));
+  if (query.from !== undefined) where.push(gte(alertIncidents.firedAt, instantOfQuery(query.from, '/from')));
+  if (query.to !== undefined) where.push(lte(alertIncidents.firedAt, instantOfQuery(query.to, '/to')));
   const condition = and(...where);
   const total = deps.db.select({ n: count() }).from(alertIncidents).where(condition).get()?.n ?? 0;
   const rows = deps.db

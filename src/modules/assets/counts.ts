@@ -36,6 +36,7 @@ import { getTimezone } from '../../core/settings';
 import { prepared } from '../../db/prepared';
 import type { Deps } from '../../deps';
 import { badQuery } from '../../http/errors';
+import { instantOfQuery } from '../../http/instant';
 import { formatLocal, fromLocalNaive, toLocalNaive } from '../schedule/engine/tz';
 import { severity } from './health';
 import { stateNow } from './history';
@@ -48,7 +49,7 @@ const DAY = 86_400_000;
 /** At most this many buckets in one answer (§16 rule 2). */
 export const MAX_BUCKETS = 1000;
 const RETIRED = 'retired';
-const LATEST = Date.parse('9999-12-31T00:00:00Z');
+const LATEST = Date.UTC(9999, 11, 31);
 
 export interface Bucket {
   start: number;
@@ -103,10 +104,9 @@ export function bucketsOf(tz: string, from: number, to: number, interval: Interv
 
 /** The query's window and buckets: defaults, and the 400s of §16 "Bad input". */
 export function bucketsOfQuery(deps: Deps, query: CountsQuery): Bucket[] {
-  const to = query.to === undefined ? deps.clock.now() : Date.parse(query.to);
-  const from = query.from === undefined ? to - DAY : Date.parse(query.from);
-  if (Number.isNaN(from)) throw badQuery('/from', 'must be an ISO-8601 time');
-  if (Number.isNaN(to)) throw badQuery('/to', 'must be an ISO-8601 time');
+  const sentFrom = query.from === undefined ? undefined : instantOfQuery(query.from, '/from');
+  const to = query.to === undefined ? deps.clock.now() : instantOfQuery(query.to, '/to');
+  const from = sentFrom ?? to - DAY;
   // Nothing is stored before 1970; local times of far-off years are not worth resolving.
   if (from < 0) throw badQuery('/from', 'must be 1970 or later');
   if (to > LATEST) throw badQuery('/to', 'must be 9999-12-31T00:00:00Z or earlier');

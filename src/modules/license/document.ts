@@ -9,6 +9,7 @@
  * absent or null is unlimited. Times are ISO-8601 with `Z` or an offset (§0.2).
  */
 import { invalid } from '../../http/errors';
+import { INSTANT_RULE, parseInstant } from '../../instant';
 
 export const PRODUCT = 'pms';
 export const LIMIT_NAMES = ['subsystems', 'players', 'users'] as const;
@@ -38,7 +39,6 @@ export interface License {
 
 export type LicenseStatus = 'valid' | 'expiring' | 'grace' | 'expired' | 'missing';
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 const at = (name: string) => `/payload/${name}`;
 
 type Json = Record<string, unknown>;
@@ -54,9 +54,8 @@ function text(doc: Json, name: string, max: number, optional = false): string | 
 function time(doc: Json, name: string, fallback?: number | null): number | null {
   const value = doc[name];
   if ((value === undefined || value === null) && fallback !== undefined) return fallback;
-  const ms = typeof value === 'string' && ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms))
-    throw invalid(at(name), `must be an ISO-8601 time with Z or an offset${fallback === null ? ', or null' : ''}`);
+  const ms = typeof value === 'string' ? parseInstant(value) : null;
+  if (ms === null) throw invalid(at(name), `${INSTANT_RULE}${fallback === null ? ', or null' : ''}`);
   return ms;
 }
 

@@ -122,6 +122,8 @@ describe('the licence JSON (document.ts)', () => {
     [{ licenseId: '' }, 'payload.licenseId must be a string of 1-128 characters'],
     [{ customer: 5 }, 'payload.customer must be a string of 1-200 characters'],
     [{ issuedAt: '2026-01-15' }, 'payload.issuedAt must be an ISO-8601 time with Z or an offset'],
+    [{ issuedAt: '2026-02-30T00:00:00Z' }, 'payload.issuedAt must be an ISO-8601 time with Z or an offset'],
+    [{ validFrom: '2026-01-15T24:00:00Z' }, 'payload.validFrom must be an ISO-8601 time with Z or an offset'],
     [{ expiresAt: 'soon' }, 'payload.expiresAt must be an ISO-8601 time with Z or an offset, or null'],
     [{ graceDays: 1.5 }, 'payload.graceDays must be an integer from 0 to 365'],
     [{ machineId: 'ABC' }, 'payload.machineId must be 32 lower-case hex characters, or null'],

@@ -93,10 +93,18 @@ describe('DELETE /logs?before=', () => {
     );
     const bad = await t.call('DELETE', '/logs', { as: 'admin', query: { before: 'soon' } });
     expect(bad.body).toEqual(
-      errorBody(bad, 400, 'bad_request', 'before must be an ISO-8601 time', [
-        { path: '/before', message: 'must be an ISO-8601 time' },
+      errorBody(bad, 400, 'bad_request', 'before must be an ISO-8601 time with Z or an offset', [
+        { path: '/before', message: 'must be an ISO-8601 time with Z or an offset' },
       ]),
     );
+    // Date.parse read these as 2 March and 16 January: every entry before them would have gone.
+    for (const before of ['2026-02-30T00:00:00Z', '2026-01-15T24:00:00Z', 'Nov 27 2026']) {
+      const refused = await t.call('DELETE', '/logs', { as: 'admin', query: { before } });
+      expect([refused.status, refused.body.detail]).toEqual([
+        400,
+        [{ path: '/before', message: 'must be an ISO-8601 time with Z or an offset' }],
+      ]);
+    }
     expect(t.count()).toBe(1);
   });
 });

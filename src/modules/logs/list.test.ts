@@ -81,8 +81,30 @@ describe('GET /logs', () => {
     [{ page: 0 }, 'page must be an integer of at least 1', '/page', 'must be an integer of at least 1'],
     [{ perPage: 0 }, 'perPage must be an integer from 1 to 1000', '/perPage', 'must be an integer from 1 to 1000'],
     [{ perPage: 1001 }, 'perPage must be an integer from 1 to 1000', '/perPage', 'must be an integer from 1 to 1000'],
-    [{ from: 'yesterday' }, 'from must be an ISO-8601 time', '/from', 'must be an ISO-8601 time'],
-    [{ to: '2026-13-45T00:00:00Z' }, 'to must be an ISO-8601 time', '/to', 'must be an ISO-8601 time'],
+    [
+      { from: 'yesterday' },
+      'from must be an ISO-8601 time with Z or an offset',
+      '/from',
+      'must be an ISO-8601 time with Z or an offset',
+    ],
+    [
+      { from: '2026-02-30T00:00:00Z' },
+      'from must be an ISO-8601 time with Z or an offset',
+      '/from',
+      'must be an ISO-8601 time with Z or an offset',
+    ],
+    [
+      { to: '2026-13-45T00:00:00Z' },
+      'to must be an ISO-8601 time with Z or an offset',
+      '/to',
+      'must be an ISO-8601 time with Z or an offset',
+    ],
+    [
+      { to: '2026-01-15T12:00:00+25:00' },
+      'to must be an ISO-8601 time with Z or an offset',
+      '/to',
+      'must be an ISO-8601 time with Z or an offset',
+    ],
     [
       { severity: 'info,loud' },
       'severity must be one of: debug, info, warning, error, critical',

@@ -30,13 +30,6 @@ export function pageTotals(paging: LogPaging, total: number) {
   };
 }
 
-/** A time query parameter (ISO-8601 with `Z` or an offset) as epoch ms; 400 otherwise. */
-export function timeParam(name: string, value: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms)) throw badQuery(`/${name}`, 'must be an ISO-8601 time');
-  return ms;
-}
-
 /** `%`, `_` and `\` escaped for `LIKE … ESCAPE '\'`. */
 export function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -136,6 +136,8 @@ describe('/logs/presets', () => {
     [{}, '/name', 'is required'],
     [{ name: '   ' }, '/name', 'must not be blank'],
     [{ name: 'n', startDate: 'monday' }, '/startDate', 'must be an ISO-8601 time or null'],
+    [{ name: 'n', startDate: '2026-02-30T00:00:00Z' }, '/startDate', 'must be an ISO-8601 time or null'],
+    [{ name: 'n', endDate: '2026-01-15T24:00:00Z' }, '/endDate', 'must be an ISO-8601 time or null'],
     [{ name: 'n', filters: { big: 'x'.repeat(17 * 1024) } }, '/filters', 'must be at most 16 KiB'],
     [
       { name: 'n', tags: Array.from({ length: 51 }, (_, i) => `t${i}`).join(',') },

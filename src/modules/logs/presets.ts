@@ -13,6 +13,7 @@ import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
 import { forbidden, invalid, notFound } from '../../http/errors';
 import { numericId, tagsOf } from '../../http/fields';
+import { instantOfBody } from '../../http/instant';
 import { type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import type { PresetDto, PresetWrite } from './preset-model';
@@ -75,7 +76,7 @@ function jsonOf(value: unknown, path: string): unknown {
   return value;
 }
 
-const timeOf = (value: string | null) => (value === null ? null : Date.parse(value));
+const timeOf = (value: string | null, path: string) => (value === null ? null : instantOfBody(value, path));
 
 /** The row values a body sets; absent fields keep their value. */
 function valuesOf(body: PresetWrite): Partial<PresetRow> {
@@ -86,8 +87,8 @@ function valuesOf(body: PresetWrite): Partial<PresetRow> {
   }
   if (body.type !== undefined) values.type = body.type;
   if (body.tags !== undefined) values.tags = tagsOf(body.tags, '/tags');
-  if (body.startDate !== undefined) values.startDate = timeOf(body.startDate);
-  if (body.endDate !== undefined) values.endDate = timeOf(body.endDate);
+  if (body.startDate !== undefined) values.startDate = timeOf(body.startDate, '/startDate');
+  if (body.endDate !== undefined) values.endDate = timeOf(body.endDate, '/endDate');
   if (body.filters !== undefined) values.filters = jsonOf(body.filters, '/filters');
   if (body.currentSearch !== undefined) values.currentSearch = body.currentSearch;
   if (body.searchOptions !== undefined) values.searchOptions = jsonOf(body.searchOptions, '/searchOptions');

@@ -11,9 +11,10 @@ import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
 import { invalid, notFound } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
+import { instantOfQuery } from '../../http/instant';
 import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import { logPageOf, pageTotals, timeParam } from './paging';
+import { logPageOf, pageTotals } from './paging';
 import type {
   ScenarioDto,
   ScenarioListQuery,
@@ -172,8 +173,8 @@ export function listScenarioRuns(deps: Deps, query: ScenarioRunQuery): ScenarioR
   const conditions: SQL[] = [];
   if (query.origin !== undefined) conditions.push(eq(logScenarioRuns.origin, query.origin));
   if (query.action !== undefined) conditions.push(eq(logScenarioRuns.action, query.action));
-  if (query.from !== undefined) conditions.push(gte(logScenarioRuns.time, timeParam('from', query.from)));
-  if (query.to !== undefined) conditions.push(lte(logScenarioRuns.time, timeParam('to', query.to)));
+  if (query.from !== undefined) conditions.push(gte(logScenarioRuns.time, instantOfQuery(query.from, '/from')));
+  if (query.to !== undefined) conditions.push(lte(logScenarioRuns.time, instantOfQuery(query.to, '/to')));
   const where = and(...conditions);
   const total = deps.db.select({ n: count() }).from(logScenarioRuns).where(where).get()?.n ?? 0;
   const rows = deps.db

@@ -11,10 +11,11 @@ import { logs } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, badRequest, conflict, invalid, notFound } from '../../http/errors';
 import { numericId, tagsOf } from '../../http/fields';
+import { instantOfQuery } from '../../http/instant';
 import { emit, transact } from '../../realtime/emit';
 import { creatorOf } from './creator';
 import { type LogCreate, type LogListQuery, type LogPage, MAX_VALUE, SEVERITIES } from './model';
-import { likePattern, logPageOf, pageTotals, timeParam } from './paging';
+import { likePattern, logPageOf, pageTotals } from './paging';
 
 type Severity = (typeof SEVERITIES)[number];
 const SEVERITY_RULE = `must be one of: ${SEVERITIES.join(', ')}`;
@@ -51,8 +52,8 @@ function conditionsOf(query: LogListQuery): SQL[] {
   for (const tag of query.tags === undefined ? [] : tagsOf(query.tags, '/tags')) {
     where.push(sql`exists (select 1 from json_each(${logs.tags}) where json_each.value = ${tag})`);
   }
-  if (query.from !== undefined) where.push(gte(logs.time, timeParam('from', query.from)));
-  if (query.to !== undefined) where.push(lte(logs.time, timeParam('to', query.to)));
+  if (query.from !== undefined) where.push(gte(logs.time, instantOfQuery(query.from, '/from')));
+  if (query.to !== undefined) where.push(lte(logs.time, instantOfQuery(query.to, '/to')));
   if (query.fuzzy) {
     const pattern = likePattern(query.fuzzy);
     const fuzzy = or(sql`${logs.key} like ${pattern} escape '\\'`, sql`${logs.value} like ${pattern} escape '\\'`);
@@ -149,7 +150,7 @@ export function purgeActivityBefore(deps: Deps, principal: Principal, before: st
   if (before === undefined || before === '') {
     throw badRequest('before is required', [{ path: '/before', message: 'is required' }]);
   }
-  const cutoff = timeParam('before', before);
+  const cutoff = instantOfQuery(before, '/before');
   return transact(deps, () => {
     const removed = deps.db
       .delete(logs)

@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { IdList } from '../../http/fields';
+import { Instant } from '../../http/instant';
 import { PageQuery } from '../../http/lists';
 
 const Time = t.String({ format: 'date-time' });
@@ -102,7 +103,7 @@ export const NotificationModel = {
     key: t.Optional(t.String()),
     subsystemExternalId: t.Optional(t.String()),
     sourceType: t.Optional(t.Union(SOURCE_TYPES.map((s) => t.Literal(s)))),
-    since: t.Optional(Time),
+    since: t.Optional(Instant),
   }),
 };
 

@@ -49,8 +49,18 @@ describe('GET /notifications', () => {
     );
     const since = await t.call('GET', '/notifications', { as: 'viewer', query: { since: 'yesterday' } });
     expect(since.body).toEqual(
-      errorBody(since, 400, 'bad_request', 'query since must be a valid date-time', [
-        { path: '/since', message: 'must be a valid date-time' },
+      errorBody(since, 400, 'bad_request', 'query since must be an ISO-8601 time with Z or an offset', [
+        { path: '/since', message: 'must be an ISO-8601 time with Z or an offset' },
+      ]),
+    );
+    // Date.parse read it as 2 March; Elysia's own date-time format let it through.
+    const impossible = await t.call('GET', '/notifications', {
+      as: 'viewer',
+      query: { since: '2026-02-30T00:00:00Z' },
+    });
+    expect(impossible.body).toEqual(
+      errorBody(impossible, 400, 'bad_request', 'query since must be an ISO-8601 time with Z or an offset', [
+        { path: '/since', message: 'must be an ISO-8601 time with Z or an offset' },
       ]),
     );
   });

@@ -10,6 +10,7 @@ import { notifications, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
+import { instantOfQuery } from '../../http/instant';
 import type { ListResult, Page } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { type NotificationRow, toNotificationDto } from './mapper';
@@ -120,7 +121,7 @@ export function listNotifications(
   if (query.key !== undefined) where.push(eq(notifications.key, query.key));
   if (query.subsystemExternalId !== undefined) where.push(eq(subsystems.externalId, query.subsystemExternalId));
   if (query.sourceType !== undefined) where.push(eq(notifications.sourceType, query.sourceType));
-  if (query.since !== undefined) where.push(gte(notifications.updatedAt, Date.parse(query.since)));
+  if (query.since !== undefined) where.push(gte(notifications.updatedAt, instantOfQuery(query.since, '/since')));
   const condition = and(...where);
   const total =
     deps.db

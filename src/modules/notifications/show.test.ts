@@ -186,6 +186,14 @@ describe('POST|PUT /notifications/show', () => {
         { title: 'a', expiresAt: '2026-01-16T10:00:00' },
         (r) => validation(r, '/expiresAt', 'must be an ISO-8601 time with Z or an offset'),
       ],
+      [
+        { title: 'a', expiresAt: '2026-02-30T10:00:00Z' },
+        (r) => validation(r, '/expiresAt', 'must be an ISO-8601 time with Z or an offset'),
+      ],
+      [
+        { title: 'a', expiresAt: '2026-01-16T10:00:00+25:00' },
+        (r) => validation(r, '/expiresAt', 'must be an ISO-8601 time with Z or an offset'),
+      ],
       [{ title: 'a', roleIds: [1, 999] }, (r) => validation(r, '/roleIds/1', 'names a role that does not exist')],
       [{ title: 'a', subsystemId: 999 }, (r) => errorBody(r, 404, 'not_found', 'subsystem 999 not found')],
       [{ title: 'a', subsystemExternalId: 'nope' }, (r) => errorBody(r, 404, 'not_found', 'subsystem nope not found')],

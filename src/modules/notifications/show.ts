@@ -10,6 +10,7 @@ import { insertRow, updateRow } from '../../db/prepared';
 import { notifications, type StoredNotificationAction } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, invalid, notFound } from '../../http/errors';
+import { instantOfBody } from '../../http/instant';
 import { emit, transact } from '../../realtime/emit';
 import { roleExists } from '../roles/service';
 import { checkActions } from './actions';
@@ -55,13 +56,9 @@ function subsystemOf(deps: Deps, body: NotificationShow): SubsystemRow | null | 
   return row;
 }
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
-
 function timeOf(value: string | null | undefined, path: string): number | null | undefined {
   if (value === undefined || value === null) return value;
-  const ms = ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms)) throw invalid(path, 'must be an ISO-8601 time with Z or an offset');
-  return ms;
+  return instantOfBody(value, path);
 }
 
 function keyOf(value: string | null | undefined): string | null {

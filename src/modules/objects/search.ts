@@ -61,6 +61,7 @@ import { prepared } from '../../db/prepared';
 import { type ObjectMediaMeta, objects, objectTags } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { badRequest, invalid } from '../../http/errors';
+import { instantOfBody } from '../../http/instant';
 import { type ListResult, type Page, pageOf } from '../../http/lists';
 import { NOT_USED, type ObjectRow, objectDto } from './mapper';
 import type { ObjectDto } from './model';
@@ -102,27 +103,6 @@ export const CSV_PAGE = 1000;
 
 /** Keys the server fills from the content; they win over the user's keys of the same name (mapper.ts). */
 const SERVER_KEYS = new Set(['type', 'subtype', 'extension', 'duration', 'mediaInfo']);
-
-const TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
-const TIME_RULE = 'must be an ISO-8601 time with Z or an offset';
-
-/** An ISO-8601 instant with Z or an offset, as epoch ms; a malformed or impossible one → 400 at `path`. */
-export function instantOf(raw: string, path: string): number {
-  const m = TIME.exec(raw);
-  const [, y, mo, d, h, mi, s] = m ?? [];
-  const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  const ms = Date.parse(raw);
-  const valid =
-    m !== null &&
-    day.getUTCMonth() === Number(mo) - 1 &&
-    day.getUTCDate() === Number(d) &&
-    Number(h) < 24 &&
-    Number(mi) < 60 &&
-    Number(s ?? 0) < 60 &&
-    !Number.isNaN(ms);
-  if (!valid) throw invalid(path, TIME_RULE);
-  return ms;
-}
 
 /** The `csv` query flag: present (`?csv`), `true` or `1` → CSV; `false` or `0` → JSON. */
 export function csvFlag(raw: string | undefined): boolean {
@@ -220,8 +200,8 @@ export function planSearch(bucket: string, body: SearchBody, query: SearchQuery)
   const where: SQL[] = [];
   where.push(inArray(objects.status, nonEmpty(body.status) ? [...new Set(body.status)] : ['uploaded']));
   if (nonEmpty(body.types)) where.push(inArray(objects.mediaType, [...new Set(body.types)]));
-  const from = body.createdFrom === undefined ? undefined : instantOf(body.createdFrom, '/createdFrom');
-  const to = body.createdTo === undefined ? undefined : instantOf(body.createdTo, '/createdTo');
+  const from = body.createdFrom === undefined ? undefined : instantOfBody(body.createdFrom, '/createdFrom');
+  const to = body.createdTo === undefined ? undefined : instantOfBody(body.createdTo, '/createdTo');
   if (from !== undefined && to !== undefined && to <= from) throw invalid('/createdTo', 'must be after createdFrom');
   if (from !== undefined) where.push(sql`${objects.createdAt} >= ${from}`);
   if (to !== undefined) where.push(sql`${objects.createdAt} < ${to}`);

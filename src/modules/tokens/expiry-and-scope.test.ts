@@ -50,6 +50,39 @@ describe('an expired token read and sent back', () => {
     expect(revived.body.expiresAt).toBe(future);
     expect((await t.call('GET', '/auth/me', { token: made.body.token })).status).toBe(200);
   });
+
+  it('an impossible or non-ISO expiresAt is 400 and makes or changes nothing; another form of the same instant is no change', async () => {
+    const t = makeTestApp();
+    const roleId = builtInRoleId(t.deps, 'viewer');
+    await t.call('GET', '/tokens', { as: 'admin' });
+    const start = storedTokens(t);
+    // Date.parse read the first two as 2 March and 28 November: tokens that expire on a day nobody chose.
+    for (const expiresAt of ['2026-02-30T00:00:00Z', '2026-11-27T24:00:00Z', 'Nov 27 2026', '2026-11-27']) {
+      const res = await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'x', roleId, expiresAt } });
+      expect([res.status, res.body.code, res.body.detail?.[0]?.path]).toEqual([400, 'validation', '/expiresAt']);
+    }
+    expect(storedTokens(t)).toEqual(start);
+    const made = await t.call('POST', '/tokens', {
+      as: 'admin',
+      body: { displayName: 'x', roleId, expiresAt: '2026-11-27T10:00:00+01:00' },
+    });
+    expect(made.body.expiresAt).toBe('2026-11-27T09:00:00.000Z');
+    const before = storedTokens(t);
+    const bad = await t.call('PUT', `/tokens/${made.body._id}`, {
+      as: 'admin',
+      body: { expiresAt: '2026-02-30T09:00:00Z' },
+    });
+    expect(bad.body).toEqual(
+      validationBody(bad, '/expiresAt', 'must be an ISO-8601 time with Z or an offset, or null'),
+    );
+    expect(storedTokens(t)).toEqual(before);
+    const same = await t.call('PUT', `/tokens/${made.body._id}`, {
+      as: 'admin',
+      body: { expiresAt: '2026-11-27T04:00:00-05:00' },
+    });
+    expect([same.status, same.body.expiresAt]).toEqual([200, '2026-11-27T09:00:00.000Z']);
+    expect(storedTokens(t)).toEqual(before);
+  });
 });
 
 describe('a token never outranks the caller that makes or changes it', () => {

@@ -1,8 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { DisplayName, IdList } from '../../http/fields';
-
-const ExpiresAt = t.Union([t.String({ format: 'date-time' }), t.Null()]);
+import { NullableInstant } from '../../http/instant';
 
 export const TokenModel = {
   dto: t.Object({
@@ -21,13 +20,13 @@ export const TokenModel = {
     displayName: DisplayName,
     roleId: t.Integer({ minimum: 1 }),
     subsystemIds: t.Optional(IdList),
-    expiresAt: t.Optional(ExpiresAt),
+    expiresAt: t.Optional(NullableInstant),
   }),
   update: t.Object({
     displayName: t.Optional(DisplayName),
     roleId: t.Optional(t.Integer({ minimum: 1 })),
     subsystemIds: t.Optional(IdList),
-    expiresAt: t.Optional(ExpiresAt),
+    expiresAt: t.Optional(NullableInstant),
   }),
 };
 

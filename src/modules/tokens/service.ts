@@ -22,7 +22,9 @@ import { tokens } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
 import { numericId, unique } from '../../http/fields';
+import { instantOfBody } from '../../http/instant';
 import { type ListResult, type Page, paginate } from '../../http/lists';
+import { parseInstant } from '../../instant';
 import { emit, transact } from '../../realtime/emit';
 import { assertGrantableRole, grantsOf } from '../roles/service';
 import { type TokenRow, toTokenDto } from './mapper';
@@ -80,14 +82,14 @@ const nameOf = (row: TokenRow) => `token ${row.id} (${row.displayName})`;
 
 function checkExpiry(deps: Deps, expiresAt: string | null | undefined): number | null {
   if (expiresAt === null || expiresAt === undefined) return null;
-  const ms = Date.parse(expiresAt);
-  if (!(ms > deps.clock.now())) throw invalid('/expiresAt', 'must be in the future');
+  const ms = instantOfBody(expiresAt, '/expiresAt');
+  if (ms <= deps.clock.now()) throw invalid('/expiresAt', 'must be in the future');
   return ms;
 }
 
 /** The stored expiry sent back as read (any ISO form of the same instant): not a change, so not re-checked. */
 function sameExpiry(sent: string | null, stored: number | null): boolean {
-  return sent === null ? stored === null : stored !== null && Date.parse(sent) === stored;
+  return sent === null ? stored === null : stored !== null && parseInstant(sent) === stored;
 }
 
 /** Every token, oldest first, never with its secret. */

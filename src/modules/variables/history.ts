@@ -29,6 +29,7 @@ import { prepared } from '../../db/prepared';
 import type { Deps } from '../../deps';
 import { badRequest, settledUnlessDiskFull } from '../../http/errors';
 import { numericId } from '../../http/fields';
+import { instantOfQuery } from '../../http/instant';
 import type { ListResult, Page } from '../../http/lists';
 import { transact } from '../../realtime/emit';
 import type { HistoryQuery } from './model';
@@ -100,19 +101,12 @@ function statements(deps: Deps) {
   }));
 }
 
-function timeOf(text: string, path: string): number {
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms))
-    throw badRequest(`${path.slice(1)} must be an ISO-8601 time`, [{ path, message: 'must be an ISO-8601 time' }]);
-  return ms;
-}
-
 /** Points of one variable between `from` and `to` (default the last 24 h, at most 31 days), newest first by default. */
 export function variableHistoryOf(deps: Deps, id: string, query: HistoryQuery, page: Page): ListResult<HistoryPoint> {
   const row = requireVariable(deps, numericId(id), id);
   const now = deps.clock.now();
-  const to = query.to === undefined ? now : timeOf(query.to, '/to');
-  const from = query.from === undefined ? to - DAY_MS : timeOf(query.from, '/from');
+  const to = query.to === undefined ? now : instantOfQuery(query.to, '/to');
+  const from = query.from === undefined ? to - DAY_MS : instantOfQuery(query.from, '/from');
   if (from > to) throw badRequest('from must not be after to', [{ path: '/from', message: 'must not be after to' }]);
   if (to - from > MAX_SPAN_MS)
     throw badRequest('the span from from to to must be at most 31 days', [

@@ -7,6 +7,7 @@ import { webhookDeliveries } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
+import { instantOfQuery } from '../../http/instant';
 import type { ListResult, Page } from '../../http/lists';
 import { transact } from '../../realtime/emit';
 import { deliveryPayload, insertDelivery } from '../../realtime/outbox';
@@ -30,7 +31,7 @@ export function listDeliveries(deps: Deps, id: string, query: DeliveryQuery, pag
   const where: SQL[] = [eq(webhookDeliveries.webhookId, hook.id)];
   if (query.status !== undefined) where.push(eq(webhookDeliveries.status, query.status));
   if (query.eventType !== undefined) where.push(eq(webhookDeliveries.eventType, query.eventType));
-  if (query.from !== undefined) where.push(gte(webhookDeliveries.createdAt, Date.parse(query.from)));
+  if (query.from !== undefined) where.push(gte(webhookDeliveries.createdAt, instantOfQuery(query.from, '/from')));
   const filter = and(...where);
   const total = deps.db.select({ n: count() }).from(webhookDeliveries).where(filter).get()?.n ?? 0;
   const rows = deps.db

@@ -7,7 +7,8 @@
 import { t } from 'elysia';
 import { badRequest } from '../../../http/errors';
 import { MAX_LIMIT } from '../../../http/lists';
-import { parseInstant, parseNaive } from '../engine/tz';
+import { parseInstant } from '../../../instant';
+import { parseNaive } from '../engine/tz';
 
 const DAY = 86_400_000;
 

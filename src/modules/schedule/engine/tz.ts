@@ -4,6 +4,8 @@
  * (`Date.UTC(y, m - 1, d, h, mi, s)`), so day and month arithmetic is plain integer work.
  */
 
+import { LOCAL_RE, naiveFromMatch, offsetOf } from '../../../instant';
+
 const DAY = 86_400_000;
 const CHUNK = 32 * DAY;
 
@@ -192,9 +194,6 @@ export function formatLocal(tz: string, ms: number): string {
   return `${new Date(ms + off).toISOString().slice(0, 23)}${formatOffset(off)}`;
 }
 
-const LOCAL_RE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-
 /** A problem with a local time the caller turns into a 400 at its own field. */
 export class LocalTimeError extends Error {}
 
@@ -205,42 +204,9 @@ export function parseNaive(text: string): number | null {
   return naiveFromMatch(m);
 }
 
-function naiveFromMatch(m: RegExpExecArray): number | null {
-  const n = (i: number) => Number(m[i] ?? 0);
-  const [y, mo, d, h, mi, s] = [n(1), n(2), n(3), n(4), n(5), n(6)];
-  // Date.UTC reads the years 0-99 as 1900-1999 (year 0 was stored as 1903); nothing runs before 1970.
-  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
-  const naive = Date.UTC(y, mo - 1, d, h, mi, s);
-  if (new Date(naive).getUTCDate() !== d) return null;
-  return naive;
-}
-
 /** Whether `text` is a valid local date `YYYY-MM-DD`. */
 export function isLocalDate(text: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(text) && parseNaive(text) !== null;
-}
-
-/** `Z`, `+05:30` or `-0500` in ms; null when its hours or minutes are out of range. */
-function offsetOf(text: string): number | null {
-  if (text === 'Z') return 0;
-  const digits = text.replace(':', '');
-  const hours = Number(digits.slice(1, 3));
-  const minutes = Number(digits.slice(3, 5));
-  if (hours > 23 || minutes > 59) return null;
-  return (digits[0] === '-' ? -1 : 1) * (hours * 60 + minutes) * 60_000;
-}
-
-/**
- * An instant from ISO-8601 with a time and `Z` or an offset, or null. Strict where `Date.parse` is
- * lenient (§11.6: an invalid time is 400): `2026-02-30T10:00:00Z` was stored as 2 March.
- */
-export function parseInstant(text: string): number | null {
-  const m = LOCAL_RE.exec(text);
-  if (!m?.[8] || m[4] === undefined) return null;
-  const naive = naiveFromMatch(m);
-  const offset = offsetOf(m[8]);
-  if (naive === null || offset === null) return null;
-  return naive + Number((m[7] ?? '').padEnd(3, '0')) - offset;
 }
 
 /**
@@ -263,12 +229,6 @@ export function parseLocalInput(tz: string, text: string): { local: string; inst
 /** Instant → wall-clock `YYYY-MM-DDTHH:mm:ss` in `tz`. */
 export function localString(tz: string, ms: number): string {
   return formatNaive(toLocalNaive(tz, ms));
-}
-
-/** Wall-clock text (date or date-time) → instant by rule 2; null when malformed. */
-export function localToInstant(tz: string, text: string): number | null {
-  const naive = parseNaive(text);
-  return naive === null ? null : fromLocalNaive(tz, naive);
 }
 
 export const DAY_MS = DAY;

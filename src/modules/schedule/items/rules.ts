@@ -7,6 +7,7 @@ import { changedFields, sameValue } from '../../../core/changes';
 import type { StoredRecurrence } from '../../../db/schema';
 import { invalid } from '../../../http/errors';
 import { cleanName, unique } from '../../../http/fields';
+import { parseInstant } from '../../../instant';
 import { occurrencesOverlap, pruneExclusions, validateRecurrence } from '../engine/recurrence';
 import {
   formatNaive,
@@ -14,7 +15,6 @@ import {
   isLocalDate,
   LocalTimeError,
   localString,
-  parseInstant,
   parseLocalInput,
   parseNaive,
   toLocalNaive,

@@ -76,7 +76,9 @@ describe('GET /api/v1/schedule/runs', () => {
     const t = seeded();
     for (const [query, path, message] of [
       [{ status: 'done' }, '/status', 'must be one of ran, caught_up, missed, skipped, preempted'],
-      [{ from: 'yesterday' }, '/from', 'must be an ISO-8601 time'],
+      [{ from: 'yesterday' }, '/from', 'must be an ISO-8601 time with Z or an offset'],
+      [{ from: '2026-02-30T00:00:00Z' }, '/from', 'must be an ISO-8601 time with Z or an offset'],
+      [{ to: '2026-06-01T24:00:00Z' }, '/to', 'must be an ISO-8601 time with Z or an offset'],
       [{ scheduledItemId: 'x1' }, '/scheduledItemId', 'must be an integer'],
     ] as const) {
       const res = await t.call('GET', '/api/v1/schedule/runs', { as: 'viewer', query });

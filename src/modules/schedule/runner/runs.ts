@@ -7,6 +7,7 @@ import { iso, isoOrNull } from '../../../clock';
 import { scheduleRunnerState, scheduleRuns } from '../../../db/schema';
 import type { Deps } from '../../../deps';
 import { badRequest } from '../../../http/errors';
+import { instantOfQuery } from '../../../http/instant';
 import { type ListResult, type Page, pageOf } from '../../../http/lists';
 import type { Entry } from '../engine/types';
 
@@ -99,19 +100,12 @@ export interface RunQuery {
   offset?: string;
 }
 
-function timeParam(name: string, value: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms))
-    throw badRequest(`${name} must be an ISO-8601 time`, [{ path: `/${name}`, message: 'must be an ISO-8601 time' }]);
-  return ms;
-}
-
 /** `GET /schedule/runs`: newest first; `from`/`to` bound the scheduled start ([from, to)). */
 export function listRuns(deps: Deps, query: RunQuery): { result: ListResult<RunDto>; page: Page } {
   const page = pageOf(query);
   const where: SQL[] = [];
-  if (query.from !== undefined) where.push(gte(scheduleRuns.scheduledStart, timeParam('from', query.from)));
-  if (query.to !== undefined) where.push(lt(scheduleRuns.scheduledStart, timeParam('to', query.to)));
+  if (query.from !== undefined) where.push(gte(scheduleRuns.scheduledStart, instantOfQuery(query.from, '/from')));
+  if (query.to !== undefined) where.push(lt(scheduleRuns.scheduledStart, instantOfQuery(query.to, '/to')));
   if (query.status !== undefined) {
     if (!RUN_STATUSES.includes(query.status as RunStatus)) {
       const message = `must be one of ${RUN_STATUSES.join(', ')}`;
