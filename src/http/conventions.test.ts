@@ -1,6 +1,6 @@
 /** The conventions every route shares (C: Requests, Responses, Errors), exercised through real routes. */
 import { describe, expect, it } from 'bun:test';
-import { makeTestApp } from '../../tests/helpers/app';
+import { addSubsystem, makeTestApp } from '../../tests/helpers/app';
 import { errorBody } from '../../tests/helpers/errors';
 
 describe('errors', () => {
@@ -9,6 +9,25 @@ describe('errors', () => {
     const res = await t.call('GET', '/nothing-here', { as: 'admin' });
     expect(res.status).toBe(404);
     expect(res.body).toEqual(errorBody(res, 404, 'not_found', 'no route GET /api/v1/nothing-here'));
+  });
+
+  it('names at most 64 characters of a key (128 of an unknown path) back in a 404, escaped as JSON', async () => {
+    const t = makeTestApp();
+    await addSubsystem(t, 'media');
+    const long = `${'k'.repeat(60)}😀${'z'.repeat(60)}`;
+    const cases: [string, string][] = [
+      [`/subsystems/${encodeURIComponent(long)}`, `subsystem ${'k'.repeat(60)}😀zzz… not found`],
+      [`/subsystems/${'s'.repeat(64)}`, `subsystem ${'s'.repeat(64)} not found`],
+      ['/variables/abc%3Cscript%3E', 'variable abc<script> not found'],
+      [`/subsystems/media/variables/${'r'.repeat(256)}`, `variable ${'r'.repeat(64)}… not found`],
+      [`/nothing/${'p'.repeat(300)}`, `no route GET /api/v1/nothing/${'p'.repeat(112)}…`],
+    ];
+    for (const [path, message] of cases) {
+      const res = await t.call('GET', path, { as: 'admin' });
+      expect(res.body).toEqual(errorBody(res, 404, 'not_found', message));
+    }
+    const raw = await t.call('GET', '/variables/abc%3Cscript%3E', { as: 'admin' });
+    expect(raw.text).toContain('"message":"variable abc<script> not found"');
   });
 
   it('answers a known path with the wrong method with 405 and Allow', async () => {

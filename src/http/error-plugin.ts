@@ -14,10 +14,12 @@ import { Elysia, ValidationError } from 'elysia';
 import type { Deps } from '../deps';
 import { validCaller } from './auth';
 import { requestLog, requestMeta } from './context';
-import { AppError, diskFull, type ErrorBody, type ErrorDetail, isDiskFull, unauthorized } from './errors';
+import { AppError, diskFull, type ErrorBody, type ErrorDetail, echoed, isDiskFull, unauthorized } from './errors';
 import { BAD_ENCODING_MESSAGE, decodeOrNull } from './percent';
 import { schemaErrorDetails } from './validation';
 
+/** An unknown route's 404 names at most this much of its path (errors.ts `echoed`). */
+const ECHOED_PATH_MAX = 128;
 const DRIFT_WARN_EVERY_MS = 3_600_000;
 const DISK_FULL_WARN_EVERY_MS = 60_000;
 
@@ -184,7 +186,7 @@ export function errorPlugin(
                 ? new AppError('method_not_allowed', `${request.method} is not allowed here`, undefined, {
                     allow: allowed.join(', '),
                   })
-                : new AppError('not_found', `no route ${request.method} ${pathname}`);
+                : new AppError('not_found', `no route ${echoed(request.method)} ${echoed(pathname, ECHOED_PATH_MAX)}`);
         } else appError = answers.of(error, request);
         return answers.answer(appError, request);
       })

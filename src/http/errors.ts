@@ -48,8 +48,26 @@ export class AppError extends Error {
   }
 }
 
+/** At most this many characters of a client's key are named back in a 404 message. */
+export const ECHOED_KEY_MAX = 64;
+
+/**
+ * Client input a message names back (a path's key in `notFound`, the path of an unknown route): whole
+ * up to `max` characters (every `_id`, and the keys clients really use), else its first `max` and
+ * `…`. The message is JSON, so the text is escaped wherever it goes (the body, the log line): not
+ * markup anywhere. The cap keeps a request from having its own long input reflected back (path
+ * segments reach 128 characters, references 256, a path 16 KiB). Cut by code point, so a character
+ * outside the BMP is never split into half a surrogate pair.
+ */
+export function echoed(input: string | number, max = ECHOED_KEY_MAX): string {
+  const text = String(input);
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max).join('')}…`;
+}
+
 export const notFound = (entity: string, id?: string | number): AppError =>
-  new AppError('not_found', id === undefined ? `${entity} not found` : `${entity} ${id} not found`);
+  new AppError('not_found', id === undefined ? `${entity} not found` : `${entity} ${echoed(id)} not found`);
 
 export const conflict = (message: string): AppError => new AppError('conflict', message);
 

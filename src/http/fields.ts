@@ -125,3 +125,29 @@ export function tagsOf(value: string | readonly string[], path: string): string[
   if (tags.length > 50) throw invalid(path, 'must have at most 50 items');
   return tags;
 }
+
+const NOT_FINITE = 'is a number beyond ±1.7976931348623157e308; send it as a string';
+
+/**
+ * The JSON text a non-string value is stored as (C: Requests: "a non-string `value` is stored as its
+ * JSON text"): the number the client sent, written back as JSON (`1.50` → `1.5`, `1E2` → `100`, `-0`
+ * → `0`, and a literal below the smallest double, `1e-400`, → `0`: a float literal is read as the
+ * nearest double, as everywhere in a body). A literal past the largest double (`1e400`, 309 digits
+ * and a fraction) is ±Infinity once parsed, which JSON.stringify writes as `null`: text the client
+ * never sent, and the one §4 gives to `null` ("") turned into the word. It is refused at `path`
+ * instead, anywhere inside the value; integer literals past ±(2^53−1) are refused earlier by the
+ * body reader (json-integers.ts). Only non-string values come here: a string value pays nothing.
+ */
+export function jsonText(value: unknown, path: string): string {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw invalid(path, NOT_FINITE);
+    return JSON.stringify(value);
+  }
+  let finite = true;
+  const text = JSON.stringify(value, (_key, item: unknown) => {
+    if (typeof item === 'number' && !Number.isFinite(item)) finite = false;
+    return item;
+  });
+  if (!finite) throw invalid(path, NOT_FINITE);
+  return text;
+}

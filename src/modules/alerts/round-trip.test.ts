@@ -5,6 +5,7 @@
  * tests/put-round-trip.test.ts covers a typical variable rule.
  */
 import { describe, expect, it } from 'bun:test';
+import { auditEntries } from '../../../tests/helpers/app';
 import { SYSTEM_KINDS } from './model';
 import { alertsApp } from './test-support';
 
@@ -40,5 +41,26 @@ describe('an alert read and sent back', () => {
     const { before, put } = await putBack(t, rule._id);
     expect(before).toMatchObject({ variable: t.temp._id, active: false, inactiveReason: 'variable_missing' });
     expect({ status: put.status, body: put.body }).toEqual({ status: 200, body: before });
+  });
+});
+
+describe('an alert update that changes nothing', () => {
+  it('{} or the rule sent back: 200 with the rule as it is, _updatedAt kept, no alert.updated, no audit entry', async () => {
+    const t = await alertsApp();
+    const rule = await t.rule();
+    const audits = auditEntries(t).length;
+    t.events.length = 0;
+    t.clock.advance(1000);
+    for (const [method, body] of [
+      ['PATCH', {}],
+      ['PUT', {}],
+      ['PUT', rule],
+      ['PATCH', { displayName: rule.displayName, active: rule.active }],
+    ] as const) {
+      const res = await t.call(method, `/alerts/${rule._id}`, { as: 'admin', body });
+      expect({ method, status: res.status, body: res.body }).toEqual({ method, status: 200, body: rule });
+    }
+    expect(t.events.filter((e) => e.type.startsWith('alert.') || e.type === 'log.created')).toEqual([]);
+    expect(auditEntries(t)).toHaveLength(audits);
   });
 });

@@ -4,6 +4,7 @@
  * deleting closes its incidents without a recovery notice (rule 9).
  */
 import { and, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { changedFields } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
@@ -105,8 +106,14 @@ function create(deps: Deps, principal: Principal, body: AlertWrite): AlertDto {
   });
 }
 
+/**
+ * Updates a rule with the fields the body changes. One that changes no stored column (`{}`, the rule
+ * sent back as read) answers the rule as it is: `_updatedAt` stays, no `alert.updated`, no audit
+ * entry, no re-evaluation (core/changes.ts, as every module).
+ */
 function update(deps: Deps, principal: Principal, row: AlertRow, body: AlertWrite): AlertDto {
   const values = ruleValues(deps, body, row);
+  if (changedFields(row, values).length === 0) return alertDto(deps, row.id);
   const changed = changedRuleFields(values, row);
   return transact(deps, () => {
     deps.db

@@ -144,6 +144,10 @@ describe('webhook-disabled and variable-health', () => {
     });
     expect(hook.status).toBe(201);
     const id = hook.body._id as number;
+    // As the dispatcher disables it (webhooks/record.ts): switched off, then announced.
+    t.deps.sqlite.run("UPDATE webhooks SET active = 0, state = 'disabled', disabled_reason = 'gone' WHERE id = ?", [
+      id,
+    ]);
     emit(t.deps, 'webhook.disabled', { _id: id, disabledReason: 'gone' });
     expect(await t.history()).toEqual([
       expect.objectContaining({

@@ -229,3 +229,14 @@ describe('GET /logs/:id', () => {
     expect(integration.body).toEqual(errorBody(integration, 403, 'forbidden', 'this needs the logs:read permission'));
   });
 });
+
+describe('POST /logs: a value that is a number (C: Requests, http/fields.ts jsonText)', () => {
+  it('a value that is a number past the largest double is 400 at /value; nothing is posted', async () => {
+    const t = setup();
+    const res = await t.call('POST', '/logs', { as: 'admin', rawBody: '{"key": "k", "value": [1e400]}' });
+    expect(res.body).toEqual(
+      validation(res, '/value', 'is a number beyond ±1.7976931348623157e308; send it as a string'),
+    );
+    expect(t.events.filter((e) => e.type === 'log.created')).toEqual([]);
+  });
+});

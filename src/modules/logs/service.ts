@@ -10,7 +10,7 @@ import { insertRow } from '../../db/prepared';
 import { logs } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, badRequest, conflict, invalid, notFound } from '../../http/errors';
-import { numericId, tagsOf } from '../../http/fields';
+import { jsonText, numericId, tagsOf } from '../../http/fields';
 import { instantOfQuery } from '../../http/instant';
 import { emit, transact } from '../../realtime/emit';
 import { creatorOf } from './creator';
@@ -28,7 +28,7 @@ function severityOf(raw: string): Severity | null {
 }
 
 function valueText(raw: unknown): string {
-  const text = raw === undefined || raw === null ? '' : typeof raw === 'string' ? raw : JSON.stringify(raw);
+  const text = raw === undefined || raw === null ? '' : typeof raw === 'string' ? raw : jsonText(raw, '/value');
   if (text.length > MAX_VALUE) throw invalid('/value', `must be at most ${MAX_VALUE} characters`);
   return text;
 }

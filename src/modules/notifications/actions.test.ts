@@ -193,3 +193,15 @@ describe('POST /notifications/:id/action (rule 3)', () => {
     expect(t.emitted('notification.action').at(-1)).toMatchObject({ action: 'ack', actionType: 'acknowledge' });
   });
 });
+
+describe('variable action values (C: Requests, http/fields.ts jsonText)', () => {
+  it('a variable action whose value is a number past the largest double is 400 at it; nothing is shown', async () => {
+    const t = await setup();
+    const rawBody = `{"title": "Act", "key": "act", "actions": [{"id": "a", "label": "A", "type": "variable", "variableId": ${t.variable._id}, "value": 1e400}]}`;
+    const res = await t.call('POST', '/notifications/show', { as: 'operator', rawBody });
+    expect(res.body).toEqual(
+      validation(res, '/actions/0/value', 'is a number beyond ±1.7976931348623157e308; send it as a string'),
+    );
+    expect((await t.call('GET', '/notifications', { as: 'operator' })).body).toEqual([]);
+  });
+});

@@ -10,6 +10,7 @@ import type { Principal } from '../../core/principal';
 import { notifications, type StoredNotificationAction } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, conflict, invalid } from '../../http/errors';
+import { jsonText } from '../../http/fields';
 import { emit, transact } from '../../realtime/emit';
 import { eventRow } from '../events/service';
 import { triggerEvent } from '../events/trigger';
@@ -33,10 +34,10 @@ function exists(lookup: () => unknown): boolean {
 const eventExists = (deps: Deps, id: number) => exists(() => eventRow(deps, id));
 const variableExists = (deps: Deps, id: number) => exists(() => getVariable(deps, String(id)));
 
-/** Values travel as strings: non-strings as their JSON text, null as "" (C: Requests). */
-function valueText(value: unknown): string {
+/** Values travel as strings: non-strings as their JSON text (`jsonText`), null as "" (C: Requests). */
+function valueText(value: unknown, path: string): string {
   if (typeof value === 'string') return value;
-  return value === null || value === undefined ? '' : JSON.stringify(value);
+  return value === null || value === undefined ? '' : jsonText(value, path);
 }
 
 function isHttpUrl(text: string): boolean {
@@ -70,7 +71,7 @@ function checkAction(
       if (!variableExists(deps, a.variableId))
         throw invalid(`${path}/variableId`, 'names a variable that does not exist');
       if (!('value' in a)) throw invalid(`${path}/value`, 'is required for a variable action');
-      return { ...base, variableId: a.variableId, value: valueText(a.value) };
+      return { ...base, variableId: a.variableId, value: valueText(a.value, `${path}/value`) };
     case 'acknowledge':
       if (!platform) throw invalid(`${path}/type`, 'acknowledge actions are made by the platform only');
       return base;

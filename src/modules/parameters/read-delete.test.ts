@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test';
+import { auditEntries } from '../../../tests/helpers/app';
 import { errorBody, parameterApp as setup } from './test-support';
 
 describe('GET /parameters', () => {
@@ -107,6 +108,45 @@ describe('DELETE /parameters/:id', () => {
     expect(t.emitted('preset.updated')).toEqual([
       { _id: preset._id, externalRef: null, subsystemExternalId: 'media', changed: ['parameters'] },
     ]);
+  });
+
+  it('force=true deletes a preset left with no entry (preset.deleted, audited); one with entries left stays', async () => {
+    const t = await setup();
+    const a = await t.param({ externalRef: 'a' });
+    const b = await t.param({ externalRef: 'b' });
+    const preset = async (displayName: string, refs: string[]) =>
+      (
+        await t.call('POST', '/presets', {
+          as: 'admin',
+          body: {
+            subsystemExternalId: 'media',
+            externalRef: displayName.toLowerCase(),
+            displayName,
+            parameters: refs.map((parameter) => ({ parameter, value: '1' })),
+          },
+        })
+      ).body;
+    const only = await preset('Only', ['a']);
+    const both = await preset('Both', ['a', 'b']);
+    const forced = await t.call('DELETE', `/parameters/${a._id}`, { as: 'admin', query: { force: 'true' } });
+    expect(forced.status).toBe(204);
+    const gone = await t.call('GET', `/presets/${only._id}`, { as: 'admin' });
+    expect(gone.body).toEqual(errorBody(gone, 404, 'not_found', `preset ${only._id} not found`));
+    expect((await t.call('POST', `/presets/${only._id}/apply`, { as: 'admin' })).status).toBe(404);
+    expect((await t.call('GET', '/presets', { as: 'admin' })).body.map((p: { _id: number }) => p._id)).toEqual([
+      both._id,
+    ]);
+    expect((await t.call('GET', `/presets/${both._id}`, { as: 'admin' })).body.parameters).toEqual([
+      { parameter: b._id, externalRef: 'b', value: '1' },
+    ]);
+    expect(t.emitted('preset.deleted')).toEqual([
+      { _id: only._id, externalRef: 'only', subsystemExternalId: 'media', changed: [] },
+    ]);
+    expect(t.emitted('preset.updated')).toEqual([
+      { _id: both._id, externalRef: 'both', subsystemExternalId: 'media', changed: ['parameters'] },
+    ]);
+    expect(auditEntries(t).map((e) => e.key)).toContain('preset.deleted');
+    expect([t.count('presets'), t.count('preset_entries')]).toEqual([1, 1]);
   });
 
   it('a bad force value is refused before anything happens', async () => {

@@ -30,7 +30,8 @@ export function parametersRoutes(deps: Deps) {
     remove: {
       query: ParameterModel.deleteQuery,
       run: (principal, id, query) => deleteParameter(deps, principal, id, query.force === 'true'),
-      summary: 'Delete a parameter; 409 while presets use it unless force=true',
+      summary:
+        'Delete a parameter; 409 while presets use it unless force=true (removed from them; a preset left empty is deleted)',
     },
   }).put('/:id/value', ({ principal, params, body }) => setParameterValue(deps, principal, params.id, body), {
     auth: WRITE,

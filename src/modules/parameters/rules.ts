@@ -6,6 +6,7 @@
  */
 import type { ParameterType } from '../../db/schema';
 import { invalid } from '../../http/errors';
+import { jsonText } from '../../http/fields';
 import { MAX_VALUE_LENGTH } from './model';
 
 /** What a value is checked against. */
@@ -50,12 +51,12 @@ export function requireFit(shape: ValueShape, text: string, path: string): void 
 
 /**
  * Values travel as strings (C: Requests): a string as sent, a number or boolean (or other JSON) as
- * its JSON text. `null` is returned as null: the caller decides what clearing means.
+ * its JSON text (`jsonText`: a number past the largest double is 400). `null` is returned as null: the caller decides what clearing means.
  */
 export function valueText(value: unknown, path: string): string | null {
   if (value === null) return null;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  if (text === undefined) throw invalid(path, 'is required');
+  if (value === undefined) throw invalid(path, 'is required');
+  const text = typeof value === 'string' ? value : jsonText(value, path);
   if (text.length > MAX_VALUE_LENGTH) throw invalid(path, `must be at most ${MAX_VALUE_LENGTH} characters`);
   return text;
 }

@@ -190,3 +190,17 @@ describe('values through the upsert (rules 1, 3, 4)', () => {
     expect(person.body).toEqual(errorBody(person, 403, 'forbidden', 'this credential does not act for that subsystem'));
   });
 });
+
+describe('values that are numbers (C: Requests, http/fields.ts jsonText)', () => {
+  it('a number past the largest double is 400 at the value (never stored as the text "null"), changing nothing', async () => {
+    const t = await setup();
+    const p = await t.param({ externalRef: 'title', value: 'a' });
+    await t.settle();
+    const res = await t.call('PUT', `/parameters/${p._id}/value`, { as: 'operator', rawBody: '{"value": 1e400}' });
+    expect(res.body).toEqual(
+      validation(res, '/value', 'is a number beyond ±1.7976931348623157e308; send it as a string'),
+    );
+    expect((await t.call('GET', `/parameters/${p._id}`, { as: 'admin' })).body.value).toBe('a');
+    expect(t.emitted('parameter.changed')).toEqual([]);
+  });
+});

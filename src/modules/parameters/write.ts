@@ -193,7 +193,8 @@ export function updateParameterById(deps: Deps, principal: Principal, id: string
 
 /**
  * `DELETE /parameters/{id}`: 409 while presets use it, unless `force`, which removes it from them
- * (their entries cascade with the row; each preset announces the change).
+ * (their entries cascade with the row; each preset announces the change, and a preset left with no
+ * entry is deleted: presets/service.ts `removeParameterFromPresets` says why).
  */
 export function deleteParameter(deps: Deps, principal: Principal, id: string, force: boolean): void {
   const row = parameterRow(deps, id);

@@ -188,6 +188,9 @@ describe('GET, PUT, PATCH, DELETE /players/{id}', () => {
     expect(t.emitted('player.updated').at(-1)?.changed).toEqual(['displayName', 'metadata', 'container']);
     const patch = await t.call('PATCH', '/players/screen-1', { as: 'admin', body: { healthGracePeriod: 12 } });
     expect(patch.body).toMatchObject({ healthGracePeriod: 12, displayName: 'Screen' });
+    const cleared = await t.call('PATCH', '/players/screen-1', { as: 'admin', body: { healthGracePeriod: null } });
+    expect(cleared.body).toEqual(validation(cleared, '/healthGracePeriod', 'must be greater than 0'));
+    expect((await t.read(id)).healthGracePeriod).toBe(12);
     const bad = await t.call('PATCH', `/players/${id}`, { as: 'admin', body: { container: 'media' } });
     expectError(bad, 400, 'validation');
     const sent = await t.call('PUT', `/players/${id}`, { as: 'admin', body: await t.read(id) });

@@ -24,6 +24,7 @@ export function applyPreset(deps: Deps, principal: Principal, id: string): Appli
   const preset = presetRow(deps, id);
   requireOwnWrite(principal, 'parameters:write', preset.subsystemId);
   const entries = entriesOf(deps, [preset.id]).get(preset.id) ?? [];
+  // Only a preset emptied by an earlier version: a forced parameter delete now deletes it (service.ts).
   if (entries.length === 0) throw invalid('/parameters', 'must have at least 1 entry');
   const rows = new Map(
     parameterRows(

@@ -164,15 +164,28 @@ export function presetsUsing(deps: Deps, parameterId: number): number[] {
 /**
  * After a forced parameter delete (whose entries went with it): the presets that held it are
  * updated and announce `parameters` as changed.
+ *
+ * A preset left with no entry is deleted (`preset.deleted`, audited like a delete by the caller).
+ * §6 gives a preset 1–500 entries and says a forced delete removes the parameter from the presets;
+ * it is silent on the last one. A preset with nothing to apply would still be listed, offered by
+ * panels and answered 200 by `apply`, which sets nothing: a preset an operator trusts that does
+ * nothing. The `force` the caller sent is what allowed losing its entries, and a subsystem's
+ * delete takes its presets the same way (§3 rule 9). The parameter's 409 names how many presets
+ * use it, so the caller sees what `force` touches before sending it.
  */
 export function removeParameterFromPresets(deps: Deps, principal: Principal, presetIds: readonly number[]): void {
   if (presetIds.length === 0) return;
   transact(deps, () => {
-    deps.db
-      .update(presets)
-      .set({ updatedAt: deps.clock.now() })
-      .where(inArray(presets.id, [...presetIds]))
-      .run();
-    for (const id of presetIds) announcePreset(deps, principal, 'updated', presetDto(deps, id), ['parameters']);
+    const left = entriesOf(deps, presetIds);
+    const emptied = presetIds.filter((id) => !left.has(id));
+    const kept = presetIds.filter((id) => left.has(id));
+    for (const id of emptied) {
+      const dto = presetDto(deps, id);
+      deps.db.delete(presets).where(eq(presets.id, id)).run();
+      announcePreset(deps, principal, 'deleted', dto, []);
+    }
+    if (kept.length === 0) return;
+    deps.db.update(presets).set({ updatedAt: deps.clock.now() }).where(inArray(presets.id, kept)).run();
+    for (const id of kept) announcePreset(deps, principal, 'updated', presetDto(deps, id), ['parameters']);
   });
 }

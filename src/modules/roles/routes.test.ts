@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { auditEntries, makeTestApp } from '../../../tests/helpers/app';
+import { auditEntries, makeTestApp, recordEvents } from '../../../tests/helpers/app';
 import { errorBody } from '../../../tests/helpers/errors';
 import { PERMISSIONS } from '../../core/permissions';
 
@@ -164,6 +164,42 @@ describe('roles audit', () => {
       },
       { key: 'role.updated', value: `role ${id} (night) updated: description`, createdBy: 'token:1' },
       { key: 'role.deleted', value: `role ${id} (night) deleted`, createdBy: 'token:1' },
+    ]);
+  });
+
+  it('an update that changes nothing ({}, or the role sent back as read) answers it as it is: no _updatedAt, event or audit entry', async () => {
+    const t = makeTestApp();
+    const events = recordEvents(t, (e) => e.type.startsWith('role.'));
+    const made = await t.call('POST', '/roles', {
+      as: 'admin',
+      body: { name: 'night', description: 'late', permissions: ['logs:read', 'variables:read'] },
+    });
+    t.clock.advance(1000);
+    for (const [method, body] of [
+      ['PATCH', {}],
+      ['PUT', {}],
+      ['PATCH', made.body],
+      ['PUT', { description: 'late', displayName: 'night', permissions: ['logs:read', 'variables:read', 'logs:read'] }],
+    ] as const) {
+      const res = await t.call(method, `/roles/${made.body._id}`, { as: 'admin', body });
+      expect({ method, body, status: res.status, answer: res.body }).toEqual({
+        method,
+        body,
+        status: 200,
+        answer: made.body,
+      });
+    }
+    expect((await t.call('GET', `/roles/${made.body._id}`, { as: 'admin' })).body).toEqual(made.body);
+    expect(events.map((e) => e.type)).toEqual(['role.created']);
+    expect(auditEntries(t).map((e) => e.key)).toEqual(['role.created']);
+    const changed = await t.call('PATCH', `/roles/${made.body._id}`, {
+      as: 'admin',
+      body: { description: 'late', displayName: 'Night' },
+    });
+    expect(changed.body._updatedAt).toBe('2026-01-15T12:00:01.000Z');
+    expect(events.map((e) => e.data.changed)).toEqual([
+      ['name', 'displayName', 'description', 'permissions'],
+      ['displayName'],
     ]);
   });
 

@@ -7,6 +7,7 @@
  * `roles:write` holder could strip or reshape a role that more powerful accounts rely on.
  */
 import { count, eq } from 'drizzle-orm';
+import { changedFields } from '../../core/changes';
 import {
   BUILT_IN_ROLES,
   type BuiltInRoleName,
@@ -210,7 +211,12 @@ export function createRole(deps: Deps, principal: Principal, body: RoleCreate): 
   return dto(deps, row);
 }
 
-/** Updates a custom role; built-in roles cannot change (409). */
+/**
+ * Updates a custom role; built-in roles cannot change (409). Only fields whose value differs count
+ * (core/changes.ts); an update that changes none (`{}`, a role sent back as read) answers the role
+ * as it is: `_updatedAt` stays, no `role.updated`, no audit entry, the caches are kept. It still
+ * needs the caller to cover the role and what it sent, as any update.
+ */
 export function updateRole(deps: Deps, principal: Principal, id: string, body: RoleUpdate): RoleDto {
   const row = rowOf(deps, id);
   if (row.builtIn) throw conflict(`the built-in role ${row.name} cannot be changed`);
@@ -221,6 +227,8 @@ export function updateRole(deps: Deps, principal: Principal, id: string, body: R
   }
   if (body.displayName !== undefined) changes.displayName = body.displayName.trim() || row.name;
   if (body.description !== undefined) changes.description = body.description;
+  const changed = changedFields(row, changes);
+  if (changed.length === 0) return dto(deps, row);
   const now = deps.clock.now();
   const updated = transact(deps, () => {
     const stored = deps.db
@@ -230,8 +238,8 @@ export function updateRole(deps: Deps, principal: Principal, id: string, body: R
       .returning()
       .get();
     dropCache(deps);
-    emit(deps, 'role.updated', { _id: row.id, changed: Object.keys(changes) });
-    audit(deps, principal, 'updated', roleSubject(row), Object.keys(changes));
+    emit(deps, 'role.updated', { _id: row.id, changed });
+    audit(deps, principal, 'updated', roleSubject(row), changed);
     return stored;
   });
   return dto(deps, updated ?? row);

@@ -55,9 +55,7 @@ export const SubsystemModel = {
     type: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
     healthEnabled: t.Optional(t.BooleanString()),
     /** Checked by the service so every wrong value gets the one message the contract fixes. */
-    healthGracePeriod: t.Optional(
-      t.Unknown({ description: 'integer seconds, 1–86400; null restores the setting default' }),
-    ),
+    healthGracePeriod: t.Optional(t.Unknown({ description: 'integer seconds, 1–86400' })),
     healthCheck: t.Optional(HealthCheckModel),
     directMediaPlayback: t.Optional(t.BooleanString()),
     metadata: t.Optional(Metadata),

@@ -205,15 +205,12 @@ describe('upsert', () => {
     expect(updated.map((e) => e.data.changed)).toEqual([['displayName', 'metadata']]);
   });
 
-  it('updates by _id, may change externalId, and null restores the default grace period', async () => {
+  it('updates by _id and may change externalId', async () => {
     const t = setup();
     const first = await t.create({ externalId: 'a', healthGracePeriod: 60 });
-    const res = await t.call('POST', '/subsystems', {
-      as: 'admin',
-      body: { _id: first.body._id, externalId: 'b', healthGracePeriod: null },
-    });
+    const res = await t.call('POST', '/subsystems', { as: 'admin', body: { _id: first.body._id, externalId: 'b' } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ _id: first.body._id, externalId: 'b', healthGracePeriod: 30 });
+    expect(res.body).toMatchObject({ _id: first.body._id, externalId: 'b', healthGracePeriod: 60 });
     expect((await t.call('GET', '/subsystems/a', { as: 'admin' })).status).toBe(404);
   });
 

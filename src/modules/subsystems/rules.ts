@@ -20,9 +20,17 @@ export const WRITABLE = [
   'metadata',
 ] as const;
 
-/** `healthGracePeriod`: a positive integer of seconds (digits as text too), or null for the setting default. */
-function gracePeriodOf(value: unknown): number | null {
-  if (value === null) return null;
+/**
+ * `healthGracePeriod`: a positive integer of seconds (digits as text too). §3 types it "int seconds",
+ * not "int or null", so §0.1's "null clears a nullable field" does not apply, and its bad input line
+ * ("0, negative or not an integer → 400 'healthGracePeriod must be greater than 0'") covers `null`:
+ * a body with `null` is refused whole and changes nothing. (It once reset the period to the setting
+ * default, silently undoing an operator's value.) A stored null still means "follow the setting
+ * `health.defaultGracePeriodSeconds`": that is what a subsystem created without the field keeps.
+ * The other numbers of the body (`healthCheck.port`, `intervalSeconds`, `timeoutSeconds`) are
+ * schema integers, so their `null` is a 400 of the schema already.
+ */
+function gracePeriodOf(value: unknown): number {
   const n = typeof value === 'string' && /^[0-9]{1,9}$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0) {
     throw invalid('/healthGracePeriod', 'must be greater than 0');

@@ -39,6 +39,40 @@ describe('PUT and PATCH /subsystems/:id', () => {
     },
   );
 
+  it('null for healthGracePeriod or a healthCheck number is 400 naming the field, by every write path, and changes nothing', async () => {
+    const t = setup();
+    const { body: created } = await t.create({
+      externalId: 'media',
+      healthGracePeriod: 60,
+      healthCheck: { mode: 'tcp', host: '10.0.0.5', port: 9000, intervalSeconds: 20, timeoutSeconds: 3 },
+    });
+    t.clock.advance(1000);
+    const writes = [
+      ['PUT', '/subsystems/media', {}],
+      ['PATCH', `/subsystems/${created._id}`, {}],
+      ['POST', '/subsystems', { externalId: 'media' }],
+      ['PUT', '/subsystems', { _id: created._id }],
+    ] as const;
+    for (const [method, path, key] of writes) {
+      const res = await t.call(method, path, {
+        as: 'admin',
+        body: { ...key, description: 'x', healthGracePeriod: null },
+      });
+      expect(res.body).toEqual(validation(res, '/healthGracePeriod', 'must be greater than 0'));
+    }
+    for (const field of ['port', 'intervalSeconds', 'timeoutSeconds']) {
+      const healthCheck = { ...created.healthCheck, [field]: null };
+      const res = await t.call('PATCH', '/subsystems/media', { as: 'admin', body: { description: 'x', healthCheck } });
+      expect(res.status).toBe(400);
+      expect(res.body.detail.map((d: { path: string }) => d.path)).toContain(`/healthCheck/${field}`);
+    }
+    const create = await t.create({ externalId: 'other', healthGracePeriod: null });
+    expect(create.body).toEqual(validation(create, '/healthGracePeriod', 'must be greater than 0'));
+    expect((await t.call('GET', '/subsystems/other', { as: 'admin' })).status).toBe(404);
+    expect(await t.read('media')).toEqual(created);
+    expect(t.emitted('subsystem.updated')).toEqual([]);
+  });
+
   it('may change externalId; the old one no longer names it', async () => {
     const t = setup();
     const { body } = await t.create({ externalId: 'old' });

@@ -4,6 +4,7 @@
  * through the foreign key).
  */
 import { and, asc, eq, ne } from 'drizzle-orm';
+import { changedFields } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { userTemplates } from '../../db/schema';
@@ -146,7 +147,11 @@ export function createUserTemplate(deps: Deps, principal: Principal, body: UserT
   return toUserTemplateDto(row);
 }
 
-/** Updates the fields present; existing users made from it keep what they have. */
+/**
+ * Updates the fields present; existing users made from it keep what they have. Only fields whose
+ * value differs count (core/changes.ts): an update that changes none (`{}`, the template sent back
+ * as read) answers it as it is, `_updatedAt` kept, no event, no audit entry.
+ */
 export function updateUserTemplate(
   deps: Deps,
   principal: Principal,
@@ -168,6 +173,8 @@ export function updateUserTemplate(
   }
   const isDefault = boolInput(body.isDefault);
   if (isDefault !== undefined) changes.isDefault = isDefault;
+  const changed = changedFields(row, changes);
+  if (changed.length === 0) return toUserTemplateDto(row);
   const now = deps.clock.now();
   const updated = transact(deps, () => {
     if (isDefault) {
@@ -183,8 +190,8 @@ export function updateUserTemplate(
       .where(eq(userTemplates.id, row.id))
       .returning()
       .get();
-    emit(deps, 'usertemplate.updated', { _id: row.id, changed: Object.keys(changes) });
-    audit(deps, principal, 'updated', templateSubject(row), Object.keys(changes));
+    emit(deps, 'usertemplate.updated', { _id: row.id, changed });
+    audit(deps, principal, 'updated', templateSubject(row), changed);
     return stored;
   });
   return toUserTemplateDto(updated ?? row);

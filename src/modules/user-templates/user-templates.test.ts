@@ -192,3 +192,25 @@ describe('user templates audit', () => {
     ]);
   });
 });
+
+describe('a user template update that changes nothing', () => {
+  it('{} or the template sent back: 200 with it as it is, _updatedAt kept, no usertemplate.updated, no audit entry', async () => {
+    const h = makeTestApp();
+    const made = await makeTemplate(h, { displayName: 'Front desk', description: 'd', isDefault: true });
+    const audits = auditEntries(h).length;
+    const seen: BusEvent[] = [];
+    h.deps.bus.subscribe((e) => seen.push(e));
+    h.clock.advance(1000);
+    for (const [method, body] of [
+      ['PATCH', {}],
+      ['PUT', {}],
+      ['PUT', made],
+      ['PATCH', { displayName: 'Front desk', isDefault: true }],
+    ] as const) {
+      const res = await h.call(method, `/usertemplates/${made._id}`, { as: 'admin', body });
+      expect({ method, status: res.status, body: res.body }).toEqual({ method, status: 200, body: made });
+    }
+    expect(seen).toEqual([]);
+    expect(auditEntries(h)).toHaveLength(audits);
+  });
+});

@@ -11,6 +11,7 @@ import { logs } from '../../db/schema';
 import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
+import { jsonText } from '../../http/fields';
 import { compositeDependents, compositeValue } from './composite';
 import { MAX_VALUE_LENGTH } from './model';
 import { findVariable, forgetVariable, rememberVariable, statements } from './repo';
@@ -30,9 +31,13 @@ export interface WriteContext {
   now: number;
 }
 
-/** Values travel as strings: non-strings as their JSON text, null as "" (C: Requests). */
+/**
+ * Values travel as strings: non-strings as their JSON text (`jsonText`: a number past the largest
+ * double is 400, never the text "null"), null as "" (C: Requests). Every value write comes here: by
+ * `_id`, by reference, the upserts' `lastValue`.
+ */
 export function valueText(value: unknown, path: string): string {
-  const text = typeof value === 'string' ? value : value === null || value === undefined ? '' : JSON.stringify(value);
+  const text = typeof value === 'string' ? value : value === null || value === undefined ? '' : jsonText(value, path);
   if (text.length > MAX_VALUE_LENGTH) throw invalid(path, `must be at most ${MAX_VALUE_LENGTH} characters`);
   return text;
 }

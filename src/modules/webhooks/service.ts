@@ -4,6 +4,7 @@
  * create and rotate answers, never in an event, an audit entry or a log line.
  */
 import { asc, eq } from 'drizzle-orm';
+import { changedFields } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
@@ -95,16 +96,7 @@ export async function createWebhook(deps: Deps, principal: Principal, body: Webh
       .returning()
       .get();
     invalidateWebhookCache(deps);
-    const changed = [
-      'displayName',
-      'url',
-      'events',
-      'subsystemIds',
-      'active',
-      'headers',
-      'timeoutSeconds',
-      'allowPrivateNetwork',
-    ];
+    const changed = [...WRITABLE];
     emit(deps, 'webhook.created', { _id: row.id, changed });
     audit(deps, principal, 'created', webhookSubject(row), changed);
     return toWebhookDto(row, secret);
@@ -118,7 +110,23 @@ function activation(active: boolean): Partial<WebhookRow> {
     : { active, state: 'disabled', disabledReason: 'manual' };
 }
 
-/** Updates the writable fields present (PUT and PATCH alike); `secret` is ignored (rotate instead). */
+/** The writable fields, as events and audit entries name them. */
+const WRITABLE = [
+  'displayName',
+  'url',
+  'events',
+  'subsystemIds',
+  'active',
+  'headers',
+  'timeoutSeconds',
+  'allowPrivateNetwork',
+] as const;
+
+/**
+ * Updates the writable fields present (PUT and PATCH alike); `secret` is ignored (rotate instead).
+ * Only fields whose value differs count (core/changes.ts): an update that changes none (`{}`, the
+ * webhook sent back as read) answers it as it is, `_updatedAt` kept, no event, no audit entry.
+ */
 export async function updateWebhook(
   deps: Deps,
   principal: Principal,
@@ -127,10 +135,8 @@ export async function updateWebhook(
 ): Promise<WebhookDto> {
   const row = webhookRow(deps, id);
   const changes: Partial<WebhookRow> = {};
-  const changed: string[] = [];
   const set = <K extends keyof WebhookRow>(field: K, value: WebhookRow[K]) => {
     changes[field] = value;
-    changed.push(field);
   };
   if (body.displayName !== undefined) set('displayName', cleanName(body.displayName));
   if (body.url !== undefined) set('url', body.url);
@@ -143,10 +149,9 @@ export async function updateWebhook(
   if (body.url !== undefined || body.allowPrivateNetwork !== undefined) {
     await checkTarget(deps, url, body.allowPrivateNetwork ?? row.allowPrivateNetwork);
   }
-  if (body.active !== undefined) {
-    changed.push('active');
-    if (body.active !== row.active) Object.assign(changes, activation(body.active));
-  }
+  if (body.active !== undefined && body.active !== row.active) Object.assign(changes, activation(body.active));
+  const changed = changedFields(row, changes, WRITABLE);
+  if (changed.length === 0) return toWebhookDto(row);
   return webhookWrite(deps, () => {
     const updated = deps.db
       .update(webhooks)

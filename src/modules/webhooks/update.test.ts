@@ -143,3 +143,31 @@ describe('webhook events, audit and permissions', () => {
     expect(create.status).toBe(201);
   });
 });
+
+describe('a webhook update that changes nothing', () => {
+  it('{} or the webhook sent back: 200 with it as it is, _updatedAt kept, no webhook.updated, no audit entry', async () => {
+    const t = webhookApp();
+    const made = await addWebhook(t, { url: 'https://hooks.example.com/', headers: { 'x-a': '1' } });
+    const read = (await t.call('GET', `/webhook/${made._id}`, { as: 'admin' })).body;
+    const audits = auditEntries(t).length;
+    const events = recordEvents(t);
+    t.clock.advance(1000);
+    for (const [method, body] of [
+      ['PATCH', {}],
+      ['PUT', {}],
+      ['PUT', read],
+      ['PATCH', { displayName: read.displayName, active: true, events: read.events }],
+    ] as const) {
+      const res = await t.call(method, `/webhook/${made._id}`, { as: 'admin', body });
+      expect({ method, status: res.status, body: res.body }).toEqual({ method, status: 200, body: read });
+    }
+    expect(events).toEqual([]);
+    expect(auditEntries(t)).toHaveLength(audits);
+    const renamed = await t.call('PATCH', `/webhook/${made._id}`, {
+      as: 'admin',
+      body: { displayName: 'New', active: true },
+    });
+    expect(renamed.body._updatedAt).not.toBe(read._updatedAt);
+    expect(events.filter((e) => e.type === 'webhook.updated').map((e) => e.data.changed)).toEqual([['displayName']]);
+  });
+});

@@ -1,5 +1,6 @@
 /** Blocks (§11.4): reusable timed sequences placed as one scheduled item. */
 import { and, asc, eq } from 'drizzle-orm';
+import { changedFields } from '../../../core/changes';
 import type { Principal } from '../../../core/principal';
 import { type StoredBlockItem, scheduleBlocks, scheduledItems } from '../../../db/schema';
 import type { Deps } from '../../../deps';
@@ -152,6 +153,11 @@ export function createBlock(deps: Deps, principal: Principal, body: BlockCreate)
   });
 }
 
+/**
+ * Updates the fields present. Only fields whose value differs count (core/changes.ts): an update
+ * that changes none (`{}`, the entity sent back as read) answers it as it is: `_updatedAt` and
+ * `Last-Modified` stay, no event, no `schedule.changed`, no audit entry, no re-plan.
+ */
 export function updateBlock(deps: Deps, principal: Principal, id: string, body: BlockUpdate): BlockDto {
   const row = blockRow(deps, id);
   const loaded = loadSchedule(deps);
@@ -173,6 +179,8 @@ export function updateBlock(deps: Deps, principal: Principal, id: string, body: 
     );
     if (body.items !== undefined) changes.items = items;
   }
+  const changed = changedFields(row, changes);
+  if (changed.length === 0) return dtoWith(loaded, row);
   return scheduleWrite(deps, () => {
     const updated =
       deps.db
@@ -182,7 +190,7 @@ export function updateBlock(deps: Deps, principal: Principal, id: string, body: 
         .returning()
         .get() ?? row;
     const out = dtoWith(loaded, updated);
-    announceScheduleWrite(deps, principal, 'block', 'updated', out, Object.keys(changes));
+    announceScheduleWrite(deps, principal, 'block', 'updated', out, changed);
     return out;
   });
 }

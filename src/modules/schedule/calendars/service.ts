@@ -1,5 +1,6 @@
 /** Calendars (§11.2): groups of scheduled items with a default priority and closed dates. */
 import { and, asc, count, eq, ne } from 'drizzle-orm';
+import { changedFields } from '../../../core/changes';
 import type { Principal } from '../../../core/principal';
 import { type ClosedDates, scheduleCalendars, scheduledItems } from '../../../db/schema';
 import type { Deps } from '../../../deps';
@@ -103,6 +104,11 @@ export function createCalendar(deps: Deps, principal: Principal, body: CalendarC
   });
 }
 
+/**
+ * Updates the fields present. Only fields whose value differs count (core/changes.ts): an update
+ * that changes none (`{}`, the entity sent back as read) answers it as it is: `_updatedAt` and
+ * `Last-Modified` stay, no event, no `schedule.changed`, no audit entry, no re-plan.
+ */
 export function updateCalendar(deps: Deps, principal: Principal, id: string, body: CalendarUpdate): CalendarDto {
   const row = calendarRow(deps, id);
   const changes: Partial<CalendarRow> = {};
@@ -115,6 +121,8 @@ export function updateCalendar(deps: Deps, principal: Principal, id: string, bod
   if (body.defaultPriority !== undefined) changes.defaultPriority = body.defaultPriority;
   if (body.color !== undefined) changes.color = body.color.toUpperCase();
   if (body.closedDates !== undefined) changes.closedDates = closedDatesOf(body.closedDates);
+  const changed = changedFields(row, changes);
+  if (changed.length === 0) return dto(deps, row);
   return scheduleWrite(deps, () => {
     const updated =
       deps.db
@@ -124,7 +132,7 @@ export function updateCalendar(deps: Deps, principal: Principal, id: string, bod
         .returning()
         .get() ?? row;
     const out = dto(deps, updated);
-    announceScheduleWrite(deps, principal, 'calendar', 'updated', out, Object.keys(changes));
+    announceScheduleWrite(deps, principal, 'calendar', 'updated', out, changed);
     return out;
   });
 }

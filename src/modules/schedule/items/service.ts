@@ -127,7 +127,12 @@ export function createCalendarItem(deps: Deps, principal: Principal, calendarId:
   return createItem(deps, principal, body, calendarRow(deps, calendarId).id);
 }
 
-/** PUT and PATCH: the fields present change; the whole item is checked again. */
+/**
+ * PUT and PATCH: the fields present change; the whole item is checked again. Only fields whose value
+ * differs count (core/changes.ts): an update that changes none (`{}`, the item sent back as read)
+ * answers it as it is: `_updatedAt` and `Last-Modified` stay, no event, no `schedule.changed`, no
+ * audit entry, no re-plan.
+ */
 export function updateItem(
   deps: Deps,
   principal: Principal,
@@ -139,6 +144,7 @@ export function updateItem(
   const row = itemRow(deps, id, calendar);
   const loaded = loadSchedule(deps);
   const { values, changed } = draftItem(loaded, row, body, row.calendarId);
+  if (changed.length === 0) return itemDto(deps, loaded, row);
   return scheduleWrite(deps, () => {
     const updated =
       deps.db

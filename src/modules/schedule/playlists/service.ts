@@ -1,6 +1,6 @@
 /** Playlists (§11.3): entries played in order, looping until the occurrence ends by default. */
-
 import { and, asc, eq, ne } from 'drizzle-orm';
+import { changedFields } from '../../../core/changes';
 import type { Principal } from '../../../core/principal';
 import { type StoredPlaylistEntry, scheduleBlocks, scheduledItems, schedulePlaylists } from '../../../db/schema';
 import type { Deps } from '../../../deps';
@@ -122,6 +122,11 @@ export function createPlaylist(deps: Deps, principal: Principal, body: PlaylistC
   });
 }
 
+/**
+ * Updates the fields present. Only fields whose value differs count (core/changes.ts): an update
+ * that changes none (`{}`, the entity sent back as read) answers it as it is: `_updatedAt` and
+ * `Last-Modified` stay, no event, no `schedule.changed`, no audit entry, no re-plan.
+ */
 export function updatePlaylist(deps: Deps, principal: Principal, id: string, body: PlaylistUpdate): PlaylistDto {
   const row = playlistRow(deps, id);
   const changes: Partial<PlaylistRow> = {};
@@ -133,6 +138,8 @@ export function updatePlaylist(deps: Deps, principal: Principal, id: string, bod
   if (body.entries !== undefined) changes.entries = entriesOf(deps, body.entries, row.entries);
   if (body.loop !== undefined) changes.loop = body.loop;
   if (body.shuffle !== undefined) changes.shuffle = body.shuffle;
+  const changed = changedFields(row, changes);
+  if (changed.length === 0) return dto(deps, row);
   return scheduleWrite(deps, () => {
     const updated =
       deps.db
@@ -142,7 +149,7 @@ export function updatePlaylist(deps: Deps, principal: Principal, id: string, bod
         .returning()
         .get() ?? row;
     const out = dto(deps, updated);
-    announceScheduleWrite(deps, principal, 'playlist', 'updated', out, Object.keys(changes));
+    announceScheduleWrite(deps, principal, 'playlist', 'updated', out, changed);
     return out;
   });
 }

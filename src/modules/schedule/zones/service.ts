@@ -1,5 +1,6 @@
 /** Zones (§11.1): timelines the schedule's playable items compete in. Zone 1 is built in. */
 import { and, asc, eq, ne } from 'drizzle-orm';
+import { changedFields } from '../../../core/changes';
 import type { Principal } from '../../../core/principal';
 import { findSubsystem } from '../../../core/subsystems';
 import { scheduleBlocks, scheduleCalendars, scheduledItems, scheduleZones } from '../../../db/schema';
@@ -101,6 +102,11 @@ export function createZone(deps: Deps, principal: Principal, body: ZoneCreate): 
   });
 }
 
+/**
+ * Updates the fields present. Only fields whose value differs count (core/changes.ts): an update
+ * that changes none (`{}`, the entity sent back as read) answers it as it is: `_updatedAt` and
+ * `Last-Modified` stay, no event, no `schedule.changed`, no audit entry, no re-plan.
+ */
 export function updateZone(deps: Deps, principal: Principal, id: string, body: ZoneUpdate): ZoneDto {
   const row = zoneRow(deps, id);
   const changes: Partial<ZoneRow> = {};
@@ -111,6 +117,8 @@ export function updateZone(deps: Deps, principal: Principal, id: string, body: Z
   if (body.description !== undefined) changes.description = body.description;
   if (body.members !== undefined) changes.members = memberIds(deps, body.members);
   if (body.color !== undefined) changes.color = body.color.toUpperCase();
+  const changed = changedFields(row, changes);
+  if (changed.length === 0) return toZoneDto(row);
   return scheduleWrite(deps, () => {
     const updated =
       deps.db
@@ -120,7 +128,7 @@ export function updateZone(deps: Deps, principal: Principal, id: string, body: Z
         .returning()
         .get() ?? row;
     const dto = toZoneDto(updated);
-    announceScheduleWrite(deps, principal, 'zone', 'updated', dto, Object.keys(changes));
+    announceScheduleWrite(deps, principal, 'zone', 'updated', dto, changed);
     return dto;
   });
 }
