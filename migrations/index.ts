@@ -14,7 +14,7 @@ import m0008 from './0008_assets.sql' with { type: 'text' };
 import m0009 from './0009_asset_health.sql' with { type: 'text' };
 import m0010 from './0010_asset_counts.sql' with { type: 'text' };
 import m0011 from './0011_history_recent.sql' with { type: 'text' };
-import m0012 from './0012_next.sql' with { type: 'text' };
+import m0012 from './0012_schedule_fold.sql' with { type: 'text' };
 
 export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0000_foundation', sql: m0000 },
@@ -29,5 +29,5 @@ export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0009_asset_health', sql: m0009 },
   { tag: '0010_asset_counts', sql: m0010 },
   { tag: '0011_history_recent', sql: m0011 },
-  { tag: '0012_next', sql: m0012 },
+  { tag: '0012_schedule_fold', sql: m0012 },
 ];
