@@ -10,8 +10,8 @@ import { errorBody } from './errors';
 type Item = Record<string, unknown>;
 type Query = Record<string, string>;
 
-/** The item's name in a failure: `externalRef`, else `name`, else `_id`. */
-const keyOf = (item: Item) => String(item.externalRef ?? item.name ?? item.externalId ?? item._id);
+/** How a check names an item: `externalRef`, else `name`, `externalId`, `displayName`, `_id`. */
+const keyOf = (item: Item) => String(item.externalRef ?? item.name ?? item.externalId ?? item.displayName ?? item._id);
 
 /**
  * The filter selects exactly `expected` (by `keyOf`, in list order), with `X-Total-Count` of that
