@@ -10,8 +10,9 @@ import { errorBody } from './errors';
 type Item = Record<string, unknown>;
 type Query = Record<string, string>;
 
-/** How a check names an item: `externalRef`, else `name`, `externalId`, `displayName`, `_id`. */
-const keyOf = (item: Item) => String(item.externalRef ?? item.name ?? item.externalId ?? item.displayName ?? item._id);
+/** How a check names an item: `externalRef`, else `name`, `externalId`, `displayName`, `key`, `_id`. */
+const keyOf = (item: Item) =>
+  String(item.externalRef ?? item.name ?? item.externalId ?? item.displayName ?? item.key ?? item._id);
 
 /**
  * The filter selects exactly `expected` (by `keyOf`, in list order), with `X-Total-Count` of that

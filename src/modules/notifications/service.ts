@@ -10,10 +10,10 @@ import { notifications, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import type { ListResult, Page } from '../../http/lists';
+import { fieldConditions, type ListResult, type Page } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { type NotificationRow, toNotificationDto } from './mapper';
-import { type NotificationDto, type NotificationListQuery, severityOf } from './model';
+import { NOTIFICATION_FIELD_FILTERS, type NotificationDto, type NotificationListQuery, severityOf } from './model';
 
 /**
  * Rule 6 and the integration extension: `users:write` sees all; holders of `notifications:read` or
@@ -121,6 +121,15 @@ export function listNotifications(
   if (query.subsystemExternalId !== undefined) where.push(eq(subsystems.externalId, query.subsystemExternalId));
   if (query.sourceType !== undefined) where.push(eq(notifications.sourceType, query.sourceType));
   if (query.since !== undefined) where.push(gte(notifications.updatedAt, Date.parse(query.since)));
+  where.push(
+    ...fieldConditions(query, NOTIFICATION_FIELD_FILTERS, {
+      title: notifications.title,
+      message: notifications.message,
+      subsystemId: notifications.subsystemId,
+      count: notifications.count,
+      clearedBy: notifications.clearedBy,
+    }),
+  );
   const condition = and(...where);
   const total =
     deps.db
