@@ -16,17 +16,24 @@ const keyOf = (item: Item) =>
 
 /**
  * The filter selects exactly `expected` (by `keyOf`, in list order), with `X-Total-Count` of that
- * set, less than the whole list; cut at `limit=1`, the total still counts the filtered set.
+ * set, less than the whole list; cut at `limit=1`, the total still counts the filtered set. `key`
+ * names an item (`keyOf` unless given).
  */
-export async function expectFiltered(t: TestApp, path: string, query: Query, expected: string[]): Promise<void> {
+export async function expectFiltered(
+  t: TestApp,
+  path: string,
+  query: Query,
+  expected: string[],
+  key: (item: Item) => string = keyOf,
+): Promise<void> {
   const all = await t.call('GET', path, { as: 'admin' });
   expect(all.status).toBe(200);
   expect(all.body.length).toBeGreaterThan(expected.length);
   const res = await t.call('GET', path, { as: 'admin', query });
-  expect({ status: res.status, keys: (res.body as Item[]).map(keyOf) }).toEqual({ status: 200, keys: expected });
+  expect({ status: res.status, keys: (res.body as Item[]).map(key) }).toEqual({ status: 200, keys: expected });
   expect(res.headers.get('x-total-count')).toBe(String(expected.length));
   const cut = await t.call('GET', path, { as: 'admin', query: { ...query, limit: '1' } });
-  expect((cut.body as Item[]).map(keyOf)).toEqual(expected.slice(0, 1));
+  expect((cut.body as Item[]).map(key)).toEqual(expected.slice(0, 1));
   expect(cut.headers.get('x-total-count')).toBe(String(expected.length));
 }
 
