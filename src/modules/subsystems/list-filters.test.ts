@@ -26,4 +26,13 @@ describe('GET /subsystems field filters (C: Responses)', () => {
     await expectFiltered(t, '/subsystems', { 'metadata[rack]': 'r1' }, ['media']);
     await expectNone(t, '/subsystems', { 'metadata[rack]': 'r2' });
   });
+
+  it('GET /subsystems/{id}/actions matches type and zoneId, with limit', async () => {
+    for (const type of ['identify', 'forceStop', 'identify'])
+      await t.call('PUT', '/subsystems/dmx/action', { as: 'admin', body: { type } });
+    const types = (item: Record<string, unknown>) => String(item.type);
+    await expectFiltered(t, '/subsystems/dmx/actions', { type: 'identify' }, ['identify', 'identify'], types);
+    await expectNone(t, '/subsystems/dmx/actions', { type: 'forcePlay' });
+    await expectBadFilter(t, '/subsystems/dmx/actions', 'zoneId', 'main', 'must be an integer');
+  });
 });

@@ -111,6 +111,20 @@ const MessageFields = {
 /** A message as the heartbeat answer carries it (§3 "Heartbeat answer"). */
 const DeliveredMessage = t.Object(MessageFields);
 
+/**
+ * The exact-match filters of `GET /subsystems/{id}/actions` (C: Responses), on the wire form (the
+ * list holds at most 100 messages, built whole). Not filters: `payload` (an object), the times and
+ * `subsystemId` (the path names the subsystem).
+ */
+export const ACTION_FIELD_FILTERS = {
+  uuid: 'string',
+  type: 'string',
+  zone: 'string',
+  zoneId: 'integer',
+  playType: 'string',
+  state: 'string',
+} as const satisfies FieldKinds;
+
 export const ActionModel = {
   /** `PUT /subsystems/{id}/action` (§3 "Action request"). */
   request: t.Object({
