@@ -1,6 +1,6 @@
 /**
  * Class guard for C: Responses ("every list sends X-Total-Count; a cut list also sends Link
- * rel=next; limit/offset page a list"): every GET operation whose OpenAPI 200 answer is an array is
+ * rel=next; limit/offset page a list"; "Filters are query parameters named after fields"): every GET operation whose OpenAPI 200 answer is an array is
  * read as admin on an app holding a few entities, so a new list route that bypasses the list helper
  * (src/http/lists.ts) fails here rather than in a client.
  */
@@ -24,20 +24,209 @@ const UNPAGED: Record<string, string> = {
   '/api/v1/infra/assets/{id}/network/historicCounts': 'a time series (§16 rule 3), as /assets/historicCounts',
 };
 
+/**
+ * Scalar item fields that are not filters of their list, each route with why (C: Responses:
+ * "Filters are query parameters named after fields"). Fields starting with `_` and times
+ * (`format: date-time`) never are. Every other scalar field of a list's items must be a query
+ * parameter, so a field a client filters on is never ignored (the whole list would come back); an
+ * entry whose field becomes a filter fails the guard until it is removed.
+ */
+const NOT_FILTERS: Record<string, { fields: string[]; why: string }> = {
+  '/api/v1/alerts': {
+    fields: ['subsystemId', 'variableDisplayName', 'message', 'isLocked', 'openIncidents'],
+    why: "taken from the variable, a default text, or counted from incidents (alerts/model.ts); subsystemExternalId and variable filter the rule's source",
+  },
+  '/api/v1/alerts/history': {
+    fields: ['closedReason', 'acknowledgedBy', 'lastValue', 'matchCount', 'notified'],
+    why: 'a history read by alertId, state, sourceType and time, not a catalogue',
+  },
+  '/api/v1/assets/historicCounts': {
+    fields: ['startLocal', 'total'],
+    why: 'a time series (§16): buckets, not records',
+  },
+  '/api/v1/assets/{id}/historicCounts': { fields: ['startLocal', 'total'], why: 'a time series, as above' },
+  '/api/v1/infra/assets/{id}/historicCounts': { fields: ['startLocal', 'total'], why: 'a time series, as above' },
+  '/api/v1/infra/assets/{id}/network/historicCounts': {
+    fields: ['startLocal', 'total'],
+    why: 'a time series, as above',
+  },
+  '/api/v1/backups': { fields: ['jobId', 'bucket', 'isInFtp'], why: 'inside the job, or the same for every backup' },
+  '/api/v1/events': { fields: ['scheduledItemCount'], why: 'counted from the schedule for the page only' },
+  '/api/v1/logs/presets': { fields: ['startDate', 'endDate'], why: 'times of the saved search' },
+  '/api/v1/objects': {
+    fields: ['bucket', 'displayName', 'objectCount', 'totalSize'],
+    why: 'the fixed list of buckets (two), not records',
+  },
+  '/api/v1/objects/{id}/_tags': { fields: ['tag', 'count'], why: 'a count of tags, not records' },
+  '/api/v1/platform/host/actions': {
+    fields: ['action', 'available', 'executor'],
+    why: 'the fixed list of the host actions (§20)',
+  },
+  '/api/v1/playables': {
+    fields: ['mediaReady', 'isUpcomingSchedule'],
+    why: 'worked out from the objects and the schedule for the page only',
+  },
+  '/api/v1/playables/orphan': {
+    fields: [
+      'subsystemId',
+      'subsystemExternalId',
+      'externalRef',
+      'displayName',
+      'description',
+      'command',
+      'group',
+      'duration',
+      'durationType',
+      'type',
+      'mediaReady',
+      'thumbId',
+      'compositionId',
+      'active',
+      'availableInSubsystem',
+      'forceCached',
+      'isCached',
+      'copyToPlayer',
+      'autoSync',
+      'isUpcomingSchedule',
+    ],
+    why: 'a clean-up report (§14): the playables nothing refers to; GET /playables filters playables',
+  },
+  '/api/v1/players': {
+    fields: ['healthGracePeriodRemaining', 'containerExternalId'],
+    why: 'a countdown; the container is filtered by `container` (its _id or externalId)',
+  },
+  '/api/v1/subsystems': { fields: ['healthGracePeriodRemaining'], why: 'a countdown' },
+  '/api/v1/subsystems/{id}/actions': { fields: ['subsystemId'], why: 'the path names the subsystem' },
+  '/api/v1/schedules': {
+    fields: [
+      'displayName',
+      'description',
+      'startTime',
+      'endTime',
+      'startTimeLocal',
+      'endTimeLocal',
+      'startTimeUnix',
+      'endTimeUnix',
+      'duration',
+      'subsystemId',
+      'subsystemExternalId',
+      'externalRef',
+      'command',
+      'targetMissing',
+    ],
+    why: "the target's fields when the item has none, times, or worked out for the page only (schedule/items/model.ts)",
+  },
+  '/api/v1/schedule/calendars/{id}/scheduledItems': {
+    fields: [
+      'displayName',
+      'description',
+      'startTime',
+      'endTime',
+      'startTimeLocal',
+      'endTimeLocal',
+      'startTimeUnix',
+      'endTimeUnix',
+      'duration',
+      'subsystemId',
+      'subsystemExternalId',
+      'externalRef',
+      'command',
+      'targetMissing',
+    ],
+    why: 'as /schedules',
+  },
+  '/api/v1/schedule/runs': {
+    fields: ['entryId', 'itemType', 'itemId', 'zoneId', 'scheduledStart', 'actualStart', 'reason'],
+    why: 'a run history read by scheduledItemId, status, subsystem and time, not a catalogue',
+  },
+  '/api/v1/tokens': {
+    fields: ['expiresAt', 'lastUsedAt', 'token'],
+    why: 'times, and the secret (never sent in a list)',
+  },
+  '/api/v1/users': { fields: ['lastLoginAt', 'passwordChangedAt'], why: 'times' },
+  '/api/v1/users/{id}/availablepanels': {
+    fields: [
+      'location',
+      'subsystemId',
+      'subsystemExternalId',
+      'externalRef',
+      'displayName',
+      'description',
+      'type',
+      'active',
+      'registeredPanelId',
+      'openExternally',
+      'displayNameRegisteredPanel',
+    ],
+    why: "one user's dashboard (a handful of panels); GET /controlpanels filters panels",
+  },
+  '/api/v1/users/{id}/controlpanels': {
+    fields: [
+      'location',
+      'subsystemId',
+      'subsystemExternalId',
+      'externalRef',
+      'displayName',
+      'description',
+      'type',
+      'active',
+      'registeredPanelId',
+      'openExternally',
+      'displayNameRegisteredPanel',
+    ],
+    why: 'as /users/{id}/availablepanels',
+  },
+  '/api/v1/variables': {
+    fields: ['healthGracePeriodRemaining', 'healthRulesText', 'compositeDefinitionText'],
+    why: 'a countdown and texts worked out from the rules (variables/model.ts)',
+  },
+  '/api/v1/variables/{id}/history': { fields: ['value', 'source', 'by'], why: 'a value history read by time' },
+  '/api/v1/webhook': {
+    fields: ['secretHint', 'lastDeliveryAt', 'lastSuccessAt', 'secret'],
+    why: 'a hint of the secret, times, and the secret itself (never sent in a list)',
+  },
+  '/api/v1/webhook/{id}/deliveries': {
+    fields: ['webhookId', 'eventId', 'responseBodyExcerpt', 'nextAttemptAt', 'createdAt'],
+    why: 'a delivery history read by status, eventType and time; the path names the webhook',
+  },
+};
+
 const t = makeTestApp({ start: '2026-01-15T12:00:00.000Z' });
 /** `{id}` of each array route with a path parameter; a new one without an entry fails the guard. */
 const ids: Record<string, string> = {};
-let lists: { path: string; query: string[] }[] = [];
+let lists: { path: string; query: string[]; fields: string[] }[] = [];
 
 beforeAll(async () => {
-  const doc = (await t.call('GET', '/api/v1/openapi.json')).body as { paths: Record<string, Json> };
+  const doc = (await t.call('GET', '/api/v1/openapi.json')).body as {
+    paths: Record<string, Json>;
+    components?: { schemas?: Record<string, Json> };
+  };
+  const deref = (s: Json | undefined): Json | undefined => {
+    const ref = s?.$ref;
+    return typeof ref === 'string' ? doc.components?.schemas?.[ref.split('/').pop() ?? ''] : s;
+  };
+  /** A string, number or boolean (or one of them or null), not a time. */
+  const scalar = (raw: Json | undefined): boolean => {
+    const s = deref(raw);
+    if (!s) return false;
+    if (Array.isArray(s.anyOf)) {
+      const kinds = (s.anyOf as Json[]).filter((x) => deref(x)?.type !== 'null');
+      return kinds.length > 0 && kinds.every(scalar);
+    }
+    if (s.const !== undefined) return true;
+    return ['string', 'integer', 'number', 'boolean'].includes(String(s.type)) && s.format !== 'date-time';
+  };
   lists = Object.entries(doc.paths).flatMap(([path, item]) => {
     const op = item.get as Json | undefined;
     const ok = (op?.responses as Record<string, Json> | undefined)?.['200'];
-    const schema = (ok?.content as Record<string, Json> | undefined)?.['application/json']?.schema as Json | undefined;
+    const schema = deref((ok?.content as Record<string, Json> | undefined)?.['application/json']?.schema as Json);
     if (schema?.type !== 'array') return [];
     const params = (op?.parameters ?? []) as { name: string; in: string }[];
-    return [{ path, query: params.filter((p) => p.in === 'query').map((p) => p.name) }];
+    const properties = (deref(schema.items as Json)?.properties ?? {}) as Record<string, Json>;
+    const fields = Object.entries(properties)
+      .filter(([name, field]) => !name.startsWith('_') && scalar(field))
+      .map(([name]) => name);
+    return [{ path, query: params.filter((p) => p.in === 'query').map((p) => p.name), fields }];
   });
 
   // Two of most things, so a list of them can be cut at limit=1.
@@ -111,6 +300,20 @@ function pathOf(route: string): string {
 describe('every list route (C: Responses)', () => {
   it('finds the list routes in the served document', () => {
     expect(lists.length).toBeGreaterThan(30);
+  });
+
+  it('takes each scalar field of its items as a filter, or says why not (NOT_FILTERS)', () => {
+    const problems: string[] = [];
+    for (const { path, query, fields } of lists) {
+      const exempt = NOT_FILTERS[path]?.fields ?? [];
+      const missing = fields.filter((f) => !query.includes(f) && !exempt.includes(f));
+      if (missing.length > 0) problems.push(`${path} ignores ${missing.join(', ')}`);
+      const stale = exempt.filter((f) => query.includes(f) || !fields.includes(f));
+      if (stale.length > 0) problems.push(`${path}: NOT_FILTERS names ${stale.join(', ')}, a filter or no field now`);
+    }
+    for (const path of Object.keys(NOT_FILTERS))
+      if (!lists.some((l) => l.path === path)) problems.push(`NOT_FILTERS names ${path}, no list route now`);
+    expect(problems).toEqual([]);
   });
 
   it('answers each with X-Total-Count as admin', async () => {

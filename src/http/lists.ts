@@ -2,6 +2,8 @@
  * Lists (C: Responses): bare arrays, `limit` 1..10000 (10000 without it), `offset`, `X-Total-Count`
  * always, `Link: rel="next"` when cut. Services return `{items, total}`; routes hand it to `sendList`.
  */
+
+import type { TOptional, TString } from '@sinclair/typebox';
 import { type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { t } from 'elysia';
@@ -69,6 +71,81 @@ export function fuzzyMatch(needle: string | undefined, ...haystack: Array<string
   return haystack.some((h) => h?.toLowerCase().includes(n));
 }
 
+/**
+ * The type of a scalar field filter (C: Responses: "Filters are query parameters named after fields
+ * (exact match)"): a string compares as itself, an integer or number as a number, a boolean as
+ * `true`/`false`. A value that is not of the type is 400 `bad_request` naming the parameter (the
+ * query schema says so); a field that is null matches no filter.
+ */
+export type FieldKind = 'string' | 'integer' | 'number' | 'boolean';
+
+/** A module's scalar filters: the query parameter (the wire field's name) and its type. */
+export type FieldKinds = Record<string, FieldKind>;
+
+const FIELD_RULE = {
+  integer: 'must be an integer',
+  number: 'must be a number',
+  boolean: 'must be true or false',
+} as const;
+
+function fieldSchema(kind: FieldKind) {
+  if (kind === 'string') return t.Optional(t.String({ maxLength: 1024 }));
+  if (kind === 'boolean')
+    return t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { error: FIELD_RULE.boolean }));
+  const pattern = kind === 'integer' ? '^-?[0-9]{1,15}$' : '^-?[0-9]{1,15}(\\.[0-9]{1,15})?$';
+  return t.Optional(t.String({ pattern, error: FIELD_RULE[kind] }));
+}
+
+/**
+ * The query schema of scalar field filters, to spread into a list's query (and a bulk delete's):
+ * every value arrives as text; `fieldFilterValues` reads it as its type.
+ */
+export function fieldFilterQuery<K extends FieldKinds>(kinds: K): { [P in keyof K]: TOptional<TString> } {
+  return Object.fromEntries(Object.entries(kinds).map(([name, kind]) => [name, fieldSchema(kind)])) as {
+    [P in keyof K]: TOptional<TString>;
+  };
+}
+
+type FieldValue = string | number | boolean;
+
+/** The scalar filters present in a query, each read as its type (the schema checked its form). */
+export function fieldFilterValues(query: object, kinds: FieldKinds): Array<[string, FieldValue]> {
+  const given = query as Record<string, unknown>;
+  return Object.entries(kinds).flatMap(([name, kind]): Array<[string, FieldValue]> => {
+    const raw = given[name];
+    if (typeof raw !== 'string') return [];
+    if (kind === 'string') return [[name, raw]];
+    return [[name, kind === 'boolean' ? raw === 'true' : Number(raw)]];
+  });
+}
+
+/**
+ * The SQL conditions of the scalar filters present in a query, for a list paged in SQL: `columns`
+ * names the column (or expression) of each field. Booleans compare as SQLite stores them, 1 and 0.
+ */
+export function fieldConditions<K extends FieldKinds>(
+  query: object,
+  kinds: K,
+  columns: { [P in keyof K]: SQLiteColumn | SQL },
+): SQL[] {
+  return fieldFilterValues(query, kinds).map(([name, value]) => {
+    const wanted = typeof value === 'boolean' ? Number(value) : value;
+    return sql`${columns[name as keyof K]} = ${wanted}`;
+  });
+}
+
+/** Whether a record (a stored row or a wire item, read by field name) matches every scalar filter present, for a list filtered in memory. */
+export function fieldsMatch(record: object, filters: Array<[string, FieldValue]>): boolean {
+  const fields = record as Record<string, unknown>;
+  return filters.every(([name, wanted]) => fields[name] === wanted);
+}
+
+/** The items of a list built whole in wire form that match every scalar filter present, before it is paged. */
+export function whereFields<T extends object>(items: T[], query: object, kinds: FieldKinds): T[] {
+  const filters = fieldFilterValues(query, kinds);
+  return filters.length === 0 ? items : items.filter((item) => fieldsMatch(item, filters));
+}
+
 /** `metadata[key]=value` query filters (C: Responses), read from the raw URL. */
 export function metadataFilterOf(url: string): Record<string, string> {
   const filter: Record<string, string> = {};
@@ -86,6 +163,17 @@ export function metadataMatches(metadata: Record<string, unknown>, filter: Recor
     if (value === undefined) return false;
     return (typeof value === 'string' ? value : JSON.stringify(value)) === wanted;
   });
+}
+
+/**
+ * `metadata[key]=value` filters in SQL, for a list paged in SQL: `metadataMatches` judged on the
+ * stored JSON `column` (a stored string compares as itself, anything else as its JSON text).
+ */
+export function metadataConditions(column: SQLiteColumn, filter: Record<string, string>): SQL[] {
+  return Object.entries(filter).map(
+    ([key, wanted]) =>
+      sql`exists (select 1 from json_each(${column}) as m where m.key = ${key} and (case m.type when 'text' then m.value when 'true' then 'true' when 'false' then 'false' when 'null' then 'null' when 'object' then json(m.value) when 'array' then json(m.value) else cast(m.value as text) end) = ${wanted})`,
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName } from '../../http/fields';
 import { Instant } from '../../http/instant';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 const Time = t.String({ format: 'date-time' });
 const NullableTime = t.Union([Time, t.Null()]);
@@ -114,6 +114,28 @@ const IncidentDtoModel = t.Object({
 
 const CRITICALITY_RULE = 'must be one of: info, warning, error, critical (or 1 to 4)';
 
+/**
+ * The exact-match filters on the other stored scalar fields of a rule (C: Responses), in SQL. Not
+ * filters: `subsystemId` and `variableDisplayName` (taken from the variable when the rule has one;
+ * `subsystemExternalId` and `variable` filter those), `message` (a default text when unset), the
+ * computed `isLocked` and `openIncidents`, the times and `destinations`.
+ */
+export const ALERT_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  systemKind: 'string',
+  operator: 'string',
+  value: 'string',
+  delaySeconds: 'integer',
+  criticality: 'string',
+  lifeCycle: 'string',
+  repeatIntervalSeconds: 'integer',
+  lock: 'boolean',
+  recovery: 'boolean',
+  log: 'boolean',
+  inactiveReason: 'string',
+} as const satisfies FieldKinds;
+
 export const AlertModel = {
   dto: AlertDtoModel,
   list: t.Array(AlertDtoModel),
@@ -170,6 +192,7 @@ export const AlertModel = {
     active: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
     subsystemExternalId: t.Optional(t.String()),
     variable: t.Optional(t.String()),
+    ...fieldFilterQuery(ALERT_FIELD_FILTERS),
   }),
   historyQuery: t.Object({
     ...PageQuery,

@@ -13,7 +13,7 @@ import type { Deps } from '../../deps';
 import { conflict } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { instantOfQuery } from '../../http/instant';
-import type { ListResult, Page } from '../../http/lists';
+import { fieldConditions, type ListResult, type Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { mailOfIncidents } from '../mail/service';
 import { getVariableByRef } from '../variables/service';
@@ -21,7 +21,14 @@ import { changedRuleFields, ruleValues } from './checks';
 import { acknowledge, closeAll, closeIncident, isSnoozed, notifyUnnotified } from './engine';
 import { dropAlertIndex, evaluateNow } from './evaluate';
 import { toIncidentDto } from './mapper';
-import type { AlertDto, AlertListQuery, AlertWrite, IncidentDto, IncidentQuery } from './model';
+import {
+  ALERT_FIELD_FILTERS,
+  type AlertDto,
+  type AlertListQuery,
+  type AlertWrite,
+  type IncidentDto,
+  type IncidentQuery,
+} from './model';
 import { noticeKey } from './notices';
 import { type AlertRow, alertDto, dtoOf, findRule, openIncidents, requireRule, selectRules, stateSql } from './store';
 
@@ -52,6 +59,23 @@ export function listAlerts(deps: Deps, query: AlertListQuery, page: Page): ListR
   if (query.subsystemExternalId !== undefined)
     where.push(eq(alertRules.subsystemId, findSubsystem(deps, query.subsystemExternalId)?.id ?? 0));
   if (query.variable !== undefined) where.push(eq(alertRules.variableId, variableFilter(deps, query)));
+  where.push(
+    ...fieldConditions(query, ALERT_FIELD_FILTERS, {
+      displayName: alertRules.displayName,
+      description: alertRules.description,
+      systemKind: alertRules.systemKind,
+      operator: alertRules.operator,
+      value: alertRules.value,
+      delaySeconds: alertRules.delaySeconds,
+      criticality: alertRules.criticality,
+      lifeCycle: alertRules.lifeCycle,
+      repeatIntervalSeconds: alertRules.repeatIntervalSeconds,
+      lock: alertRules.lock,
+      recovery: alertRules.recovery,
+      log: alertRules.log,
+      inactiveReason: alertRules.inactiveReason,
+    }),
+  );
   const condition = and(...where);
   const total = deps.db.select({ n: count() }).from(alertRules).where(condition).get()?.n ?? 0;
   const rows = selectRules(deps, condition).orderBy(alertRules.id).limit(page.limit).offset(page.offset).all();

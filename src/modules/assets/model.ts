@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalRef, Metadata, SubsystemNameFields, Tags } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 export const ASSET_STATUSES = ['active', 'spare', 'repair', 'retired'] as const;
 /** The bucket lengths of `historicCounts` (§16 rule 2). */
@@ -69,8 +69,24 @@ const AssetDtoModel = t.Object({
   metricsChangeHistory: t.Optional(t.Array(MetricChangeModel)),
 });
 
+/**
+ * The exact-match filters on the other stored scalar fields (C: Responses), each compared as its
+ * type. Not filters: the times, `metrics` and `healthState` (read from the attached variables for
+ * the page only) and `metricsChangeHistory` (a switch of the list, not a field filter).
+ */
+export const ASSET_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  subsystemId: 'integer',
+  manufacturer: 'string',
+  model: 'string',
+  serialNumber: 'string',
+  firmwareVersion: 'string',
+} as const satisfies FieldKinds;
+
 /** The list filters (§16), shared by the list and the bulk delete; `metadata[key]` is read from the URL. */
 const filters = {
+  ...fieldFilterQuery(ASSET_FIELD_FILTERS),
   type: t.Optional(t.String({ maxLength: 64 })),
   profileType: t.Optional(t.String({ maxLength: 64 })),
   parentId: t.Optional(t.String({ pattern: '^([0-9]{1,15}|null)$', error: 'must be an asset _id or null' })),

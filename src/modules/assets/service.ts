@@ -13,12 +13,19 @@ import { assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { type ListResult, metadataMatches, type Page, paginate, tagConditions } from '../../http/lists';
+import { fieldConditions, type ListResult, metadataConditions, type Page, tagConditions } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { assetState, healthText, type MetricHealth } from './health';
 import { metricsChangeHistoryOf } from './history';
 import { type AssetRow, toAssetDto } from './mapper';
-import type { AssetDto, AssetFilters, AssetHealth, AssetListQuery, MetricDto } from './model';
+import {
+  ASSET_FIELD_FILTERS,
+  type AssetDto,
+  type AssetFilters,
+  type AssetHealth,
+  type AssetListQuery,
+  type MetricDto,
+} from './model';
 
 /** Which records a route shows: every asset, or only infra assets (those with a `profileType`). */
 export type Scope = 'all' | 'infra';
@@ -148,8 +155,8 @@ export function findAssetByRef(deps: Deps, subsystemId: number | null, externalR
     .get();
 }
 
-/** The WHERE clause of the §16 filters (all but `metadata[key]`, which is judged on the rows). */
-export function filterWhere(query: AssetFilters, scope: Scope): SQL | undefined {
+/** The WHERE clause of the §16 filters, `metadata[key]` too. */
+export function filterWhere(query: AssetFilters, metadata: Record<string, string>, scope: Scope): SQL | undefined {
   const where: SQL[] = [];
   if (scope === 'infra') where.push(isNotNull(assets.profileType));
   if (query.type !== undefined) where.push(eq(assets.type, query.type));
@@ -160,6 +167,18 @@ export function filterWhere(query: AssetFilters, scope: Scope): SQL | undefined 
   if (query.subsystemExternalId !== undefined) where.push(eq(subsystems.externalId, query.subsystemExternalId));
   if (query.externalRef !== undefined) where.push(eq(assets.externalRef, query.externalRef));
   if (query.tags !== undefined) where.push(...tagConditions(assets.tags, query.tags));
+  where.push(
+    ...fieldConditions(query, ASSET_FIELD_FILTERS, {
+      displayName: assets.displayName,
+      description: assets.description,
+      subsystemId: assets.subsystemId,
+      manufacturer: assets.manufacturer,
+      model: assets.model,
+      serialNumber: assets.serialNumber,
+      firmwareVersion: assets.firmwareVersion,
+    }),
+    ...metadataConditions(assets.metadata, metadata),
+  );
   if (query.fuzzy) {
     const needle = query.fuzzy.toLowerCase();
     const has = (column: SQLiteColumn) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`;
@@ -177,15 +196,7 @@ export function filterWhere(query: AssetFilters, scope: Scope): SQL | undefined 
   return where.length > 0 ? and(...where) : undefined;
 }
 
-/** Rows the filters select, in `_id` order; with a metadata filter the page is cut after it. */
-function selected(deps: Deps, query: AssetFilters, metadata: Record<string, string>, scope: Scope): Joined[] {
-  return select(deps, filterWhere(query, scope))
-    .orderBy(asc(assets.id))
-    .all()
-    .filter((r) => metadataMatches(r.asset.metadata, metadata));
-}
-
-/** `GET /assets` and `GET /infra/assets` (§16): filtered in SQL, metrics read once for the page. */
+/** `GET /assets` and `GET /infra/assets` (§16): filtered and paged in SQL, metrics read once for the page. */
 export function listAssets(
   deps: Deps,
   query: AssetListQuery,
@@ -193,12 +204,7 @@ export function listAssets(
   page: Page,
   scope: Scope,
 ): ListResult<AssetDto> {
-  const withHistory = query.metricsChangeHistory === 'true';
-  if (Object.keys(metadata).length > 0) {
-    const cut = paginate(selected(deps, query, metadata, scope), page);
-    return { items: dtosOf(deps, cut.items, withHistory), total: cut.total };
-  }
-  const where = filterWhere(query, scope);
+  const where = filterWhere(query, metadata, scope);
   const rows = select(deps, where).orderBy(asc(assets.id)).limit(page.limit).offset(page.offset).all();
   const total =
     deps.db
@@ -207,17 +213,16 @@ export function listAssets(
       .leftJoin(subsystems, eq(assets.subsystemId, subsystems.id))
       .where(where)
       .get()?.n ?? 0;
-  return { items: dtosOf(deps, rows, withHistory), total };
+  return { items: dtosOf(deps, rows, query.metricsChangeHistory === 'true'), total };
 }
 
 /** The ids the filters select (bulk delete, historicCounts). */
 export function selectedIds(deps: Deps, query: AssetFilters, metadata: Record<string, string>, scope: Scope): number[] {
-  if (Object.keys(metadata).length > 0) return selected(deps, query, metadata, scope).map((r) => r.asset.id);
   return deps.db
     .select({ id: assets.id })
     .from(assets)
     .leftJoin(subsystems, eq(assets.subsystemId, subsystems.id))
-    .where(filterWhere(query, scope))
+    .where(filterWhere(query, metadata, scope))
     .orderBy(asc(assets.id))
     .all()
     .map((r) => r.id);

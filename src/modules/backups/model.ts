@@ -2,7 +2,7 @@
 import { type Static, t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 const Time = t.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof t.String> | ReturnType<typeof t.Integer> | ReturnType<typeof t.Boolean>>(
@@ -81,8 +81,27 @@ const restore = t.Object({
   license: t.Optional(t.String()),
 });
 
+/**
+ * The exact-match filters on the other stored scalar fields (C: Responses), in SQL, beside `type`,
+ * `status` and `isValid` (comma lists, kept as they were). Not filters: `bucket` (always `backups`),
+ * `isInFtp` (always false), `jobId` (inside the job), the times and objects.
+ */
+export const BACKUP_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  includeMedia: 'boolean',
+  keep: 'boolean',
+  object: 'string',
+  objectSize: 'integer',
+  sha256: 'string',
+  encrypted: 'boolean',
+  schemaVersion: 'integer',
+  productVersion: 'string',
+} as const satisfies FieldKinds;
+
 const listQuery = t.Object({
   ...PageQuery,
+  ...fieldFilterQuery(BACKUP_FIELD_FILTERS),
   type: t.Optional(t.String({ maxLength: 64 })),
   status: t.Optional(t.String({ maxLength: 64 })),
   isValid: t.Optional(t.String({ maxLength: 8 })),

@@ -17,11 +17,11 @@ import { backups } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { badRequest, conflict, notFound } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
-import type { ListResult, Page } from '../../http/lists';
+import { fieldConditions, type ListResult, type Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { removeArchive, writeSidecar } from './files';
 import { type BackupRow, backupDto, backupEventData } from './mapper';
-import type { BackupDto, BackupListQuery, BackupUpdate } from './model';
+import { BACKUP_FIELD_FILTERS, type BackupDto, type BackupListQuery, type BackupUpdate } from './model';
 
 const subject = (row: BackupRow) => ({ kind: 'backup', name: `backup ${row.id} (${row.displayName})` });
 
@@ -102,6 +102,20 @@ export function listBackups(deps: Deps, query: BackupListQuery, page: Page): Lis
     if (query.isValid !== 'true' && query.isValid !== 'false') throw badRequest('query isValid must be true or false');
     where.push(query.isValid === 'true' ? eq(backups.isValid, true) : sql`coalesce(${backups.isValid}, 0) = 0`);
   }
+  where.push(
+    ...fieldConditions(query, BACKUP_FIELD_FILTERS, {
+      displayName: backups.displayName,
+      description: backups.description,
+      includeMedia: backups.includeMedia,
+      keep: backups.keep,
+      object: backups.object,
+      objectSize: backups.objectSize,
+      sha256: backups.sha256,
+      encrypted: backups.encrypted,
+      schemaVersion: backups.schemaVersion,
+      productVersion: backups.productVersion,
+    }),
+  );
   const condition = where.length > 0 ? and(...where) : undefined;
   const total = deps.db.select({ n: sql<number>`count(*)` }).from(backups).where(condition).get()?.n ?? 0;
   const rows = deps.db

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalId, NullableExternalRef, SubsystemNameFields } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 import { MAX_DURATION_MS, MAX_GROUP } from '../playables/model';
 
 export const MAX_SLOTS = 100;
@@ -34,6 +34,18 @@ const PreviewBody = t.Object({
   ),
   controlPanelId: t.Optional(t.Integer({ minimum: 1 })),
 });
+
+/**
+ * The exact-match filters on the other scalar fields (C: Responses), beside the subsystem,
+ * `externalRef`, `status` and `templatePath._id`; `duration` is the one on the wire (its own, else
+ * its playable's). Not filters: the arrays (`slots`, `parameters`) and `templatePath`'s other keys.
+ */
+export const COMPOSITION_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  duration: 'integer',
+  playableId: 'integer',
+} as const satisfies FieldKinds;
 
 export const CompositionModel = {
   dto: CompositionDtoModel,
@@ -95,6 +107,7 @@ export const CompositionModel = {
     externalRef: t.Optional(t.String()),
     status: t.Optional(StatusModel),
     'templatePath._id': t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be a playable _id' })),
+    ...fieldFilterQuery(COMPOSITION_FIELD_FILTERS),
     fuzzy: t.Optional(t.String()),
   }),
   /** `{id}` of a subsystem (`_id` or externalId) and `{playableId}` of one of its playables. */

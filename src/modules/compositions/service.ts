@@ -34,7 +34,7 @@
  *   integration role, with a credential limited to some subsystems acting for the composition's
  *   subsystem (and a preview's target).
  */
-import { and, asc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { audit } from '../../core/platform-log';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { findSubsystem, requireSubsystem } from '../../core/subsystems';
@@ -42,12 +42,12 @@ import { compositions, playables, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
+import { fieldConditions, fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { emitPlayable } from '../playables/service';
 import { loadSchedule } from '../schedule/snapshot/load';
 import { type CompositionRow, toCompositionDto } from './mapper';
-import type { CompositionDto, CompositionListQuery } from './model';
+import { COMPOSITION_FIELD_FILTERS, type CompositionDto, type CompositionListQuery } from './model';
 import { playableOf } from './playable';
 
 export type { CompositionRow };
@@ -105,12 +105,20 @@ function conditionsOf(deps: Deps, query: CompositionListQuery, subsystemId?: num
   if (query.status !== undefined) where.push(eq(compositions.status, query.status));
   const template = query['templatePath._id'];
   if (template !== undefined) where.push(eq(compositions.templateId, Number(template)));
+  where.push(
+    ...fieldConditions(query, COMPOSITION_FIELD_FILTERS, {
+      displayName: compositions.displayName,
+      description: compositions.description,
+      duration: sql`coalesce(${compositions.duration}, ${playables.duration}, 0)`,
+      playableId: compositions.playableId,
+    }),
+  );
   return where;
 }
 
 /**
  * Compositions in `_id` order, filtered by exact `subsystemExternalId`, `subsystemId` (`_id` or
- * externalId), `externalRef`, `status`, `templatePath._id`, and `fuzzy` (displayName, externalRef,
+ * externalId), `externalRef`, `status`, `templatePath._id`, the other scalar fields (`COMPOSITION_FIELD_FILTERS`) and `fuzzy` (displayName, externalRef,
  * description). `subsystemId` narrows to one subsystem (the `/subsystem/{id}/compositions` routes).
  */
 export function listCompositions(

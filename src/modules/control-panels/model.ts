@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, NullableDisplayName, NullableExternalRef, SubsystemNameFields } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 export const PanelScaleModel = t.Object({
   enabled: t.Boolean(),
@@ -72,6 +72,18 @@ export const LocationQuery = {
   type: t.Optional(PanelLocation),
 };
 
+/**
+ * The exact-match filters on the other scalar fields of the wire form (C: Responses), which the list
+ * builds whole before it pages. Not filters: the objects and arrays (`connection`, `roles`, `scale`).
+ */
+export const CONTROL_PANEL_FIELD_FILTERS = {
+  subsystemId: 'integer',
+  displayName: 'string',
+  description: 'string',
+  openExternally: 'boolean',
+  displayNameRegisteredPanel: 'string',
+} as const satisfies FieldKinds;
+
 export const ControlPanelListQuery = t.Object({
   ...PageQuery,
   ...LocationQuery,
@@ -79,6 +91,7 @@ export const ControlPanelListQuery = t.Object({
   externalRef: t.Optional(t.String()),
   registeredPanelId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be a panel _id' })),
   active: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
+  ...fieldFilterQuery(CONTROL_PANEL_FIELD_FILTERS),
   fuzzy: t.Optional(t.String()),
 });
 

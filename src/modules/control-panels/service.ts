@@ -14,11 +14,16 @@ import { controlPanels } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
+import { fuzzyMatch, type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { openablePanelIds, panelsByIds, selectPanelDtos } from './access';
 import type { ControlPanelRow } from './mapper';
-import type { ControlPanelDto, ControlPanelListFilter, PanelLocationName } from './model';
+import {
+  CONTROL_PANEL_FIELD_FILTERS,
+  type ControlPanelDto,
+  type ControlPanelListFilter,
+  type PanelLocationName,
+} from './model';
 
 export type PanelEvent = 'created' | 'updated' | 'deleted';
 
@@ -114,7 +119,7 @@ export function listPanels(
   const panels = selectPanelDtos(deps)
     .filter((p) => visible === null || visible.has(p._id))
     .filter((p) => matches(p, filter, location));
-  return paginate(panels, page);
+  return paginate(whereFields(panels, filter, CONTROL_PANEL_FIELD_FILTERS), page);
 }
 
 /** One panel of either kind (or of the kind asked for); without `subsystems:read` only one the caller may open. */

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalRef, Metadata, SubsystemNameFields } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 const EventDtoModel = t.Object({
   ...EntityMeta,
@@ -19,6 +19,20 @@ const EventDtoModel = t.Object({
   lastTriggeredAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
   scheduledItemCount: t.Integer(),
 });
+
+/**
+ * The exact-match filters on stored scalar fields besides the subsystem, `externalRef` and `active`
+ * (C: Responses), with `metadata[key]=v` (read from the URL). Not filters: `lastTriggeredAt` (a time)
+ * and `scheduledItemCount` (counted from the schedule for the page only).
+ */
+export const EVENT_FIELD_FILTERS = {
+  command: 'string',
+  displayName: 'string',
+  description: 'string',
+  availableInSubsystem: 'boolean',
+  eventPlayer: 'boolean',
+  subsystemDisplayName: 'string',
+} as const satisfies FieldKinds;
 
 export const EventModel = {
   dto: EventDtoModel,
@@ -46,6 +60,7 @@ export const EventModel = {
     subsystemId: t.Optional(t.String()),
     externalRef: t.Optional(t.String()),
     active: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
+    ...fieldFilterQuery(EVENT_FIELD_FILTERS),
     fuzzy: t.Optional(t.String()),
   }),
   trigger: t.Object({

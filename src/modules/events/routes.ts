@@ -3,6 +3,7 @@ import type { Deps } from '../../deps';
 import { type AuthRule, authPlugin } from '../../http/auth';
 import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
+import { metadataFilterOf } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
 import { setAvailableEvents } from './available';
 import { EventModel, RefParams } from './model';
@@ -23,7 +24,7 @@ export function eventsRoutes(deps: Deps) {
     model: EventModel,
     read: 'events:read',
     write: WRITE,
-    list: { run: (query, page) => listEvents(deps, query, page) },
+    list: { run: (query, page, { request }) => listEvents(deps, query, metadataFilterOf(request.url), page) },
     get: { run: (id) => getEvent(deps, id) },
     upsert: {
       run: (principal, body) => upsertEvent(deps, principal, body),

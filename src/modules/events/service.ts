@@ -7,11 +7,11 @@ import { events, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import type { ListResult, Page } from '../../http/lists';
+import { fieldConditions, type ListResult, metadataConditions, type Page } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { scheduledItemCounts } from '../schedule/snapshot/usage';
 import { type EventRow, toEventDto } from './mapper';
-import type { EventDto, EventListQuery } from './model';
+import { EVENT_FIELD_FILTERS, type EventDto, type EventListQuery } from './model';
 
 const joined = { event: events, externalId: subsystems.externalId, displayName: subsystems.displayName };
 
@@ -61,8 +61,16 @@ export function getEventByRef(deps: Deps, subsystemKey: string, externalRef: str
 /** `%`, `_` and `\` escaped for `LIKE … ESCAPE '\'`. */
 const likeText = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** Events in `_id` order, filtered in SQL; `subsystemId` accepts the `_id` or the externalId. */
-export function listEvents(deps: Deps, query: EventListQuery, page: Page): ListResult<EventDto> {
+/**
+ * Events in `_id` order, filtered in SQL (`metadata[key]=v` too); `subsystemId` accepts the `_id` or
+ * the externalId.
+ */
+export function listEvents(
+  deps: Deps,
+  query: EventListQuery,
+  metadata: Record<string, string>,
+  page: Page,
+): ListResult<EventDto> {
   const where: SQL[] = [];
   if (query.subsystemExternalId !== undefined) where.push(eq(subsystems.externalId, query.subsystemExternalId));
   if (query.subsystemId !== undefined) {
@@ -72,6 +80,17 @@ export function listEvents(deps: Deps, query: EventListQuery, page: Page): ListR
   }
   if (query.externalRef !== undefined) where.push(eq(events.externalRef, query.externalRef));
   if (query.active !== undefined) where.push(eq(events.active, query.active === 'true'));
+  where.push(
+    ...fieldConditions(query, EVENT_FIELD_FILTERS, {
+      command: events.command,
+      displayName: events.displayName,
+      description: events.description,
+      availableInSubsystem: events.availableInSubsystem,
+      eventPlayer: events.eventPlayer,
+      subsystemDisplayName: subsystems.displayName,
+    }),
+    ...metadataConditions(events.metadata, metadata),
+  );
   if (query.fuzzy) {
     const pattern = likeText(query.fuzzy);
     const fuzzy = or(

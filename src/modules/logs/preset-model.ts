@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Tags } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 const NullableTime = t.Union([t.String({ format: 'date-time' }), t.Null()], {
   error: 'must be an ISO-8601 time or null',
@@ -23,6 +23,18 @@ const PresetDto = t.Object({
   createdBy: t.String(),
 });
 
+/**
+ * The exact-match filters of the saved searches beside `type` (C: Responses), on the wire form. Not
+ * filters: the times and the stored search itself (`filters`, `searchOptions`, `basicFilter`, `tags`).
+ */
+export const LOG_PRESET_FIELD_FILTERS = {
+  name: 'string',
+  currentSearch: 'string',
+  isGlobal: 'boolean',
+  userId: 'integer',
+  createdBy: 'string',
+} as const satisfies FieldKinds;
+
 export const PresetModel = {
   dto: PresetDto,
   list: t.Array(PresetDto),
@@ -42,7 +54,7 @@ export const PresetModel = {
     basicFilter: t.Optional(t.Unknown()),
     isGlobal: t.Optional(t.BooleanString()),
   }),
-  listQuery: t.Object({ ...PageQuery, type: t.Optional(t.String()) }),
+  listQuery: t.Object({ ...PageQuery, type: t.Optional(t.String()), ...fieldFilterQuery(LOG_PRESET_FIELD_FILTERS) }),
 };
 
 export type PresetDto = typeof PresetModel.dto.static;

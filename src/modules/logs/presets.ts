@@ -14,9 +14,9 @@ import { entityMeta } from '../../http/entity';
 import { forbidden, invalid, notFound } from '../../http/errors';
 import { numericId, tagsOf } from '../../http/fields';
 import { instantOfBody } from '../../http/instant';
-import { type ListResult, type Page, paginate } from '../../http/lists';
+import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
-import type { PresetDto, PresetWrite } from './preset-model';
+import { LOG_PRESET_FIELD_FILTERS, type PresetDto, type PresetWrite } from './preset-model';
 
 type PresetRow = typeof logPresets.$inferSelect;
 const JSON_LIMIT = 16 * 1024;
@@ -111,7 +111,7 @@ export function listPresets(
     .all()
     .filter((r) => (r.isGlobal || owns(principal, r)) && (query.type === undefined || r.type === query.type))
     .map(toPresetDto);
-  return paginate(all, page);
+  return paginate(whereFields(all, query, LOG_PRESET_FIELD_FILTERS), page);
 }
 
 export function getPreset(deps: Deps, principal: Principal, id: string): PresetDto {

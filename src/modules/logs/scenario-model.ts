@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayNameOrEmpty } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 import { LogPageQuery } from './model';
 
 const Name = t.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
@@ -24,6 +24,13 @@ const ScenarioRunDto = t.Object({
   displayName: t.String(),
 });
 
+/** The exact-match filters of the scenario list beside `origin` and `action` (C: Responses), on the wire form. */
+export const SCENARIO_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  log: 'boolean',
+} as const satisfies FieldKinds;
+
 export const ScenarioModel = {
   dto: ScenarioDto,
   list: t.Array(ScenarioDto),
@@ -40,6 +47,7 @@ export const ScenarioModel = {
     ...PageQuery,
     origin: t.Optional(t.String()),
     action: t.Optional(t.String()),
+    ...fieldFilterQuery(SCENARIO_FIELD_FILTERS),
     fuzzy: t.Optional(t.String()),
   }),
   run: ScenarioRunDto,

@@ -12,17 +12,18 @@ import { entityMeta } from '../../http/entity';
 import { invalid, notFound } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
 import { instantOfQuery } from '../../http/instant';
-import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
+import { fuzzyMatch, type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { logPageOf, pageTotals } from './paging';
-import type {
-  ScenarioDto,
-  ScenarioListQuery,
-  ScenarioRunCreate,
-  ScenarioRunDto,
-  ScenarioRunPage,
-  ScenarioRunQuery,
-  ScenarioWrite,
+import {
+  SCENARIO_FIELD_FILTERS,
+  type ScenarioDto,
+  type ScenarioListQuery,
+  type ScenarioRunCreate,
+  type ScenarioRunDto,
+  type ScenarioRunPage,
+  type ScenarioRunQuery,
+  type ScenarioWrite,
 } from './scenario-model';
 
 type ScenarioRow = typeof logScenarios.$inferSelect;
@@ -78,7 +79,7 @@ export function listScenarios(deps: Deps, query: ScenarioListQuery, page: Page):
         fuzzyMatch(query.fuzzy, r.displayName, r.origin, r.action, r.description),
     )
     .map(toScenarioDto);
-  return paginate(all, page);
+  return paginate(whereFields(all, query, SCENARIO_FIELD_FILTERS), page);
 }
 
 export function getScenario(deps: Deps, id: string): ScenarioDto {

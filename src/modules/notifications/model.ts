@@ -2,7 +2,7 @@ import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { IdList } from '../../http/fields';
 import { Instant } from '../../http/instant';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 const Time = t.String({ format: 'date-time' });
 const NullableTime = t.Union([Time, t.Null()]);
@@ -68,6 +68,18 @@ const NotificationDtoModel = t.Object({
   lastAction: t.Union([t.Object({ action: t.String(), at: Time, by: t.String(), result: Result }), t.Null()]),
 });
 
+/**
+ * The exact-match filters on the other stored scalar fields (C: Responses), in SQL. Not filters:
+ * the times (`since` reads from a time), the arrays and objects (`source` has `sourceType`).
+ */
+export const NOTIFICATION_FIELD_FILTERS = {
+  title: 'string',
+  message: 'string',
+  subsystemId: 'integer',
+  count: 'integer',
+  clearedBy: 'string',
+} as const satisfies FieldKinds;
+
 export const NotificationModel = {
   dto: NotificationDtoModel,
   list: t.Array(NotificationDtoModel),
@@ -104,6 +116,7 @@ export const NotificationModel = {
     subsystemExternalId: t.Optional(t.String()),
     sourceType: t.Optional(t.Union(SOURCE_TYPES.map((s) => t.Literal(s)))),
     since: t.Optional(Instant),
+    ...fieldFilterQuery(NOTIFICATION_FIELD_FILTERS),
   }),
 };
 

@@ -11,10 +11,10 @@ import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { instantOfQuery } from '../../http/instant';
-import type { ListResult, Page } from '../../http/lists';
+import { fieldConditions, type ListResult, type Page } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { type NotificationRow, toNotificationDto } from './mapper';
-import { type NotificationDto, type NotificationListQuery, severityOf } from './model';
+import { NOTIFICATION_FIELD_FILTERS, type NotificationDto, type NotificationListQuery, severityOf } from './model';
 
 /**
  * Rule 6 and the integration extension: `users:write` sees all; holders of `notifications:read` or
@@ -122,6 +122,15 @@ export function listNotifications(
   if (query.subsystemExternalId !== undefined) where.push(eq(subsystems.externalId, query.subsystemExternalId));
   if (query.sourceType !== undefined) where.push(eq(notifications.sourceType, query.sourceType));
   if (query.since !== undefined) where.push(gte(notifications.updatedAt, instantOfQuery(query.since, '/since')));
+  where.push(
+    ...fieldConditions(query, NOTIFICATION_FIELD_FILTERS, {
+      title: notifications.title,
+      message: notifications.message,
+      subsystemId: notifications.subsystemId,
+      count: notifications.count,
+      clearedBy: notifications.clearedBy,
+    }),
+  );
   const condition = and(...where);
   const total =
     deps.db

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, Metadata, NullableDisplayName, Tags } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 /** §12 name rule: 1–255, no `/`, `\` or control characters, not `.` or `..`, not all digits, no leading `_`. */
 export const OBJECT_NAME_PATTERN = '^(?![0-9]+$)(?!\\.\\.?$)(?!_)[^/\\\\\\u0000-\\u001f\\u007f]{1,255}$';
@@ -59,6 +59,22 @@ const BucketDtoModel = t.Object({
 
 const BoolQuery = t.Optional(t.Union([t.Literal('true'), t.Literal('false')]));
 
+/**
+ * The exact-match filters of `GET /objects/{bucket}` on the other stored scalar fields (C: Responses),
+ * beside `status`, `tags`, `metadata[key]` and `fuzzy`. Not filters: `bucket` and `bucketName` (the
+ * path names the bucket), the times, `usedBy` (counted for the page only).
+ */
+export const OBJECT_FIELD_FILTERS = {
+  name: 'string',
+  displayName: 'string',
+  description: 'string',
+  contentType: 'string',
+  object: 'string',
+  objectSize: 'integer',
+  objectMD5: 'string',
+  sha256: 'string',
+} as const satisfies FieldKinds;
+
 export const ObjectModel = {
   dto: ObjectDtoModel,
   list: t.Array(ObjectDtoModel),
@@ -87,6 +103,7 @@ export const ObjectModel = {
     status: t.Optional(t.String({ maxLength: 100 })),
     tags: t.Optional(t.String({ maxLength: 50 * 65 })),
     fuzzy: t.Optional(t.String({ maxLength: 200 })),
+    ...fieldFilterQuery(OBJECT_FIELD_FILTERS),
   }),
   deleteQuery: t.Object({ purge: BoolQuery, force: BoolQuery }),
   contentQuery: t.Object({

@@ -23,7 +23,7 @@ import { objects, objectTags } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, mergeMetadata, numericId, tagsOf } from '../../http/fields';
-import { type ListResult, metadataMatches, type Page } from '../../http/lists';
+import { fieldConditions, type ListResult, metadataMatches, type Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { clearDefaultStates } from '../players/default-states';
 import {
@@ -41,6 +41,7 @@ import { bucketDto, metadataOf, NOT_USED, type ObjectRow, objectDto, type UsedBy
 import {
   type BucketDto,
   NAME_RULE,
+  OBJECT_FIELD_FILTERS,
   OBJECT_NAME_PATTERN,
   type ObjectCreate,
   type ObjectDto,
@@ -181,7 +182,8 @@ export function hasAllTags(tags: readonly string[]): SQL[] {
 
 /**
  * `GET /objects/{bucket}`: in `_id` order, filtered by `status`, `tags` (every one listed),
- * `metadata[key]` (the user's keys and the server's, such as `type`) and `fuzzy` (name,
+ * `metadata[key]` (the user's keys and the server's, such as `type`; judged on the rows, as
+ * the two are merged on read), the other scalar fields (`OBJECT_FIELD_FILTERS`) and `fuzzy` (name,
  * displayName, description, tags).
  */
 export function listObjects(
@@ -196,6 +198,18 @@ export function listObjects(
   const where: SQL[] = [eq(objects.bucket, b), inArray(objects.status, statusesOf(query.status))];
   if (query.tags !== undefined) where.push(...hasAllTags(tagsOf(query.tags, '/tags')));
   if (query.fuzzy) where.push(sql`instr(${objects.searchText}, ${query.fuzzy.toLowerCase()}) > 0`);
+  where.push(
+    ...fieldConditions(query, OBJECT_FIELD_FILTERS, {
+      name: objects.name,
+      displayName: objects.displayName,
+      description: objects.description,
+      contentType: objects.contentType,
+      object: objects.file,
+      objectSize: objects.size,
+      objectMD5: objects.md5,
+      sha256: objects.sha256,
+    }),
+  );
   const rows = deps.db
     .select()
     .from(objects)

@@ -2,7 +2,7 @@ import { t } from 'elysia';
 import { PARAMETER_TYPES } from '../../db/schema';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalRef, SubsystemNameFields } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 /** Longest value text (values travel as strings). */
 export const MAX_VALUE_LENGTH = 65536;
@@ -33,6 +33,22 @@ const ParameterDtoModel = t.Object({
   playableId: t.Union([t.Integer(), t.Null()]),
   valueUpdatedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
 });
+
+/**
+ * The exact-match filters on the other stored scalar fields (C: Responses); `default` is the wire
+ * name of the stored default, `min`, `max` and `step` compare as numbers. Not filters: the times and
+ * `options` (an array).
+ */
+export const PARAMETER_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  value: 'string',
+  default: 'string',
+  min: 'number',
+  max: 'number',
+  step: 'number',
+  unit: 'string',
+} as const satisfies FieldKinds;
 
 export const ParameterModel = {
   dto: ParameterDtoModel,
@@ -66,6 +82,7 @@ export const ParameterModel = {
     externalRef: t.Optional(t.String()),
     playableId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be an integer' })),
     type: t.Optional(t.String()),
+    ...fieldFilterQuery(PARAMETER_FIELD_FILTERS),
     fuzzy: t.Optional(t.String()),
   }),
   deleteQuery: t.Object({

@@ -6,10 +6,10 @@ import { parameters, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import type { ListResult, Page } from '../../http/lists';
+import { fieldConditions, type ListResult, type Page } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { type ParameterRow, toParameterDto } from './mapper';
-import type { ParameterDto, ParameterListQuery } from './model';
+import { PARAMETER_FIELD_FILTERS, type ParameterDto, type ParameterListQuery } from './model';
 
 export { misfit, type ValueShape } from './rules';
 export type { ParameterRow };
@@ -89,6 +89,18 @@ export function listParameters(deps: Deps, query: ParameterListQuery, page: Page
   if (query.externalRef !== undefined) where.push(eq(parameters.externalRef, query.externalRef));
   if (query.playableId !== undefined) where.push(eq(parameters.playableId, Number(query.playableId)));
   if (query.type !== undefined) where.push(sql`${parameters.type} = ${query.type}`);
+  where.push(
+    ...fieldConditions(query, PARAMETER_FIELD_FILTERS, {
+      displayName: parameters.displayName,
+      description: parameters.description,
+      value: parameters.value,
+      default: parameters.defaultValue,
+      min: parameters.min,
+      max: parameters.max,
+      step: parameters.step,
+      unit: parameters.unit,
+    }),
+  );
   if (query.fuzzy) {
     const pattern = likeText(query.fuzzy);
     const fuzzy = or(

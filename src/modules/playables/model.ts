@@ -7,7 +7,7 @@ import {
   NullableExternalRef,
   SubsystemNameFields,
 } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 import { type ObjectDto, ObjectModel } from '../objects/model';
 import { CopyStatusModel } from './copy-model';
 
@@ -49,6 +49,24 @@ const PlayableDtoModel = t.Object({
 });
 
 const BoolQuery = t.Optional(t.Union([t.Literal('true'), t.Literal('false')]));
+
+/**
+ * The exact-match filters on the other stored scalar fields (C: Responses), with `metadata[key]=v`
+ * (read from the URL). Not filters: `mediaReady` and `copyToPlayerStatus` (worked out from the
+ * objects for the page only), `isUpcomingSchedule` (from the schedule), the arrays and objects.
+ */
+export const PLAYABLE_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  command: 'string',
+  duration: 'integer',
+  durationType: 'string',
+  thumbId: 'integer',
+  availableInSubsystem: 'boolean',
+  isCached: 'boolean',
+  copyToPlayer: 'boolean',
+  autoSync: 'boolean',
+} as const satisfies FieldKinds;
 
 export const PlayableModel = {
   dto: PlayableDtoModel,
@@ -101,6 +119,7 @@ export const PlayableModel = {
     forceCached: BoolQuery,
     compositionId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be a composition _id' })),
     active: BoolQuery,
+    ...fieldFilterQuery(PLAYABLE_FIELD_FILTERS),
     fuzzy: t.Optional(t.String()),
   }),
   refParams: t.Object({

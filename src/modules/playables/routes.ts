@@ -4,7 +4,7 @@ import type { AuthRule } from '../../http/auth';
 import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { originOf } from '../../http/links';
-import { PageQuery, pageOf, sendList, sendWhole } from '../../http/lists';
+import { metadataFilterOf, PageQuery, pageOf, sendList, sendWhole } from '../../http/lists';
 import { noContent } from '../../http/responses';
 import { ScheduleReadQuery } from '../schedule/document/query';
 import { InstancesModel, playableInstances } from './instances';
@@ -33,7 +33,10 @@ export function playablesRoutes(deps: Deps) {
     model: PlayableModel,
     read: 'media:read',
     write: WRITE,
-    list: { run: (query, page, { request }) => listPlayables(deps, query, page, originOf(request)) },
+    list: {
+      run: (query, page, { request }) =>
+        listPlayables(deps, query, metadataFilterOf(request.url), page, originOf(request)),
+    },
     get: { run: (id, _principal, _query, request) => getPlayable(deps, id, originOf(request)) },
     upsert: {
       run: (principal, body, request) => upsertPlayable(deps, principal, body, originOf(request)),

@@ -12,7 +12,14 @@ import { findSubsystem } from '../../core/subsystems';
 import { playables, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, notFound } from '../../http/errors';
-import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
+import {
+  fieldConditions,
+  fuzzyMatch,
+  type ListResult,
+  metadataConditions,
+  type Page,
+  paginate,
+} from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import {
   findPlayableByRef,
@@ -22,7 +29,7 @@ import {
   playableDtos,
   playableRowById,
 } from './lookup';
-import type { PlayableDto, PlayableListQuery } from './model';
+import { PLAYABLE_FIELD_FILTERS, type PlayableDto, type PlayableListQuery } from './model';
 
 /** Second path segments that always mean a sub-resource, never an externalRef (§14). */
 const RESERVED_REFS = new Set(['instances', 'copyToPlayerStatus']);
@@ -76,8 +83,22 @@ export function getPlayableByRef(deps: Deps, subsystem: string, ref: string, ori
   return dto;
 }
 
-function conditionsOf(deps: Deps, query: PlayableListQuery): SQL[] | null {
-  const conditions: SQL[] = [];
+function conditionsOf(deps: Deps, query: PlayableListQuery, metadata: Record<string, string>): SQL[] | null {
+  const conditions: SQL[] = [
+    ...fieldConditions(query, PLAYABLE_FIELD_FILTERS, {
+      displayName: playables.displayName,
+      description: playables.description,
+      command: playables.command,
+      duration: playables.duration,
+      durationType: playables.durationType,
+      thumbId: playables.thumbId,
+      availableInSubsystem: playables.availableInSubsystem,
+      isCached: playables.isCached,
+      copyToPlayer: playables.copyToPlayer,
+      autoSync: playables.autoSync,
+    }),
+    ...metadataConditions(playables.metadata, metadata),
+  ];
   if (query.subsystemId !== undefined) {
     const owner = findSubsystem(deps, query.subsystemId);
     if (!owner) return null;
@@ -96,16 +117,17 @@ function conditionsOf(deps: Deps, query: PlayableListQuery): SQL[] | null {
 /**
  * Playables in `_id` order filtered by exact `subsystemId` (`_id` or externalId),
  * `subsystemExternalId`, `externalRef`, `type`, `group`, `forceCached`, `compositionId`, `active`,
- * and `fuzzy` (displayName, externalRef, description). Only the page is mapped, so only its
+ * the other scalar fields (`PLAYABLE_FIELD_FILTERS`), `metadata[key]` and `fuzzy` (displayName, externalRef, description). Only the page is mapped, so only its
  * playables' objects are read (once for the page).
  */
 export function listPlayables(
   deps: Deps,
   query: PlayableListQuery,
+  metadata: Record<string, string>,
   page: Page,
   origin: string,
 ): ListResult<PlayableDto> {
-  const conditions = conditionsOf(deps, query);
+  const conditions = conditionsOf(deps, query, metadata);
   if (conditions === null) return { items: [], total: 0 };
   const rows = deps.db
     .select({ playable: playables, subsystemExternalId: subsystems.externalId })

@@ -1,8 +1,8 @@
 import { t } from 'elysia';
 import { ExternalId } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { fieldFilterQuery, PageQuery } from '../../http/lists';
 import { InstantPlayableModel } from '../playables/model';
-import { SubsystemModel } from '../subsystems/model';
+import { SUBSYSTEM_FIELD_FILTERS, SubsystemModel } from '../subsystems/model';
 
 export const MEDIA_TYPES = ['none', 'single', 'playlist'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -67,6 +67,8 @@ export const PlayerModel = {
     status: t.Optional(t.String()),
     zoneId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be a zone _id' })),
     externalId: t.Optional(t.String()),
+    /** The subsystem's filters, on a player's subsystem fields (subsystems/model.ts), and `metadata[key]=v`. */
+    ...fieldFilterQuery(SUBSYSTEM_FIELD_FILTERS),
     fuzzy: t.Optional(t.String()),
   }),
   defaultState: DefaultStateModel,

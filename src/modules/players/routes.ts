@@ -9,6 +9,7 @@ import type { AuthRule } from '../../http/auth';
 import { crudRoutes } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { originOf } from '../../http/links';
+import { metadataFilterOf } from '../../http/lists';
 import { PlayerModel } from './model';
 import {
   deletePlayer,
@@ -38,7 +39,8 @@ export function playersRoutes(deps: Deps) {
     read: READ,
     write: WRITE,
     list: {
-      run: (query, page, { request }) => listPlayers(deps, query, page, originOf(request)),
+      run: (query, page, { request }) =>
+        listPlayers(deps, query, metadataFilterOf(request.url), page, originOf(request)),
       summary: 'Players; filters container, type, status, zoneId, externalId, fuzzy',
     },
     get: {

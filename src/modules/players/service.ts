@@ -38,13 +38,21 @@ import { findSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { schedulePlaylists, scheduleZones, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
-import { fuzzyMatch, type ListResult, type Page } from '../../http/lists';
+import {
+  fieldFilterValues,
+  fieldsMatch,
+  fuzzyMatch,
+  type ListResult,
+  metadataMatches,
+  type Page,
+} from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { requireLicenseRoom } from '../license/limits';
 import { instantPlayableOfObject, mediaObject } from '../objects/media-playable';
 import { findInstantPlayable } from '../playables/lookup';
 import type { InstantPlayable } from '../playables/model';
 import { liveHealth } from '../subsystems/health';
+import { SUBSYSTEM_FIELD_FILTERS } from '../subsystems/model';
 import { valuesOf } from '../subsystems/rules';
 import {
   byExternalId,
@@ -279,10 +287,17 @@ export function getPlayer(deps: Deps, id: string, origin: string): PlayerDto {
 
 /**
  * Players in `_id` order, filtered by `container` (`_id` or externalId; an unknown one matches
- * nothing), exact `type` and `externalId`, live `status`, `zoneId` (members of that zone) and
- * `fuzzy` (displayName, externalId, description). Only the page is built into wire form.
+ * nothing), exact `type` and `externalId`, live `status`, `zoneId` (members of that zone),
+ * `metadata[key]`, the subsystem's scalar fields (`SUBSYSTEM_FIELD_FILTERS`, on the subsystem wire
+ * form) and `fuzzy` (displayName, externalId, description). Only the page is built into player form.
  */
-export function listPlayers(deps: Deps, query: PlayerListQuery, page: Page, origin: string): ListResult<PlayerDto> {
+export function listPlayers(
+  deps: Deps,
+  query: PlayerListQuery,
+  metadataFilter: Record<string, string>,
+  page: Page,
+  origin: string,
+): ListResult<PlayerDto> {
   const where = [eq(subsystems.kind, 'player')];
   if (query.container !== undefined) {
     const container = findSubsystem(deps, query.container);
@@ -292,6 +307,7 @@ export function listPlayers(deps: Deps, query: PlayerListQuery, page: Page, orig
   const zones = zoneMembers(deps);
   const inZone =
     query.zoneId === undefined ? null : new Set(zones.find((z) => z.id === Number(query.zoneId))?.members ?? []);
+  const fields = fieldFilterValues(query, SUBSYSTEM_FIELD_FILTERS);
   const rows = deps.db
     .select()
     .from(subsystems)
@@ -302,10 +318,15 @@ export function listPlayers(deps: Deps, query: PlayerListQuery, page: Page, orig
       (r) =>
         (query.type === undefined || r.type === query.type) &&
         (query.externalId === undefined || r.externalId === query.externalId) &&
-        (query.status === undefined || liveHealth(deps, r).status === query.status) &&
         (inZone === null || inZone.has(r.id)) &&
+        metadataMatches(r.metadata, metadataFilter) &&
         fuzzyMatch(query.fuzzy, r.displayName, r.externalId, r.description),
-    );
+    )
+    .filter((r) => {
+      if (query.status === undefined && fields.length === 0) return true;
+      const dto = subsystemDto(deps, r);
+      return (query.status === undefined || dto.status === query.status) && fieldsMatch(dto, fields);
+    });
   return {
     items: rows.slice(page.offset, page.offset + page.limit).map((r) => playerDto(deps, r, origin, zones)),
     total: rows.length,

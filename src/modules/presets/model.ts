@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, NullableExternalRef, SubsystemNameFields } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 export const MAX_ENTRIES = 500;
 
@@ -22,6 +22,15 @@ const PresetDtoModel = t.Object({
   parameters: t.Array(EntryDto),
   lastAppliedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
 });
+
+/**
+ * The exact-match filters on the other stored scalar fields (C: Responses). Not filters:
+ * `lastAppliedAt` (a time) and `parameters` (an array).
+ */
+export const PRESET_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+} as const satisfies FieldKinds;
 
 export const PresetModel = {
   dto: PresetDtoModel,
@@ -54,6 +63,7 @@ export const PresetModel = {
     subsystemExternalId: t.Optional(t.String()),
     subsystemId: t.Optional(t.String()),
     externalRef: t.Optional(t.String()),
+    ...fieldFilterQuery(PRESET_FIELD_FILTERS),
     fuzzy: t.Optional(t.String()),
   }),
   applied: t.Object({

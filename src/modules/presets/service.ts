@@ -6,11 +6,11 @@ import { presetEntries, presets, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import type { ListResult, Page } from '../../http/lists';
+import { fieldConditions, type ListResult, type Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { parameterRows } from '../parameters/service';
 import { type PresetRow, toPresetDto } from './mapper';
-import type { PresetDto, PresetEntryDto, PresetListQuery } from './model';
+import { PRESET_FIELD_FILTERS, type PresetDto, type PresetEntryDto, type PresetListQuery } from './model';
 
 export type { PresetRow };
 
@@ -102,6 +102,12 @@ export function listPresets(deps: Deps, query: PresetListQuery, page: Page): Lis
     where.push(n === null ? eq(subsystems.externalId, query.subsystemId) : eq(presets.subsystemId, n));
   }
   if (query.externalRef !== undefined) where.push(eq(presets.externalRef, query.externalRef));
+  where.push(
+    ...fieldConditions(query, PRESET_FIELD_FILTERS, {
+      displayName: presets.displayName,
+      description: presets.description,
+    }),
+  );
   if (query.fuzzy) {
     const pattern = likeText(query.fuzzy);
     const fuzzy = or(

@@ -2,8 +2,22 @@ import { t } from 'elysia';
 import { PERMISSIONS } from '../../core/permissions';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName } from '../../http/fields';
+import type { FieldKinds } from '../../http/lists';
 
 const PermissionName = t.String({ minLength: 1, maxLength: 64 });
+
+/**
+ * The exact-match filters of the roles list (C: Responses), judged on the wire form, which the list
+ * builds whole before it pages. Not filters: `permissions` (an array).
+ */
+export const ROLE_FIELD_FILTERS = {
+  name: 'string',
+  displayName: 'string',
+  description: 'string',
+  builtIn: 'boolean',
+  userCount: 'integer',
+  tokenCount: 'integer',
+} as const satisfies FieldKinds;
 
 export const RoleModel = {
   dto: t.Object({

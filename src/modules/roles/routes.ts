@@ -1,8 +1,8 @@
 import { t } from 'elysia';
 import type { Deps } from '../../deps';
 import { crudRoutes } from '../../http/crud';
-import { PageQuery, pageOf, sendList } from '../../http/lists';
-import { RoleModel } from './model';
+import { fieldFilterQuery, PageQuery, pageOf, sendList } from '../../http/lists';
+import { ROLE_FIELD_FILTERS, RoleModel } from './model';
 import { createRole, deleteRole, getRole, listRoles, permissionList, updateRole } from './service';
 
 export function rolesRoutes(deps: Deps) {
@@ -11,12 +11,12 @@ export function rolesRoutes(deps: Deps) {
     model: {
       dto: RoleModel.dto,
       list: t.Array(RoleModel.dto),
-      listQuery: t.Object(PageQuery),
+      listQuery: t.Object({ ...PageQuery, ...fieldFilterQuery(ROLE_FIELD_FILTERS) }),
       write: RoleModel.update,
     },
     read: 'roles:read',
     write: 'roles:write',
-    list: { run: (_query, page) => listRoles(deps, page) },
+    list: { run: (query, page) => listRoles(deps, query, page) },
     get: { run: (id) => getRole(deps, id) },
     create: { body: RoleModel.create, run: (principal, body) => createRole(deps, principal, body) },
     update: { createOnly: ['name'], run: (principal, id, body) => updateRole(deps, principal, id, body) },

@@ -21,10 +21,10 @@ import { roles, tokens, userRoles, userTemplates } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { unique } from '../../http/fields';
-import { type ListResult, type Page, paginate } from '../../http/lists';
+import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { toRoleDto } from './mapper';
-import type { RoleCreate, RoleDto, RoleUpdate } from './model';
+import { ROLE_FIELD_FILTERS, type RoleCreate, type RoleDto, type RoleUpdate } from './model';
 import type { Grants, RoleRow } from './state';
 
 function cache(deps: Deps): Map<number, RoleRow> {
@@ -172,9 +172,13 @@ function checkPermissions(principal: Principal, list: readonly string[], what: s
 }
 
 /** Every role, built-in first, then by name. */
-export function listRoles(deps: Deps, page: Page): ListResult<RoleDto> {
+export function listRoles(deps: Deps, query: object, page: Page): ListResult<RoleDto> {
   return paginate(
-    ordered(deps).map((r) => dto(deps, r)),
+    whereFields(
+      ordered(deps).map((r) => dto(deps, r)),
+      query,
+      ROLE_FIELD_FILTERS,
+    ),
     page,
   );
 }

@@ -35,7 +35,7 @@ import { prepared } from '../../db/prepared';
 import { subsystemMessages, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { type AppError, conflict, invalid } from '../../http/errors';
-import { type ListResult, type Page, paginate } from '../../http/lists';
+import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { instantPlayableOfObject, localOrigin, mediaObject } from '../objects/media-playable';
 import { findPlayable, toInstantPlayable } from '../playables/lookup';
@@ -43,7 +43,13 @@ import type { InstantPlayable, PlayableDto } from '../playables/model';
 import { findZoneRow } from '../schedule/zones/service';
 import { liveHealth } from './health';
 import { type MessageRow, toActionMessage, toDeliveredMessage, toQueuedAction } from './mapper';
-import type { ActionMessageDto, ActionRequest, DeliveredMessageDto, QueuedActionDto } from './model';
+import {
+  ACTION_FIELD_FILTERS,
+  type ActionMessageDto,
+  type ActionRequest,
+  type DeliveredMessageDto,
+  type QueuedActionDto,
+} from './model';
 
 /** At most this many messages wait per subsystem; a new one beyond that expires the oldest. */
 export const MAX_WAITING = 100;
@@ -263,8 +269,8 @@ export function pruneMessages(deps: Deps): void {
     .run();
 }
 
-/** `GET /subsystems/{id}/actions`: messages of the last 24 h, at most 100, newest first, paged. */
-export function listActions(deps: Deps, id: string, page: Page): ListResult<ActionMessageDto> {
+/** `GET /subsystems/{id}/actions`: messages of the last 24 h, at most 100, newest first, filtered, paged. */
+export function listActions(deps: Deps, id: string, query: object, page: Page): ListResult<ActionMessageDto> {
   const subsystem = requireSubsystem(deps, id);
   const now = deps.clock.now();
   const rows = deps.db
@@ -275,7 +281,11 @@ export function listActions(deps: Deps, id: string, page: Page): ListResult<Acti
     .limit(LIST_MAX)
     .all();
   return paginate(
-    rows.map((m) => toActionMessage(m, now)),
+    whereFields(
+      rows.map((m) => toActionMessage(m, now)),
+      query,
+      ACTION_FIELD_FILTERS,
+    ),
     page,
   );
 }

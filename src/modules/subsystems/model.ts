@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalId, Metadata } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 const Time = t.Union([t.String({ format: 'date-time' }), t.Null()]);
 
@@ -40,6 +40,23 @@ const SubsystemDtoModel = t.Object({
   }),
 });
 
+/**
+ * The exact-match filters of subsystem and player lists besides `type`, `status` and `externalId`
+ * (C: Responses), judged on the wire form (so `healthGracePeriod` is the one in force, `isAlive` and
+ * `healthState` the live ones), with `metadata[key]=v` (read from the URL). Not filters: the times,
+ * `healthGracePeriodRemaining` (a countdown) and the objects (`healthCheck`, `heartbeat`).
+ */
+export const SUBSYSTEM_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  kind: 'string',
+  healthEnabled: 'boolean',
+  healthGracePeriod: 'integer',
+  directMediaPlayback: 'boolean',
+  isAlive: 'boolean',
+  healthState: 'integer',
+} as const satisfies FieldKinds;
+
 export const SubsystemModel = {
   dto: SubsystemDtoModel,
   list: t.Array(SubsystemDtoModel),
@@ -65,6 +82,7 @@ export const SubsystemModel = {
     type: t.Optional(t.String()),
     status: t.Optional(t.String()),
     externalId: t.Optional(t.String()),
+    ...fieldFilterQuery(SUBSYSTEM_FIELD_FILTERS),
     fuzzy: t.Optional(t.String()),
     cms: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
     includePlayers: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
@@ -90,6 +108,20 @@ const MessageFields = {
 
 /** A message as the heartbeat answer carries it (§3 "Heartbeat answer"). */
 const DeliveredMessage = t.Object(MessageFields);
+
+/**
+ * The exact-match filters of `GET /subsystems/{id}/actions` (C: Responses), on the wire form (the
+ * list holds at most 100 messages, built whole). Not filters: `payload` (an object), the times and
+ * `subsystemId` (the path names the subsystem).
+ */
+export const ACTION_FIELD_FILTERS = {
+  uuid: 'string',
+  type: 'string',
+  zone: 'string',
+  zoneId: 'integer',
+  playType: 'string',
+  state: 'string',
+} as const satisfies FieldKinds;
 
 export const ActionModel = {
   /** `PUT /subsystems/{id}/action` (§3 "Action request"). */

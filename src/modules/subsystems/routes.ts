@@ -4,10 +4,10 @@ import { requestMeta } from '../../http/context';
 import { crudRoutes } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { originOf } from '../../http/links';
-import { metadataFilterOf, PageQuery, pageOf, sendList } from '../../http/lists';
+import { fieldFilterQuery, metadataFilterOf, PageQuery, pageOf, sendList } from '../../http/lists';
 import { listActions, requestAction } from './actions';
 import { heartbeat } from './heartbeat';
-import { ActionModel, SubsystemModel } from './model';
+import { ACTION_FIELD_FILTERS, ActionModel, SubsystemModel } from './model';
 import { deleteSubsystem, getSubsystem, listSubsystems, updateSubsystemById, upsertSubsystem } from './service';
 
 /**
@@ -66,12 +66,12 @@ export function subsystemsRoutes(deps: Deps) {
       '/:id/actions',
       (ctx) => {
         const page = pageOf(ctx.query);
-        return sendList(ctx, listActions(deps, ctx.params.id, page), page);
+        return sendList(ctx, listActions(deps, ctx.params.id, ctx.query, page), page);
       },
       {
         auth: 'subsystems:read',
         params: IdParam,
-        query: t.Object(PageQuery),
+        query: t.Object({ ...PageQuery, ...fieldFilterQuery(ACTION_FIELD_FILTERS) }),
         response: t.Array(ActionModel.message),
         detail: { summary: 'Messages of the last 24 h (at most 100), newest first' },
       },

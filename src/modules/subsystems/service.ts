@@ -38,13 +38,21 @@ import {
 } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
-import { fuzzyMatch, type ListResult, metadataMatches, type Page, paginate } from '../../http/lists';
+import {
+  fieldFilterValues,
+  fieldsMatch,
+  fuzzyMatch,
+  type ListResult,
+  metadataMatches,
+  type Page,
+  paginate,
+} from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { requireLicenseRoom } from '../license/limits';
 import { ensurePlatformVariables } from '../variables/platform';
 import { configureHealth, forgetHealth, liveHealth } from './health';
 import { toSubsystemDto } from './mapper';
-import type { SubsystemDto, SubsystemListQuery, SubsystemWrite } from './model';
+import { SUBSYSTEM_FIELD_FILTERS, type SubsystemDto, type SubsystemListQuery, type SubsystemWrite } from './model';
 import { valuesOf, WRITABLE } from './rules';
 
 /** The wire form of a row, with the monitor's live health. */
@@ -267,9 +275,10 @@ export function getSubsystem(deps: Deps, id: string): SubsystemDto {
 }
 
 /**
- * Subsystems in `_id` order, filtered by exact `type`, live `status`, `externalId` and `metadata[key]`,
- * `fuzzy` (displayName, externalId, description) and `cms=true` (containers and direct-playback ones);
- * players only with `includePlayers=true`.
+ * Subsystems in `_id` order, filtered by exact `type`, live `status`, `externalId`, `metadata[key]`
+ * and the scalar fields of the wire form (`SUBSYSTEM_FIELD_FILTERS`), `fuzzy` (displayName,
+ * externalId, description) and `cms=true` (containers and direct-playback ones); players only with
+ * `includePlayers=true`. In memory: every row is built into wire form anyway, then paged.
  */
 export function listSubsystems(
   deps: Deps,
@@ -277,7 +286,8 @@ export function listSubsystems(
   metadataFilter: Record<string, string>,
   page: Page,
 ): ListResult<SubsystemDto> {
-  const rows = deps.db
+  const fields = fieldFilterValues(query, SUBSYSTEM_FIELD_FILTERS);
+  const dtos = deps.db
     .select()
     .from(subsystems)
     .orderBy(asc(subsystems.id))
@@ -285,17 +295,15 @@ export function listSubsystems(
     .filter(
       (r) =>
         (query.type === undefined || r.type === query.type) &&
-        (query.status === undefined || liveHealth(deps, r).status === query.status) &&
         (query.externalId === undefined || r.externalId === query.externalId) &&
         (r.kind === 'subsystem' || query.includePlayers === 'true') &&
         (query.cms !== 'true' || isContainerType(r.type) || r.directMediaPlayback) &&
         metadataMatches(r.metadata, metadataFilter) &&
         fuzzyMatch(query.fuzzy, r.displayName, r.externalId, r.description),
-    );
-  return paginate(
-    rows.map((r) => subsystemDto(deps, r)),
-    page,
-  );
+    )
+    .map((r) => subsystemDto(deps, r))
+    .filter((dto) => (query.status === undefined || dto.status === query.status) && fieldsMatch(dto, fields));
+  return paginate(dtos, page);
 }
 
 /**

@@ -2,6 +2,19 @@ import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { DisplayName, IdList } from '../../http/fields';
 import { NullableInstant } from '../../http/instant';
+import type { FieldKinds } from '../../http/lists';
+
+/**
+ * The exact-match filters of the tokens list (C: Responses), judged on the wire form, which the list
+ * builds whole before it pages. Not filters: the times and `subsystemIds` (an array).
+ */
+export const TOKEN_FIELD_FILTERS = {
+  displayName: 'string',
+  roleId: 'integer',
+  prefix: 'string',
+  createdBy: 'string',
+  lastUsedFrom: 'string',
+} as const satisfies FieldKinds;
 
 export const TokenModel = {
   dto: t.Object({

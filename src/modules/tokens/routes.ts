@@ -1,8 +1,8 @@
 import { t } from 'elysia';
 import type { Deps } from '../../deps';
 import { crudRoutes } from '../../http/crud';
-import { PageQuery } from '../../http/lists';
-import { TokenModel } from './model';
+import { fieldFilterQuery, PageQuery } from '../../http/lists';
+import { TOKEN_FIELD_FILTERS, TokenModel } from './model';
 import { createToken, getToken, listTokens, revokeToken, updateToken } from './service';
 
 /** Both reading and writing tokens need `users:write` (§1.4). */
@@ -12,12 +12,12 @@ export function tokensRoutes(deps: Deps) {
     model: {
       dto: TokenModel.dto,
       list: t.Array(TokenModel.dto),
-      listQuery: t.Object(PageQuery),
+      listQuery: t.Object({ ...PageQuery, ...fieldFilterQuery(TOKEN_FIELD_FILTERS) }),
       write: TokenModel.update,
     },
     read: 'users:write',
     write: 'users:write',
-    list: { run: (_query, page) => listTokens(deps, page) },
+    list: { run: (query, page) => listTokens(deps, query, page) },
     get: { run: (id) => getToken(deps, id) },
     create: { body: TokenModel.create, run: (principal, body) => createToken(deps, principal, body) },
     update: { run: (principal, id, body) => updateToken(deps, principal, id, body) },

@@ -23,12 +23,12 @@ import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
 import { numericId, unique } from '../../http/fields';
 import { instantOfBody } from '../../http/instant';
-import { type ListResult, type Page, paginate } from '../../http/lists';
+import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { parseInstant } from '../../instant';
 import { emit, transact } from '../../realtime/emit';
 import { assertGrantableRole, grantsOf } from '../roles/service';
 import { type TokenRow, toTokenDto } from './mapper';
-import type { TokenCreate, TokenDto, TokenUpdate } from './model';
+import { TOKEN_FIELD_FILTERS, type TokenCreate, type TokenDto, type TokenUpdate } from './model';
 
 export const TOKEN_PREFIX = 'pms_';
 const TOUCH_EVERY_MS = 60_000;
@@ -93,10 +93,14 @@ function sameExpiry(sent: string | null, stored: number | null): boolean {
 }
 
 /** Every token, oldest first, never with its secret. */
-export function listTokens(deps: Deps, page: Page): ListResult<TokenDto> {
+export function listTokens(deps: Deps, query: object, page: Page): ListResult<TokenDto> {
   const rows = deps.db.select().from(tokens).orderBy(asc(tokens.id)).all();
   return paginate(
-    rows.map((r) => toTokenDto(r)),
+    whereFields(
+      rows.map((r) => toTokenDto(r)),
+      query,
+      TOKEN_FIELD_FILTERS,
+    ),
     page,
   );
 }

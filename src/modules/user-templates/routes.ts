@@ -1,8 +1,8 @@
 import { t } from 'elysia';
 import type { Deps } from '../../deps';
 import { crudRoutes } from '../../http/crud';
-import { PageQuery } from '../../http/lists';
-import { UserTemplateModel } from './model';
+import { fieldFilterQuery, PageQuery } from '../../http/lists';
+import { USER_TEMPLATE_FIELD_FILTERS, UserTemplateModel } from './model';
 import {
   createUserTemplate,
   deleteUserTemplate,
@@ -18,12 +18,12 @@ export function userTemplatesRoutes(deps: Deps) {
     model: {
       dto: UserTemplateModel.dto,
       list: t.Array(UserTemplateModel.dto),
-      listQuery: t.Object(PageQuery),
+      listQuery: t.Object({ ...PageQuery, ...fieldFilterQuery(USER_TEMPLATE_FIELD_FILTERS) }),
       write: UserTemplateModel.update,
     },
     read: 'users:read',
     write: 'users:write',
-    list: { run: (_query, page) => listUserTemplates(deps, page) },
+    list: { run: (query, page) => listUserTemplates(deps, query, page) },
     get: { run: (id) => getUserTemplate(deps, id) },
     create: { body: UserTemplateModel.create, run: (principal, body) => createUserTemplate(deps, principal, body) },
     update: { run: (principal, id, body) => updateUserTemplate(deps, principal, id, body) },

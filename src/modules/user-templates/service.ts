@@ -11,12 +11,17 @@ import { userTemplates } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, metadataProblem, numericId, unique } from '../../http/fields';
-import { type ListResult, type Page, paginate } from '../../http/lists';
+import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { panelsByIds } from '../control-panels/access';
 import { assertGrantableRoles, builtInRoleId } from '../roles/service';
 import { toUserTemplateDto, type UserTemplateRow } from './mapper';
-import type { UserTemplateCreate, UserTemplateDto, UserTemplateUpdate } from './model';
+import {
+  USER_TEMPLATE_FIELD_FILTERS,
+  type UserTemplateCreate,
+  type UserTemplateDto,
+  type UserTemplateUpdate,
+} from './model';
 
 /** `true`/`false` or their string forms (§0.2); undefined when absent. */
 export function boolInput(value: boolean | 'true' | 'false' | undefined): boolean | undefined {
@@ -86,9 +91,9 @@ function checkRoles(deps: Deps, principal: Principal, ids: readonly number[]): n
 }
 
 /** Every template, oldest first. */
-export function listUserTemplates(deps: Deps, page: Page): ListResult<UserTemplateDto> {
+export function listUserTemplates(deps: Deps, query: object, page: Page): ListResult<UserTemplateDto> {
   const rows = deps.db.select().from(userTemplates).orderBy(asc(userTemplates.id)).all();
-  return paginate(rows.map(toUserTemplateDto), page);
+  return paginate(whereFields(rows.map(toUserTemplateDto), query, USER_TEMPLATE_FIELD_FILTERS), page);
 }
 
 export function getUserTemplate(deps: Deps, id: string): UserTemplateDto {

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { DisplayName, IdList, Metadata } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 import { ControlPanelModel } from '../control-panels/model';
 
 /** An available control panel as the users' dashboard routes show it. */
@@ -17,6 +17,17 @@ const EmailInput = t.Union([t.String({ maxLength: 254 }), t.Null()], {
 });
 /** Length and the other password rules are checked in the service, whose messages never echo the value. */
 const PasswordInput = t.String({ error: 'must be a string' });
+
+/**
+ * The exact-match filters on the other stored scalar fields (C: Responses), beside `username` (which
+ * ignores case, as logins do), `enabled` and `roleIds`. Not filters: the times, `preferences` and the
+ * arrays.
+ */
+export const USER_FIELD_FILTERS = {
+  displayName: 'string',
+  email: 'string',
+  templateId: 'integer',
+} as const satisfies FieldKinds;
 
 export const UserModel = {
   dto: t.Object({
@@ -67,6 +78,7 @@ export const UserModel = {
     roleIds: t.Optional(
       t.String({ pattern: '^[0-9]{1,15}(,[0-9]{1,15})*$', error: 'must be role ids separated by commas' }),
     ),
+    ...fieldFilterQuery(USER_FIELD_FILTERS),
     fuzzy: t.Optional(t.String({ maxLength: 200 })),
   }),
   getQuery: t.Object({ availablePanels: t.Optional(BoolQuery) }),

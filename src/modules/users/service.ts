@@ -18,13 +18,13 @@ import { userRoles, users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, forbidden, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
+import { fieldFilterValues, fieldsMatch, fuzzyMatch, type ListResult, type Page, paginate } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { openablePanelIds, panelsByIds } from '../control-panels/access';
 import { builtInRoleId, grantsOf } from '../roles/service';
 import { endUserSessions, findUserById, roleIdsOf, storePasswordHash, type UserRow } from './accounts';
 import { toUserDto } from './mapper';
-import type { UserDto, UserListQuery } from './model';
+import { USER_FIELD_FILTERS, type UserDto, type UserListQuery } from './model';
 import { checkPasswordRule, hashPassword } from './passwords';
 
 /** The wire form of a user, with dashboard entries the user cannot open hidden (rule 4). */
@@ -127,6 +127,7 @@ export function listUsers(deps: Deps, query: UserListQuery, page: Page): ListRes
   const roleMap = roleIdsByUser(deps);
   const wantRoles = query.roleIds?.split(',').map(Number);
   const enabled = query.enabled === undefined ? undefined : query.enabled === 'true';
+  const fields = fieldFilterValues(query, USER_FIELD_FILTERS);
   const rows = deps.db
     .select()
     .from(users)
@@ -137,6 +138,7 @@ export function listUsers(deps: Deps, query: UserListQuery, page: Page): ListRes
         (query.username === undefined || u.username.toLowerCase() === query.username.toLowerCase()) &&
         (enabled === undefined || u.enabled === enabled) &&
         (wantRoles === undefined || wantRoles.some((r) => roleMap.get(u.id)?.includes(r))) &&
+        fieldsMatch(u, fields) &&
         fuzzyMatch(query.fuzzy, u.username, u.displayName, u.email),
     );
   const cut = paginate(rows, page);

@@ -4,9 +4,9 @@ import { mapRows } from '../../db/rows';
 import { assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
-import { type ListResult, type Page, tagConditions } from '../../http/lists';
+import { fieldConditions, type ListResult, type Page, tagConditions } from '../../http/lists';
 import { toVariableDto } from './mapper';
-import type { VariableDto, VariableFilters } from './model';
+import { VARIABLE_FIELD_FILTERS, type VariableDto, type VariableFilters } from './model';
 import { listedColumns } from './repo';
 
 const lower = (text: string) => text.toLowerCase();
@@ -33,6 +33,32 @@ export function filterWhere(query: VariableFilters): SQL | undefined {
     where.push(eq(variables.availableInSubsystem, query.availableInSubsystem === 'true'));
   if (query.platformManaged !== undefined) where.push(eq(variables.platformManaged, query.platformManaged === 'true'));
   if (query.tags !== undefined) where.push(...tagConditions(variables.tags, query.tags));
+  // The asset's fields by subquery: the count joins only the subsystem.
+  const ofAsset = (column: string) => sql`(select ${sql.raw(column)} from assets where id = ${variables.assetId})`;
+  where.push(
+    ...fieldConditions(query, VARIABLE_FIELD_FILTERS, {
+      userDefinedDisplayName: variables.userDefinedDisplayName,
+      description: variables.description,
+      type: variables.type,
+      lastValue: variables.lastValue,
+      unit: variables.unit,
+      log: variables.log,
+      storeHistory: variables.storeHistory,
+      healthEnabled: variables.healthEnabled,
+      healthGracePeriod: variables.healthGracePeriod,
+      alert: variables.alert,
+      composite: variables.composite,
+      metricType: variables.metricType,
+      metricKey1: variables.metricKey1,
+      metricKey2: variables.metricKey2,
+      portNumber: variables.portNumber,
+      ifDesc: variables.ifDesc,
+      subsystemDisplayName: subsystems.displayName,
+      subsystemType: subsystems.type,
+      assetDisplayName: ofAsset('display_name'),
+      assetType: ofAsset('type'),
+    }),
+  );
   if (query.fuzzy) {
     const needle = lower(query.fuzzy);
     where.push(

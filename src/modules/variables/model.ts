@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalRef, SubsystemNameFields } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 export const VARIABLE_TYPES = ['string', 'number', 'boolean', 'json', 'enum'] as const;
 export const MAX_VALUE_LENGTH = 16384;
@@ -100,7 +100,37 @@ const writable = {
 
 const Bool = t.Optional(t.Union([t.Literal('true'), t.Literal('false')]));
 
+/**
+ * The exact-match filters on stored scalar fields (C: Responses), each compared as its type (list.ts
+ * names their columns). Not filters: the times (`lastValueUpdatedAt`), the computed texts and
+ * countdowns (`healthRulesText`, `compositeDefinitionText`, `healthGracePeriodRemaining`) and the
+ * arrays and objects (`tags` has its own filter).
+ */
+export const VARIABLE_FIELD_FILTERS = {
+  userDefinedDisplayName: 'boolean',
+  description: 'string',
+  type: 'string',
+  lastValue: 'string',
+  unit: 'string',
+  log: 'boolean',
+  storeHistory: 'boolean',
+  healthEnabled: 'boolean',
+  healthGracePeriod: 'integer',
+  alert: 'boolean',
+  composite: 'boolean',
+  metricType: 'string',
+  metricKey1: 'string',
+  metricKey2: 'string',
+  portNumber: 'integer',
+  ifDesc: 'string',
+  subsystemDisplayName: 'string',
+  subsystemType: 'string',
+  assetDisplayName: 'string',
+  assetType: 'string',
+} as const satisfies FieldKinds;
+
 const filters = {
+  ...fieldFilterQuery(VARIABLE_FIELD_FILTERS),
   subsystemExternalId: t.Optional(t.String()),
   subsystemId: t.Optional(t.String()),
   externalRef: t.Optional(t.String()),

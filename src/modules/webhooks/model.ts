@@ -2,12 +2,27 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { DisplayName, IdList } from '../../http/fields';
-import { PageQuery } from '../../http/lists';
+import { type FieldKinds, PageQuery } from '../../http/lists';
 
 const Url = t.String({ minLength: 1, maxLength: 2048 });
 const Events = t.Array(t.String({ minLength: 1, maxLength: 128 }), { maxItems: 200 });
 const Timeout = t.Integer({ minimum: 1, maximum: 30 });
 const Nullable = <T extends ReturnType<typeof t.String>>(s: T) => t.Union([s, t.Null()]);
+
+/**
+ * The exact-match filters of the webhooks list (C: Responses), judged on the wire form, which the list
+ * builds whole before it pages. Not filters: the times, the arrays, `secretHint` (a hint of the secret, not a key to look webhooks up by).
+ */
+export const WEBHOOK_FIELD_FILTERS = {
+  displayName: 'string',
+  url: 'string',
+  active: 'boolean',
+  timeoutSeconds: 'integer',
+  allowPrivateNetwork: 'boolean',
+  state: 'string',
+  disabledReason: 'string',
+  consecutiveFailures: 'integer',
+} as const satisfies FieldKinds;
 
 export const WebhookModel = {
   dto: t.Object({

@@ -2,9 +2,9 @@ import { t } from 'elysia';
 import type { Deps } from '../../deps';
 import { crudRoutes } from '../../http/crud';
 import { IdParam } from '../../http/fields';
-import { PageQuery, pageOf, sendList } from '../../http/lists';
+import { fieldFilterQuery, PageQuery, pageOf, sendList } from '../../http/lists';
 import { listDeliveries, redeliver, sendTest } from './deliveries';
-import { DeliveryModel, DeliveryParams, WebhookModel } from './model';
+import { DeliveryModel, DeliveryParams, WEBHOOK_FIELD_FILTERS, WebhookModel } from './model';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './service';
 
 /** §10: `/webhook`, permission area `webhook`. */
@@ -14,12 +14,12 @@ export function webhooksRoutes(deps: Deps) {
     model: {
       dto: WebhookModel.dto,
       list: t.Array(WebhookModel.dto),
-      listQuery: t.Object(PageQuery),
+      listQuery: t.Object({ ...PageQuery, ...fieldFilterQuery(WEBHOOK_FIELD_FILTERS) }),
       write: WebhookModel.update,
     },
     read: 'webhook:read',
     write: 'webhook:write',
-    list: { run: (_query, page) => listWebhooks(deps, page) },
+    list: { run: (query, page) => listWebhooks(deps, query, page) },
     get: { run: (id) => getWebhook(deps, id) },
     create: { body: WebhookModel.create, run: (principal, body) => createWebhook(deps, principal, body) },
     update: { run: (principal, id, body) => updateWebhook(deps, principal, id, body) },

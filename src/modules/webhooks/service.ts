@@ -12,11 +12,11 @@ import { webhooks } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
 import { cleanName, numericId, unique } from '../../http/fields';
-import { type ListResult, type Page, paginate } from '../../http/lists';
+import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { invalidateWebhookCache } from '../../realtime/outbox';
 import { toWebhookDto, type WebhookRow } from './mapper';
-import type { WebhookCreate, WebhookDto, WebhookUpdate } from './model';
+import { WEBHOOK_FIELD_FILTERS, type WebhookCreate, type WebhookDto, type WebhookUpdate } from './model';
 import { checkEvents, checkTarget, checkUrl, mergeHeaders, secretOf } from './rules';
 
 /** How long a rotated-away secret keeps signing. */
@@ -51,10 +51,14 @@ function checkSubsystems(deps: Deps, ids: readonly number[]): number[] {
 }
 
 /** Every webhook, oldest first. */
-export function listWebhooks(deps: Deps, page: Page): ListResult<WebhookDto> {
+export function listWebhooks(deps: Deps, query: object, page: Page): ListResult<WebhookDto> {
   const rows = deps.db.select().from(webhooks).orderBy(asc(webhooks.id)).all();
   return paginate(
-    rows.map((r) => toWebhookDto(r)),
+    whereFields(
+      rows.map((r) => toWebhookDto(r)),
+      query,
+      WEBHOOK_FIELD_FILTERS,
+    ),
     page,
   );
 }

@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../../http/entity';
 import { Description, DisplayName } from '../../../http/fields';
+import type { FieldKinds } from '../../../http/lists';
 
 const Offset = t.Integer({ minimum: 0, maximum: 31 * 86_400_000 });
 const Item = t.Object({
@@ -18,6 +19,18 @@ const Item = t.Object({
 });
 const Items = t.Array(Item, { maxItems: 500 });
 const Duration = t.Integer({ exclusiveMinimum: 0 });
+
+/**
+ * The exact-match filters of the blocks list (C: Responses), judged on the wire form, which the list
+ * builds whole before it pages. Not filters: `items` (an array).
+ */
+export const BLOCK_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  duration: 'integer',
+  zoneId: 'integer',
+  zone: 'string',
+} as const satisfies FieldKinds;
 
 export const BlockModel = {
   dto: t.Object({

@@ -1,9 +1,9 @@
 import { t } from 'elysia';
 import type { Deps } from '../../../deps';
 import { crudRoutes } from '../../../http/crud';
-import { PageQuery } from '../../../http/lists';
+import { fieldFilterQuery, PageQuery } from '../../../http/lists';
 import { ForceQuery } from '../routes-common';
-import { BlockModel } from './model';
+import { BLOCK_FIELD_FILTERS, BlockModel } from './model';
 import { createBlock, deleteBlock, getBlock, listBlocks, updateBlock } from './service';
 
 /** Blocks (§11.4) under `/schedule/blocks`. */
@@ -13,12 +13,12 @@ export function blocksRoutes(deps: Deps) {
     model: {
       dto: BlockModel.dto,
       list: t.Array(BlockModel.dto),
-      listQuery: t.Object(PageQuery),
+      listQuery: t.Object({ ...PageQuery, ...fieldFilterQuery(BLOCK_FIELD_FILTERS) }),
       write: BlockModel.update,
     },
     read: 'schedule:read',
     write: 'schedule:write',
-    list: { run: (_query, page) => listBlocks(deps, page) },
+    list: { run: (query, page) => listBlocks(deps, query, page) },
     get: { run: (id) => getBlock(deps, id) },
     create: { body: BlockModel.create, run: (principal, body) => createBlock(deps, principal, body) },
     update: { run: (principal, id, body) => updateBlock(deps, principal, id, body) },

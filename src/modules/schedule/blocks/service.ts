@@ -6,13 +6,13 @@ import { type StoredBlockItem, scheduleBlocks, scheduledItems } from '../../../d
 import type { Deps } from '../../../deps';
 import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
-import { type ListResult, type Page, paginate } from '../../../http/lists';
+import { type ListResult, type Page, paginate, whereFields } from '../../../http/lists';
 import { MAX_BLOCK_DEPTH } from '../engine/expand';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
 import type { BlockRow, LoadedSchedule } from '../snapshot/loaded';
 import { toBlockDto } from './mapper';
-import type { BlockCreate, BlockDto, BlockUpdate } from './model';
+import { BLOCK_FIELD_FILTERS, type BlockCreate, type BlockDto, type BlockUpdate } from './model';
 
 function nameOf(loaded: LoadedSchedule) {
   return (item: StoredBlockItem): string => {
@@ -34,11 +34,15 @@ function blockRow(deps: Deps, id: string): BlockRow {
   return row;
 }
 
-export function listBlocks(deps: Deps, page: Page): ListResult<BlockDto> {
+export function listBlocks(deps: Deps, query: object, page: Page): ListResult<BlockDto> {
   const loaded = loadSchedule(deps);
   const rows = deps.db.select().from(scheduleBlocks).orderBy(asc(scheduleBlocks.id)).all();
   return paginate(
-    rows.map((r) => dtoWith(loaded, r)),
+    whereFields(
+      rows.map((r) => dtoWith(loaded, r)),
+      query,
+      BLOCK_FIELD_FILTERS,
+    ),
     page,
   );
 }

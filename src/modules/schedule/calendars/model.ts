@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../../http/entity';
 import { Description, DisplayName } from '../../../http/fields';
+import type { FieldKinds } from '../../../http/lists';
 import { Color } from '../routes-common';
 
 const LocalDate = t.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', error: 'must be a local date YYYY-MM-DD' });
@@ -11,6 +12,20 @@ const ClosedDates = t.Array(
 );
 
 const Priority = t.Integer({ minimum: 0, maximum: 100 });
+
+/**
+ * The exact-match filters of the calendars list (C: Responses), judged on the wire form, which the list
+ * builds whole before it pages. Not filters: `closedDates` (an array).
+ */
+export const CALENDAR_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  enabled: 'boolean',
+  defaultPriority: 'integer',
+  color: 'string',
+  builtIn: 'boolean',
+  itemCount: 'integer',
+} as const satisfies FieldKinds;
 
 export const CalendarModel = {
   dto: t.Object({

@@ -2,13 +2,13 @@ import { t } from 'elysia';
 import type { Deps } from '../../../deps';
 import { crudRoutes } from '../../../http/crud';
 import { IdParam } from '../../../http/fields';
-import { PageQuery, pageOf, sendList } from '../../../http/lists';
+import { fieldFilterQuery, PageQuery, pageOf, sendList } from '../../../http/lists';
 import { created, noContent } from '../../../http/responses';
 import { detachOccurrence } from '../items/detach';
 import { ItemModel } from '../items/model';
 import { createCalendarItem, deleteItem, getItem, listCalendarItems, updateItem } from '../items/service';
 import { CalendarItemParams, ForceQuery } from '../routes-common';
-import { CalendarModel } from './model';
+import { CALENDAR_FIELD_FILTERS, CalendarModel } from './model';
 import { createCalendar, deleteCalendar, getCalendar, listCalendars, updateCalendar } from './service';
 
 /**
@@ -21,12 +21,12 @@ export function calendarsRoutes(deps: Deps) {
     model: {
       dto: CalendarModel.dto,
       list: t.Array(CalendarModel.dto),
-      listQuery: t.Object(PageQuery),
+      listQuery: t.Object({ ...PageQuery, ...fieldFilterQuery(CALENDAR_FIELD_FILTERS) }),
       write: CalendarModel.update,
     },
     read: 'schedule:read',
     write: 'schedule:write',
-    list: { run: (_query, page) => listCalendars(deps, page) },
+    list: { run: (query, page) => listCalendars(deps, query, page) },
     get: { run: (id) => getCalendar(deps, id) },
     create: { body: CalendarModel.create, run: (principal, body) => createCalendar(deps, principal, body) },
     update: { run: (principal, id, body) => updateCalendar(deps, principal, id, body) },

@@ -6,12 +6,12 @@ import { type ClosedDates, scheduleCalendars, scheduledItems } from '../../../db
 import type { Deps } from '../../../deps';
 import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
-import { type ListResult, type Page, paginate } from '../../../http/lists';
+import { type ListResult, type Page, paginate, whereFields } from '../../../http/lists';
 import { isLocalDate } from '../engine/tz';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { nextPaletteColor } from '../zones/palette';
 import { type CalendarRow, toCalendarDto } from './mapper';
-import type { CalendarCreate, CalendarDto, CalendarUpdate } from './model';
+import { CALENDAR_FIELD_FILTERS, type CalendarCreate, type CalendarDto, type CalendarUpdate } from './model';
 
 export function findCalendarRow(deps: Deps, id: string | number): CalendarRow | undefined {
   const n = typeof id === 'number' ? id : numericId(id);
@@ -38,11 +38,15 @@ function dto(deps: Deps, row: CalendarRow): CalendarDto {
   return toCalendarDto(row, itemCounts(deps).get(row.id) ?? 0);
 }
 
-export function listCalendars(deps: Deps, page: Page): ListResult<CalendarDto> {
+export function listCalendars(deps: Deps, query: object, page: Page): ListResult<CalendarDto> {
   const counts = itemCounts(deps);
   const rows = deps.db.select().from(scheduleCalendars).orderBy(asc(scheduleCalendars.id)).all();
   return paginate(
-    rows.map((r) => toCalendarDto(r, counts.get(r.id) ?? 0)),
+    whereFields(
+      rows.map((r) => toCalendarDto(r, counts.get(r.id) ?? 0)),
+      query,
+      CALENDAR_FIELD_FILTERS,
+    ),
     page,
   );
 }

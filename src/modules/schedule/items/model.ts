@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../../http/entity';
 import { Description, NullableDisplayName } from '../../../http/fields';
-import { PageQuery } from '../../../http/lists';
+import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../../http/lists';
 
 const ItemType = t.Union([t.Literal('EVENT'), t.Literal('PLAYABLE'), t.Literal('PLAYLIST'), t.Literal('BLOCK')]);
 /** Parsed by the service, which reports a bad time at its own field. */
@@ -45,6 +45,18 @@ const OccurrenceTimes = t.Object({
   startTimeLocal: t.String(),
   endTimeLocal: t.String(),
 });
+
+/**
+ * The exact-match filters on the other stored scalar fields of a definition (C: Responses), in SQL.
+ * Not filters: `displayName` and `description` (the target's when the item has none), the target's
+ * fields (`subsystemId`, `subsystemExternalId`, `externalRef`, `command`, `targetMissing`),
+ * `duration` and `nextOccurrence` (worked out from the schedule for the page only), the times.
+ */
+export const ITEM_FIELD_FILTERS = {
+  priority: 'integer',
+  catchUp: 'boolean',
+  parentId: 'integer',
+} as const satisfies FieldKinds;
 
 export const ItemModel = {
   dto: t.Object({
@@ -93,6 +105,7 @@ export const ItemModel = {
     itemId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be an _id' })),
     zoneId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be a zone _id' })),
     enabled: t.Optional(t.String({ pattern: '^(true|false)$', error: 'must be true or false' })),
+    ...fieldFilterQuery(ITEM_FIELD_FILTERS),
     ...PageQuery,
   }),
 };

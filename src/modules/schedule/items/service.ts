@@ -5,14 +5,14 @@ import { scheduledItems } from '../../../db/schema';
 import type { Deps } from '../../../deps';
 import { notFound } from '../../../http/errors';
 import { numericId } from '../../../http/fields';
-import { type ListResult, type Page, paginate } from '../../../http/lists';
+import { fieldConditions, type ListResult, type Page, paginate } from '../../../http/lists';
 import { calendarRow } from '../calendars/service';
 import { nextOccurrence } from '../engine/recurrence';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { engineItem, loadSchedule } from '../snapshot/load';
 import type { LoadedSchedule } from '../snapshot/loaded';
 import { type ItemRow, toItemDto } from './mapper';
-import type { ItemDto, ItemListQuery, ItemWrite } from './model';
+import { ITEM_FIELD_FILTERS, type ItemDto, type ItemListQuery, type ItemWrite } from './model';
 import { draftItem } from './rules';
 import { targetView } from './targets';
 
@@ -64,7 +64,10 @@ export function itemRow(deps: Deps, id: string | number, calendarId?: number): I
   return row;
 }
 
-/** Definitions in `_id` order, filtered by `calendarId`, `itemType`, `itemId`, `zoneId`, `enabled`. */
+/**
+ * Definitions in `_id` order, filtered by `calendarId`, `itemType`, `itemId`, `zoneId`, `enabled` and
+ * the stored scalar fields (`ITEM_FIELD_FILTERS`).
+ */
 export function listItems(deps: Deps, query: ItemListQuery, page: Page): ListResult<ItemDto> {
   const where: SQL[] = [];
   if (query.calendarId !== undefined) where.push(eq(scheduledItems.calendarId, Number(query.calendarId)));
@@ -72,6 +75,13 @@ export function listItems(deps: Deps, query: ItemListQuery, page: Page): ListRes
   if (query.itemId !== undefined) where.push(eq(scheduledItems.itemId, Number(query.itemId)));
   if (query.zoneId !== undefined) where.push(eq(scheduledItems.zoneId, Number(query.zoneId)));
   if (query.enabled !== undefined) where.push(eq(scheduledItems.enabled, query.enabled === 'true'));
+  where.push(
+    ...fieldConditions(query, ITEM_FIELD_FILTERS, {
+      priority: scheduledItems.priority,
+      catchUp: scheduledItems.catchUp,
+      parentId: scheduledItems.parentId,
+    }),
+  );
   const rows = deps.db
     .select()
     .from(scheduledItems)

@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../../http/entity';
 import { Description, DisplayName } from '../../../http/fields';
+import type { FieldKinds } from '../../../http/lists';
 
 const Entry = t.Object({
   itemType: t.Union([t.Literal('PLAYABLE'), t.Literal('EVENT')]),
@@ -8,6 +9,18 @@ const Entry = t.Object({
   durationMs: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 31 * 86_400_000 }), t.Null()])),
 });
 const Entries = t.Array(Entry, { minItems: 1, maxItems: 1000 });
+
+/**
+ * The exact-match filters of the playlists list (C: Responses), judged on the wire form, which the list
+ * builds whole before it pages. Not filters: `entries` (an array).
+ */
+export const PLAYLIST_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  loop: 'boolean',
+  shuffle: 'boolean',
+  duration: 'integer',
+} as const satisfies FieldKinds;
 
 export const PlaylistModel = {
   dto: t.Object({

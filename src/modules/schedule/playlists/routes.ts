@@ -1,9 +1,9 @@
 import { t } from 'elysia';
 import type { Deps } from '../../../deps';
 import { crudRoutes } from '../../../http/crud';
-import { type Page, PageQuery } from '../../../http/lists';
+import { fieldFilterQuery, type Page, PageQuery } from '../../../http/lists';
 import { ForceQuery } from '../routes-common';
-import { PlaylistModel } from './model';
+import { PLAYLIST_FIELD_FILTERS, PlaylistModel } from './model';
 import { createPlaylist, deletePlaylist, getPlaylist, listPlaylists, updatePlaylist } from './service';
 
 /** Playlists (§11.3): read and written at `/playlists`, read also at `/schedule/playlists`. */
@@ -12,12 +12,12 @@ export function playlistsRoutes(deps: Deps) {
     model: {
       dto: PlaylistModel.dto,
       list: t.Array(PlaylistModel.dto),
-      listQuery: t.Object(PageQuery),
+      listQuery: t.Object({ ...PageQuery, ...fieldFilterQuery(PLAYLIST_FIELD_FILTERS) }),
       write: PlaylistModel.update,
     },
     read: 'schedule:read',
     write: 'schedule:write',
-    list: { run: (_query: unknown, page: Page) => listPlaylists(deps, page) },
+    list: { run: (query: object, page: Page) => listPlaylists(deps, query, page) },
     get: { run: (id: string) => getPlaylist(deps, id) },
   } as const;
   return crudRoutes(deps, { path: '/schedule/playlists', ...reads }).use(

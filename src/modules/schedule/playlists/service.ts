@@ -6,13 +6,13 @@ import { type StoredPlaylistEntry, scheduleBlocks, scheduledItems, schedulePlayl
 import type { Deps } from '../../../deps';
 import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
-import { type ListResult, type Page, paginate } from '../../../http/lists';
+import { type ListResult, type Page, paginate, whereFields } from '../../../http/lists';
 import { clearDefaultStates, playersShowing } from '../../players/default-states';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
 import type { LoadedSchedule, PlaylistRow } from '../snapshot/loaded';
 import { type EntryTarget, toPlaylistDto } from './mapper';
-import type { PlaylistCreate, PlaylistDto, PlaylistUpdate } from './model';
+import { PLAYLIST_FIELD_FILTERS, type PlaylistCreate, type PlaylistDto, type PlaylistUpdate } from './model';
 
 const PLAYLIST_BLOCK_TYPES = new Set(['PLAYLIST', 'START_PLAYLIST', 'STOP_PLAYLIST']);
 
@@ -35,11 +35,15 @@ function playlistRow(deps: Deps, id: string): PlaylistRow {
   return row;
 }
 
-export function listPlaylists(deps: Deps, page: Page): ListResult<PlaylistDto> {
+export function listPlaylists(deps: Deps, query: object, page: Page): ListResult<PlaylistDto> {
   const rows = deps.db.select().from(schedulePlaylists).orderBy(asc(schedulePlaylists.id)).all();
   const target = targetOf(loadSchedule(deps));
   return paginate(
-    rows.map((r) => toPlaylistDto(r, target)),
+    whereFields(
+      rows.map((r) => toPlaylistDto(r, target)),
+      query,
+      PLAYLIST_FIELD_FILTERS,
+    ),
     page,
   );
 }

@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../../http/entity';
 import { Description, DisplayName } from '../../../http/fields';
+import type { FieldKinds } from '../../../http/lists';
 import { Color } from '../routes-common';
 
 /** A member named by `_id` or externalId (§11.1). */
@@ -8,6 +9,17 @@ const Member = t.Union([t.Integer({ minimum: 1 }), t.String({ minLength: 1, maxL
   error: 'must be a subsystem or player _id or externalId',
 });
 const Members = t.Array(Member, { maxItems: 10000 });
+
+/**
+ * The exact-match filters of the zones list (C: Responses), judged on the wire form, which the list
+ * builds whole before it pages. Not filters: `members` (an array).
+ */
+export const ZONE_FIELD_FILTERS = {
+  displayName: 'string',
+  description: 'string',
+  color: 'string',
+  builtIn: 'boolean',
+} as const satisfies FieldKinds;
 
 export const ZoneModel = {
   dto: t.Object({

@@ -1,8 +1,8 @@
 import { t } from 'elysia';
 import type { Deps } from '../../../deps';
 import { crudRoutes } from '../../../http/crud';
-import { PageQuery } from '../../../http/lists';
-import { ZoneModel } from './model';
+import { fieldFilterQuery, PageQuery } from '../../../http/lists';
+import { ZONE_FIELD_FILTERS, ZoneModel } from './model';
 import { createZone, deleteZone, getZone, listZones, updateZone } from './service';
 
 /** Zones (§11.1), under `/zones` and, for every route, `/schedule/zones`. */
@@ -12,12 +12,12 @@ export function zonesRoutes(deps: Deps, prefix: '/zones' | '/schedule/zones') {
     model: {
       dto: ZoneModel.dto,
       list: t.Array(ZoneModel.dto),
-      listQuery: t.Object(PageQuery),
+      listQuery: t.Object({ ...PageQuery, ...fieldFilterQuery(ZONE_FIELD_FILTERS) }),
       write: ZoneModel.update,
     },
     read: 'schedule:read',
     write: 'schedule:write',
-    list: { run: (_query, page) => listZones(deps, page) },
+    list: { run: (query, page) => listZones(deps, query, page) },
     get: { run: (id) => getZone(deps, id) },
     create: { body: ZoneModel.create, run: (principal, body) => createZone(deps, principal, body) },
     update: { run: (principal, id, body) => updateZone(deps, principal, id, body) },

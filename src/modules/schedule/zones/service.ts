@@ -7,11 +7,11 @@ import { scheduleBlocks, scheduleCalendars, scheduledItems, scheduleZones } from
 import type { Deps } from '../../../deps';
 import { badRequest, conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId, unique } from '../../../http/fields';
-import { type ListResult, type Page, paginate } from '../../../http/lists';
+import { type ListResult, type Page, paginate, whereFields } from '../../../http/lists';
 import { emit } from '../../../realtime/emit';
 import { announceScheduleWrite, markScheduleChanged, scheduleWrite } from '../snapshot/change-clock';
 import { toZoneDto, type ZoneRow } from './mapper';
-import type { ZoneCreate, ZoneDto, ZoneUpdate } from './model';
+import { ZONE_FIELD_FILTERS, type ZoneCreate, type ZoneDto, type ZoneUpdate } from './model';
 import { nextPaletteColor } from './palette';
 
 /** Zone 1 and calendar 1, both "Main" (§11), exist from the first start. Idempotent. */
@@ -48,9 +48,9 @@ function zoneRow(deps: Deps, id: string): ZoneRow {
 }
 
 /** Every zone, by `_id`. */
-export function listZones(deps: Deps, page: Page): ListResult<ZoneDto> {
+export function listZones(deps: Deps, query: object, page: Page): ListResult<ZoneDto> {
   const rows = deps.db.select().from(scheduleZones).orderBy(asc(scheduleZones.id)).all();
-  return paginate(rows.map(toZoneDto), page);
+  return paginate(whereFields(rows.map(toZoneDto), query, ZONE_FIELD_FILTERS), page);
 }
 
 export function getZone(deps: Deps, id: string): ZoneDto {
