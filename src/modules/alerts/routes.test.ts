@@ -76,7 +76,7 @@ describe('POST/PUT /alerts (upsert)', () => {
     });
   });
 
-  it('with an existing _id updates (200), read-only fields ignored; an unknown _id is 404', async () => {
+  it('with an existing _id updates (200), read-only fields ignored', async () => {
     const t = await alertsApp();
     const a = await t.rule();
     const res = await t.call('PUT', '/alerts', {
@@ -86,9 +86,26 @@ describe('POST/PUT /alerts (upsert)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ _id: a._id, displayName: 'Very hot', value: '95', state: 'ok', isLocked: false });
     expect(t.emitted('alert.updated')).toEqual([{ _id: a._id, changed: ['displayName', 'value'] }]);
+  });
+
+  it('with an _id that names no rule creates one (201, a new _id), or answers the create’s 400', async () => {
+    const t = await alertsApp();
+    const a = await t.rule();
+    const before = rowCount(t, 'alert_rules');
     const missing = await t.call('POST', '/alerts', { as: 'operator', body: { _id: 9999, displayName: 'x' } });
-    expect(missing.status).toBe(404);
-    expect(missing.body).toEqual(errorBody(missing, 404, 'not_found', 'alert 9999 not found'));
+    expect(missing.body).toEqual(validation(missing, '/variable', 'is required'));
+    expect(rowCount(t, 'alert_rules')).toBe(before);
+    const { _id, _links, _createdAt, _updatedAt, ...fields } = a;
+    const made = await t.call('PUT', '/alerts', {
+      as: 'operator',
+      body: { ...fields, _id: 9999, displayName: 'Copy' },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body._id).not.toBe(9999);
+    expect(made.body._id).not.toBe(a._id);
+    expect(made.headers.get('location')).toBe(`/api/v1/alerts/${made.body._id}`);
+    expect(rowCount(t, 'alert_rules')).toBe(before + 1);
+    expect((await t.call('GET', `/alerts/${a._id}`, { as: 'admin' })).body.displayName).toBe(a.displayName);
   });
 
   it('refuses every bad input at its path and stores nothing', async () => {

@@ -14,6 +14,7 @@ import { conflict } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { instantOfQuery } from '../../http/instant';
 import { fieldConditions, type ListResult, type Page } from '../../http/lists';
+import { upsertTarget } from '../../http/upsert';
 import { emit, transact } from '../../realtime/emit';
 import { mailOfIncidents } from '../mail/service';
 import { getVariableByRef } from '../variables/service';
@@ -152,14 +153,21 @@ function update(deps: Deps, principal: Principal, row: AlertRow, body: AlertWrit
   });
 }
 
-/** `POST|PUT /alerts`: updates the rule `_id` names (404 when unknown), otherwise creates one. */
+/**
+ * `POST|PUT /alerts` (C: Requests): updates the rule `_id` names when it exists, otherwise creates
+ * one (a rule has no natural key; an unknown `_id` is ignored).
+ */
 export function upsertAlert(
   deps: Deps,
   principal: Principal,
   body: AlertWrite,
 ): { entity: AlertDto; created: boolean } {
-  if (body._id !== undefined)
-    return { entity: update(deps, principal, requireRule(deps, body._id), body), created: false };
+  const existing = upsertTarget(
+    body._id,
+    (id) => findRule(deps, id),
+    () => undefined,
+  );
+  if (existing) return { entity: update(deps, principal, existing, body), created: false };
   return { entity: create(deps, principal, body), created: true };
 }
 

@@ -112,7 +112,7 @@ describe('POST /assets', () => {
     expect(patched.body.metadata.rack).toBeUndefined();
   });
 
-  it('refuses bad input: 400 at the field, 404 for an unknown subsystem or _id', async () => {
+  it('refuses bad input: 400 at the field, 404 for an unknown subsystem', async () => {
     const t = await setup();
     const noName = await t.create({ externalRef: 'x' });
     expect(noName.body).toEqual(validation(noName, '/displayName', 'is required'));
@@ -127,9 +127,32 @@ describe('POST /assets', () => {
     expect(longModel.status).toBe(400);
     const sub = await t.create({ displayName: 'x', subsystemExternalId: 'nope' });
     expect(sub.status).toBe(404);
-    const id = await t.call('PUT', '/assets', { as: 'admin', body: { _id: 9999, displayName: 'x' } });
-    expect(id.status).toBe(404);
+    // An `_id` that names no asset is ignored: the body is a create, and this one lacks a displayName.
+    const id = await t.call('PUT', '/assets', { as: 'admin', body: { _id: 9999, externalRef: 'x' } });
+    expect(id.body).toEqual(validation(id, '/displayName', 'is required'));
     expect(t.count()).toBe(0);
+  });
+
+  it('ignores an _id that names no asset: subsystem + externalRef updates (200) or creates (201, a new _id)', async () => {
+    const t = await setup();
+    const first = await t.make({ displayName: 'Switch', subsystemExternalId: 'snmp-1', externalRef: 'sw' });
+    const stale = first + 1000;
+    for (const path of ['/assets', '/asset']) {
+      const res = await t.call('PUT', path, {
+        as: 'integration',
+        body: { _id: stale, subsystemExternalId: 'snmp-1', externalRef: 'sw', model: path },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ _id: first, model: path });
+    }
+    const made = await t.call('POST', '/assets', {
+      as: 'integration',
+      body: { _id: stale, subsystemExternalId: 'snmp-1', externalRef: 'ap', displayName: 'AP' },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body._id).not.toBe(stale);
+    expect(made.headers.get('location')).toBe(`/api/v1/assets/${made.body._id}`);
+    expect(t.count()).toBe(2);
   });
 });
 
@@ -491,6 +514,13 @@ describe('who may', () => {
     const unowned = await t.call('POST', '/assets', { token, body: { displayName: 'Nobody' } });
     expect(unowned.status).toBe(403);
     const theirs = await t.make({ displayName: 'Theirs', subsystemExternalId: 'other', externalRef: 'x' });
+    // An `_id` that names no asset is ignored: the other subsystem's key it comes with is refused as without it.
+    for (const body of [
+      { _id: theirs + 1000, subsystemExternalId: 'other', externalRef: 'x', model: 'X' },
+      { _id: theirs + 1000, subsystemExternalId: 'other', externalRef: 'new', displayName: 'New' },
+      { _id: theirs, model: 'X' },
+    ])
+      expect((await t.call('PUT', '/assets', { token, body })).status).toBe(403);
     expect((await t.call('PATCH', `/assets/${theirs}`, { token, body: { model: 'X' } })).status).toBe(403);
     expect((await t.call('DELETE', `/assets/${theirs}`, { token })).status).toBe(403);
     expect((await t.call('DELETE', '/assets', { token, body: { ids: [theirs] } })).status).toBe(403);

@@ -13,6 +13,7 @@ import { assets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { badRequest, conflict, forbidden, invalid } from '../../http/errors';
 import { checkIpAddress, cleanName, mergeMetadata, tagsOf } from '../../http/fields';
+import { upsertTarget } from '../../http/upsert';
 import { emit, transact } from '../../realtime/emit';
 import { detachAssetMetrics, forgetAssetMetrics } from '../variables/service';
 import { recordStatusChange } from './history';
@@ -205,17 +206,20 @@ function create(
 }
 
 /**
- * `POST`/`PUT /assets`, `PUT /asset`, `POST /infra/assets` (C: Requests): by `_id` (404 when
- * unknown, or not infra on the infra route), else by subsystem + externalRef, else a new asset.
+ * `POST`/`PUT /assets`, `PUT /asset`, `POST /infra/assets` (C: Requests): by `_id` when it exists
+ * (an unknown `_id` is ignored), else by subsystem + externalRef, else a new asset.
  */
 export function upsertAsset(deps: Deps, principal: Principal, body: AssetWrite, scope: Scope): Upserted {
-  if (body._id !== undefined)
-    return { entity: update(deps, principal, assetRow(deps, body._id, 'all'), body, scope), created: false };
-  const subsystem = subsystemNamedBy(deps, body);
+  // Read only once `_id` named nothing: a body naming its asset by `_id` needs no known subsystem.
+  const subsystem = () => subsystemNamedBy(deps, body);
   const ref = body.externalRef ?? null;
-  const existing = ref === null ? undefined : findAssetByRef(deps, subsystem?.id ?? null, ref);
+  const existing = upsertTarget(
+    body._id,
+    (id) => findAsset(deps, id),
+    () => (ref === null ? undefined : findAssetByRef(deps, subsystem()?.id ?? null, ref)),
+  );
   if (existing) return { entity: update(deps, principal, existing, body, scope), created: false };
-  return { entity: create(deps, principal, subsystem, ref, body, scope), created: true };
+  return { entity: create(deps, principal, subsystem(), ref, body, scope), created: true };
 }
 
 /** `PUT`/`PATCH /assets/{id}` and `/infra/assets/{id}`. */

@@ -65,7 +65,7 @@ const update = t.Object({
   keep: t.Optional(BoolIn),
 });
 
-/** Upsert: `_id` names a stored backup to update; without it a backup starts. */
+/** Upsert: an `_id` naming a stored backup updates it; without one (or with an unknown one) a backup starts. */
 const upsert = t.Object({
   _id: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.String({ pattern: '^[0-9]{1,15}$' })])),
   displayName: t.Optional(DisplayName),

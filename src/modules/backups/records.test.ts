@@ -95,7 +95,7 @@ describe('GET, PATCH /backups/{id} and the upsert', () => {
     });
   });
 
-  it('PUT and POST on the collection: with _id an update (200), without a new backup (202)', async () => {
+  it('PUT and POST on the collection: with a stored _id an update (200), otherwise a new backup (202)', async () => {
     const t = backupTestApp();
     const made = await madeBackup(t);
     const update = await t.call('PUT', '/backups', { as: 'admin', body: { _id: made._id, keep: true } });
@@ -106,8 +106,14 @@ describe('GET, PATCH /backups/{id} and the upsert', () => {
     expect(start.headers.get('location')).toBe(`/api/v1/backups/${start.body._id}`);
     expect(start.body).toMatchObject({ displayName: 'Second', status: 'running' });
     await idle(t);
-    const unknown = await t.call('PUT', '/backups', { as: 'admin', body: { _id: 99 } });
-    expectError(unknown, 404, 'not_found');
+    // An `_id` that names no backup is ignored (C: Requests): the body starts one, as without it.
+    const unknown = await t.call('PUT', '/backups', { as: 'admin', body: { _id: '99', displayName: 'Third' } });
+    expect(unknown.status).toBe(202);
+    expect(unknown.body._id).not.toBe(99);
+    expect(unknown.headers.get('location')).toBe(`/api/v1/backups/${unknown.body._id}`);
+    expect(unknown.body).toMatchObject({ displayName: 'Third', status: 'running' });
+    await idle(t);
+    expect((await t.call('GET', `/backups/${made._id}`, { as: 'admin' })).body.displayName).toBe(made.displayName);
   });
 });
 

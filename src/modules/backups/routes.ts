@@ -12,7 +12,7 @@ import { downloadBackup } from './download';
 import { startBackup } from './make';
 import { BackupModel } from './model';
 import { startRestore } from './restore';
-import { deleteBackup, getBackup, listBackups, updateBackup } from './service';
+import { backupNamedBy, deleteBackup, getBackup, listBackups, updateBackup } from './service';
 import { receiveBackup } from './upload';
 import { startVerify } from './verify';
 
@@ -42,7 +42,10 @@ export function backupsRoutes(deps: Deps): Elysia {
     auth: WRITE,
     body: BackupModel.upsert,
     response: { 200: BackupModel.dto, 202: BackupModel.dto },
-    detail: { summary: 'With _id, update displayName, description and keep; without, start a backup (202)' },
+    detail: {
+      summary:
+        'With the _id of a stored backup, update displayName, description and keep; otherwise start a backup (202)',
+    },
   };
   const runUpsert = ({
     principal,
@@ -54,7 +57,8 @@ export function backupsRoutes(deps: Deps): Elysia {
     set: SetContext;
   }) => {
     const { _id, includeMedia, ...fields } = body;
-    if (_id !== undefined) return updateBackup(deps, principal, String(_id), fields);
+    const existing = backupNamedBy(deps, _id);
+    if (existing) return updateBackup(deps, principal, existing.id, fields);
     return accepted(set, startBackup(deps, principal, { ...fields, includeMedia }, 'manual'));
   };
   const routes = new Elysia({ prefix: '/backups' })

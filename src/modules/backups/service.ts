@@ -18,6 +18,7 @@ import type { Deps } from '../../deps';
 import { badRequest, conflict, notFound } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
 import { fieldConditions, type ListResult, type Page } from '../../http/lists';
+import { upsertTarget } from '../../http/upsert';
 import { emit, transact } from '../../realtime/emit';
 import { removeArchive, writeSidecar } from './files';
 import { type BackupRow, backupDto, backupEventData } from './mapper';
@@ -27,6 +28,18 @@ const subject = (row: BackupRow) => ({ kind: 'backup', name: `backup ${row.id} (
 
 export function findBackup(deps: Deps, id: number): BackupRow | undefined {
   return deps.db.select().from(backups).where(eq(backups.id, id)).get();
+}
+
+/**
+ * The stored backup an upsert body's `_id` names (C: Requests): none when it has no `_id` or an
+ * unknown one, which is then ignored and the upsert starts a backup. Backups have no natural key.
+ */
+export function backupNamedBy(deps: Deps, id: number | string | undefined): BackupRow | undefined {
+  return upsertTarget(
+    id === undefined ? undefined : Number(id),
+    (n) => findBackup(deps, n),
+    () => undefined,
+  );
 }
 
 /** The backup an `{id}` names, else 404. */
@@ -133,7 +146,7 @@ export function getBackup(deps: Deps, id: string): BackupDto {
   return backupDto(requireBackup(deps, id));
 }
 
-/** `PATCH /backups/{id}` (and the upsert with `_id`): `displayName`, `description`, `keep`. */
+/** `PATCH /backups/{id}` (and the upsert naming a stored backup): `displayName`, `description`, `keep`. */
 export function updateBackup(deps: Deps, principal: Principal, id: string | number, body: BackupUpdate): BackupDto {
   const row = requireBackup(deps, id);
   const fields: Partial<BackupRow> = {};

@@ -66,6 +66,21 @@ describe('addressed through a subsystem (/subsystem/{id}/… and /subsystems/{id
       body: { _id: created.body._id, description: 'x' },
     });
     expect(foreignId.body).toEqual(errorBody(foreignId, 404, 'not_found', `composition ${created.body._id} not found`));
+    // An `_id` that names no composition is ignored: the path's subsystem and the externalRef decide.
+    const stale = created.body._id + 1000;
+    const again = await t.call('POST', '/subsystems/media/compositions', {
+      as: 'admin',
+      body: { _id: stale, externalRef: 'a', description: 'stale' },
+    });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ _id: created.body._id, description: 'stale' });
+    const fresh = await t.call('POST', '/subsystem/media/compositions', {
+      as: 'admin',
+      body: t.body({ _id: stale, subsystemExternalId: undefined, externalRef: 'b' }),
+    });
+    expect(fresh.status).toBe(201);
+    expect(fresh.body).toMatchObject({ subsystemExternalId: 'media', externalRef: 'b' });
+    expect(fresh.body._id).not.toBe(stale);
   });
 
   it('PUT …/compositions/{playableId} turns a playable into a composition’s playable, then updates it', async () => {
@@ -296,6 +311,10 @@ describe('who may read and write compositions', () => {
       await t.call('DELETE', `/compositions/${c._id}`, { token }),
       await t.call('POST', `/compositions/${c._id}/preview`, { token }),
       await t.call('PUT', `/subsystems/media/compositions/${c.playableId}`, { token, body: {} }),
+      // An `_id` that names nothing is ignored: media's key it comes with is refused as without it.
+      await t.call('PUT', '/compositions', { token, body: t.body({ _id: c._id + 1000, description: 'x' }) }),
+      await t.call('PUT', '/compositions', { token, body: t.body({ _id: c._id + 1000, externalRef: 'y' }) }),
+      await t.call('PUT', '/compositions', { token, body: { _id: c._id, description: 'x' } }),
     ]) {
       expect(res.body).toEqual(errorBody(res, 403, 'forbidden', refused));
     }

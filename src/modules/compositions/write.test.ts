@@ -129,7 +129,27 @@ describe('creating a composition (POST/PUT /compositions)', () => {
     expect(playables.map((p: { displayName: string }) => p.displayName)).toEqual(['News', 'News ticker']);
   });
 
-  it('answers 404 for an unknown subsystem or _id and 400 without subsystem, displayName or templatePath', async () => {
+  it('ignores an _id that names no composition: subsystem + externalRef updates (200) or creates (201, a new _id)', async () => {
+    const t = await compositionApp();
+    const first = await t.compose();
+    const stale = first._id + 1000;
+    const res = await t.call('PUT', '/compositions', {
+      from: '127.0.0.1',
+      body: t.body({ _id: stale, description: 'after' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ _id: first._id, description: 'after' });
+    const made = await t.call('POST', '/compositions', {
+      from: '127.0.0.1',
+      body: t.body({ _id: stale, externalRef: 'other' }),
+    });
+    expect(made.status).toBe(201);
+    expect(made.body._id).not.toBe(stale);
+    expect(made.headers.get('location')).toBe(`/api/v1/compositions/${made.body._id}`);
+    expect((await t.get('/compositions')).length).toBe(2);
+  });
+
+  it('answers 404 for an unknown subsystem and 400 without subsystem, displayName or templatePath', async () => {
     const t = await compositionApp();
     const unknown = await t.call('POST', '/compositions', { as: 'admin', body: t.body({ subsystemExternalId: 'x' }) });
     expect(unknown.body).toEqual(errorBody(unknown, 404, 'not_found', 'subsystem x not found'));
@@ -138,8 +158,14 @@ describe('creating a composition (POST/PUT /compositions)', () => {
       body: t.body({ subsystemExternalId: undefined, subsystemId: 999 }),
     });
     expect(byNumber.body).toEqual(errorBody(byNumber, 404, 'not_found', 'subsystem 999 not found'));
+    // An `_id` that names no composition is ignored: the body is a create, and this one lacks a subsystem.
     const noId = await t.call('POST', '/compositions', { as: 'admin', body: { _id: 999, displayName: 'x' } });
-    expect(noId.body).toEqual(errorBody(noId, 404, 'not_found', 'composition 999 not found'));
+    expect(noId.body).toEqual(validation(noId, '/subsystemId', 'is required'));
+    const staleNoName = await t.call('POST', '/compositions', {
+      as: 'admin',
+      body: t.body({ _id: 999, displayName: undefined }),
+    });
+    expect(staleNoName.body).toEqual(validation(staleNoName, '/displayName', 'is required'));
     const noSubsystem = await t.call('POST', '/compositions', {
       as: 'admin',
       body: t.body({ subsystemExternalId: undefined }),

@@ -15,6 +15,7 @@ import { compositions } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { cleanName } from '../../http/fields';
+import { upsertTarget } from '../../http/upsert';
 import { transact } from '../../realtime/emit';
 import { type PlayableRow, playableRowById } from '../playables/lookup';
 import { parametersOf, slotsOf, statusOf, type TemplateRef, templateOf } from './checks';
@@ -182,8 +183,8 @@ export function updateCompositionById(
 /**
  * `POST`/`PUT /compositions` (C: Requests) and `POST /subsystem(s)/{id}/compositions` (`scope`, the
  * path's subsystem, which wins over the body's): updates the composition the body names by `_id`
- * (404 when unknown, or of another subsystem than the path's) or by subsystem + externalRef;
- * otherwise creates one. Unknown subsystem → 404.
+ * (an unknown `_id` is ignored; one of another subsystem than the path's is 404) or by subsystem +
+ * externalRef; otherwise creates one. Unknown subsystem → 404.
  */
 export function upsertComposition(
   deps: Deps,
@@ -191,16 +192,24 @@ export function upsertComposition(
   body: CompositionWrite,
   scope?: SubsystemRow,
 ): Upserted {
-  if (body._id !== undefined) {
-    const row = compositionRowById(deps, body._id);
-    if (!row || (scope && row.subsystemId !== scope.id)) throw notFound('composition', body._id);
-    return { entity: updateComposition(deps, principal, row, body), created: false };
-  }
-  const subsystem = scope ?? subsystemNamedBy(deps, body);
-  if (!subsystem) throw invalid('/subsystemId', 'is required');
-  const existing = body.externalRef == null ? undefined : byRef(deps, subsystem.id, body.externalRef);
+  let sub: SubsystemRow | undefined;
+  const subsystem = () => {
+    sub ??= scope ?? subsystemNamedBy(deps, body);
+    if (!sub) throw invalid('/subsystemId', 'is required');
+    return sub;
+  };
+  const ref = body.externalRef;
+  const existing = upsertTarget(
+    body._id,
+    (id) => {
+      const row = compositionRowById(deps, id);
+      if (row && scope && row.subsystemId !== scope.id) throw notFound('composition', id);
+      return row;
+    },
+    () => (ref == null ? undefined : byRef(deps, subsystem().id, ref)),
+  );
   if (existing) return { entity: updateComposition(deps, principal, existing, body), created: false };
-  return { entity: createComposition(deps, principal, subsystem, body), created: true };
+  return { entity: createComposition(deps, principal, subsystem(), body), created: true };
 }
 
 /** `POST /subsystem(s)/{id}/compositions`: the upsert within the path's subsystem (404 when unknown). */

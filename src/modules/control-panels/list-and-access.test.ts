@@ -177,6 +177,14 @@ describe('writing (rule 5)', () => {
       expect(update.body).toEqual(errorBody(update, 403, 'forbidden', denied));
       const upsert = await t.call('PUT', '/controlpanels', { token, body: { _id: lightPanel._id, description: 'x' } });
       expect(upsert.body).toEqual(errorBody(upsert, 403, 'forbidden', denied));
+      // An `_id` that names no panel is ignored: light's key it comes with is refused as without it.
+      for (const externalRef of ['main', 'other']) {
+        const stale = await t.call('PUT', '/controlpanels', {
+          token,
+          body: { ...body, _id: lightPanel._id + 1000, subsystemExternalId: 'light', externalRef, description: 'x' },
+        });
+        expect(stale.body).toEqual(errorBody(stale, 403, 'forbidden', denied));
+      }
       const del = await t.call('DELETE', `/controlpanels/${lightPanel._id}`, { token });
       expect(del.body).toEqual(errorBody(del, 403, 'forbidden', denied));
       const own = await t.call('POST', '/controlpanels', { token, body: { ...body, subsystemExternalId: 'media' } });

@@ -125,8 +125,44 @@ describe('registering a panel (POST/PUT /controlpanels)', () => {
       body: { _id: reg._id, roles: [] },
     });
     expect(res.body).toEqual(errorBody(res, 404, 'not_found', `controlpanel ${reg._id} not found`));
+  });
+
+  it('ignores an _id that names no panel: subsystem + externalRef updates (200) or creates (201, a new _id)', async () => {
+    const t = panelApp();
+    const reg = await t.register();
+    const stale = reg._id + 1000;
+    const body = { _id: stale, subsystemExternalId: 'media', connection: { url: URL_A } };
+    const res = await t.call('PUT', '/controlpanels', {
+      from: '127.0.0.1',
+      body: { ...body, externalRef: 'main', description: 'after' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ _id: reg._id, description: 'after' });
+    const made = await t.call('POST', '/controlpanels', { from: '127.0.0.1', body: { ...body, externalRef: 'side' } });
+    expect(made.status).toBe(201);
+    expect(made.body._id).not.toBe(stale);
+    expect(made.headers.get('location')).toBe(`/api/v1/controlpanels/${made.body._id}`);
+    const offered = await t.call('POST', '/controlpanels', {
+      as: 'admin',
+      query: { location: 'available' },
+      body: { _id: stale, registeredPanelId: reg._id },
+    });
+    expect(offered.status).toBe(201);
+    expect(offered.body).toMatchObject({ location: 'available', registeredPanelId: reg._id });
+    expect(offered.body._id).not.toBe(stale);
+  });
+
+  it('answers a body with nothing but an unknown _id as a create without it: 400, nothing stored', async () => {
+    const t = panelApp();
     const unknown = await t.call('PUT', '/controlpanels', { as: 'admin', body: { _id: 999 } });
-    expect(unknown.body).toEqual(errorBody(unknown, 404, 'not_found', 'controlpanel 999 not found'));
+    expect(unknown.body).toEqual(validation(unknown, '/subsystemId', 'is required'));
+    const available = await t.call('PUT', '/controlpanels', {
+      as: 'admin',
+      query: { location: 'available' },
+      body: { _id: 999 },
+    });
+    expect(available.body).toEqual(validation(available, '/registeredPanelId', 'is required'));
+    expect((await t.call('GET', '/controlpanels', { as: 'admin' })).body).toEqual([]);
   });
 });
 

@@ -68,11 +68,21 @@ export function announcePanel(
   );
 }
 
+/**
+ * The panel with that `_id`, if any; limited to one kind when the request says which
+ * (`?type=available`): a panel of the other kind is 404, as a read by that id would be.
+ */
+export function findPanel(deps: Deps, id: number, location?: PanelLocationName): ControlPanelRow | undefined {
+  const row = deps.db.select().from(controlPanels).where(eq(controlPanels.id, id)).get();
+  if (row && location !== undefined && row.location !== location) throw notFound('controlpanel', id);
+  return row;
+}
+
 /** The panel an `{id}` names, limited to one kind when the request says which (`?type=available`). */
 export function panelRow(deps: Deps, id: string | number, location?: PanelLocationName): ControlPanelRow {
   const n = typeof id === 'number' ? id : numericId(id);
-  const row = n === null ? undefined : deps.db.select().from(controlPanels).where(eq(controlPanels.id, n)).get();
-  if (!row || (location !== undefined && row.location !== location)) throw notFound('controlpanel', id);
+  const row = n === null ? undefined : findPanel(deps, n, location);
+  if (!row) throw notFound('controlpanel', id);
   return row;
 }
 

@@ -11,11 +11,12 @@ import { controlPanels } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, invalid, notFound } from '../../http/errors';
 import { cleanName } from '../../http/fields';
+import { upsertTarget } from '../../http/upsert';
 import { transact } from '../../realtime/emit';
 import { connectionOf, requireIframeUrl, rolesOf, scaleOf, subsystemOf } from './checks';
 import type { ControlPanelRow } from './mapper';
 import type { ControlPanelDto, ControlPanelWrite, PanelLocationName } from './model';
-import { announcePanel, authorizeWrite, emitPanel, panelDto, panelRow } from './service';
+import { announcePanel, authorizeWrite, emitPanel, findPanel, panelDto, panelRow } from './service';
 
 type PanelChanges = Partial<Omit<ControlPanelRow, 'id' | 'createdAt' | 'updatedAt'>>;
 
@@ -225,11 +226,38 @@ export function updatePanelById(
   return updatePanel(deps, principal, panelRow(deps, id, location), body);
 }
 
+/** The subsystem a registered panel is written for, checked for the caller. */
+function registeringSubsystem(deps: Deps, principal: Principal, body: ControlPanelWrite): SubsystemRow {
+  // Refuse before looking the subsystem up, so an unauthorised caller learns nothing about it.
+  if (!can(principal, 'subsystems:write') && !principal.integration) {
+    throw forbidden('this needs the subsystems:write permission');
+  }
+  const subsystem = subsystemOf(deps, body);
+  requireOwnWrite(principal, 'subsystems:write', subsystem.id);
+  return subsystem;
+}
+
+/** The registered panel of a subsystem with that externalRef, the upsert key. */
+function registeredByRef(deps: Deps, subsystemId: number, externalRef: string): ControlPanelRow | undefined {
+  return deps.db
+    .select()
+    .from(controlPanels)
+    .where(
+      and(
+        eq(controlPanels.location, 'registered'),
+        eq(controlPanels.subsystemId, subsystemId),
+        eq(controlPanels.externalRef, externalRef),
+      ),
+    )
+    .get();
+}
+
 /**
- * `POST`/`PUT /controlpanels` (C: Requests): updates the panel the body names by `_id` (of the kind
- * asked for, 404 otherwise), or a registered panel by subsystem + `externalRef`; else creates one of
- * the kind the query (`location`, alias `type`), else the body, says; without either, a body with
- * `registeredPanelId` is an available panel (only those have it), anything else a registered one.
+ * `POST`/`PUT /controlpanels` (C: Requests): updates the panel the body names by `_id` (when it
+ * exists: an unknown `_id` is ignored; one of another kind than asked for is 404), or a registered
+ * panel by subsystem + `externalRef`; else creates one of the kind the query (`location`, alias
+ * `type`), else the body, says; without either, a body with `registeredPanelId` is an available
+ * panel (only those have it), anything else a registered one.
  */
 export function upsertPanel(
   deps: Deps,
@@ -239,32 +267,18 @@ export function upsertPanel(
 ): { entity: ControlPanelDto; created: boolean } {
   // A registered panel never has `registeredPanelId`: a body naming one is about an available panel.
   const asked = queryLocation ?? body.location ?? (body.registeredPanelId != null ? 'available' : undefined);
-  if (body._id !== undefined) {
-    return { entity: updatePanel(deps, principal, panelRow(deps, body._id, asked), body), created: false };
-  }
+  let sub: SubsystemRow | undefined;
+  const subsystem = () => (sub ??= registeringSubsystem(deps, principal, body));
+  const ref = body.externalRef;
+  const existing = upsertTarget(
+    body._id,
+    (id) => findPanel(deps, id, asked),
+    () => (asked === 'available' || ref == null ? undefined : registeredByRef(deps, subsystem().id, ref)),
+  );
+  if (existing) return { entity: updatePanel(deps, principal, existing, body), created: false };
   if (asked === 'available') {
     requirePermission(principal, 'users:write');
     return { entity: createAvailable(deps, principal, body), created: true };
   }
-  // Refuse before looking the subsystem up, so an unauthorised caller learns nothing about it.
-  if (!can(principal, 'subsystems:write') && !principal.integration) {
-    throw forbidden('this needs the subsystems:write permission');
-  }
-  const subsystem = subsystemOf(deps, body);
-  requireOwnWrite(principal, 'subsystems:write', subsystem.id);
-  if (body.externalRef != null) {
-    const existing = deps.db
-      .select()
-      .from(controlPanels)
-      .where(
-        and(
-          eq(controlPanels.location, 'registered'),
-          eq(controlPanels.subsystemId, subsystem.id),
-          eq(controlPanels.externalRef, body.externalRef),
-        ),
-      )
-      .get();
-    if (existing) return { entity: updateRegistered(deps, principal, existing, body), created: false };
-  }
-  return { entity: createRegistered(deps, principal, subsystem, body), created: true };
+  return { entity: createRegistered(deps, principal, subsystem(), body), created: true };
 }

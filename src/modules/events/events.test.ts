@@ -126,8 +126,33 @@ describe('POST /events', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ externalRef: 'e', subsystemExternalId: 'media-1', description: 'd' });
+  });
+
+  it('ignores an _id that names no event: subsystem + externalRef updates (200) or creates (201, a new _id)', async () => {
+    const t = await setup();
+    const first = await t.create({ subsystemExternalId: 'media-1', externalRef: 'e' });
+    const stale = first.body._id + 1000;
+    const res = await t.create(
+      { _id: stale, subsystemExternalId: 'media-1', externalRef: 'e', description: 'd' },
+      'integration',
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ _id: first.body._id, description: 'd' });
+    const made = await t.create({ _id: stale, subsystemExternalId: 'media-1', command: 'fresh' }, 'integration');
+    expect(made.status).toBe(201);
+    expect(made.body._id).not.toBe(stale);
+    expect(made.headers.get('location')).toBe(`/api/v1/events/${made.body._id}`);
+    expect(made.body).toMatchObject({ externalRef: 'fresh', command: 'fresh' });
+    expect(t.count()).toBe(2);
+  });
+
+  it('answers a body with nothing but an unknown _id as a create without it: 400, nothing stored', async () => {
+    const t = await setup();
     const missing = await t.create({ _id: 999, command: 'x' });
-    expect(missing.body).toEqual(errorBody(missing, 404, 'not_found', 'event 999 not found'));
+    expect(missing.body).toEqual(validation(missing, '/subsystemId', 'or subsystemExternalId is required'));
+    const noRef = await t.create({ _id: 999, subsystemExternalId: 'dmx' });
+    expect(noRef.body).toEqual(validation(noRef, '/externalRef', 'or command is required'));
+    expect(t.count()).toBe(0);
   });
 
   it('an unchanged upsert emits nothing and keeps _updatedAt', async () => {
@@ -352,6 +377,23 @@ describe('own-subsystem limits', () => {
     expect(
       (await t.call('POST', '/events', { token, body: { subsystemExternalId: 'media-1', externalRef: 'e' } })).status,
     ).toBe(201);
+  });
+
+  it('an unknown _id does not let such a token past: another subsystem’s key or known _id stays 403', async () => {
+    const t = await setup();
+    const other = await t.create({ subsystemExternalId: 'dmx', externalRef: 'x' });
+    const token = t.tokenWith(['events:write', 'events:read'], [t.media._id]);
+    const stale = other.body._id + 1000;
+    for (const body of [
+      { _id: stale, subsystemExternalId: 'dmx', externalRef: 'x', description: 'changed' },
+      { _id: stale, subsystemExternalId: 'dmx', externalRef: 'new', description: 'changed' },
+      { _id: other.body._id, subsystemExternalId: 'media-1', externalRef: 'x', description: 'changed' },
+    ]) {
+      const res = await t.call('PUT', '/events', { token, body });
+      expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'this credential does not act for that subsystem'));
+    }
+    expect((await t.call('GET', `/events/${other.body._id}`, { as: 'admin' })).body.description).toBe('');
+    expect(t.count()).toBe(1);
   });
 
   it('viewers read but do not write', async () => {

@@ -26,10 +26,15 @@ export function eventDto(deps: Deps, id: number): EventDto {
   return toEventDto(row.event, row, scheduledItemCounts(deps, 'EVENT', [id]).get(id) ?? 0);
 }
 
+/** The event with that `_id`, if any. */
+export function findEvent(deps: Deps, id: number): EventRow | undefined {
+  return deps.db.select().from(events).where(eq(events.id, id)).get();
+}
+
 /** The event an `{id}` names (digits only), or 404. */
 export function eventRow(deps: Deps, id: string | number): EventRow {
   const n = typeof id === 'number' ? id : numericId(id);
-  const row = n === null ? undefined : deps.db.select().from(events).where(eq(events.id, n)).get();
+  const row = n === null ? undefined : findEvent(deps, n);
   if (!row) throw notFound('event', id);
   return row;
 }

@@ -11,10 +11,11 @@ import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { cleanName, externalRefOfPath, isExternalRef, mergeMetadata } from '../../http/fields';
+import { upsertTarget } from '../../http/upsert';
 import { transact } from '../../realtime/emit';
 import type { EventRow } from './mapper';
 import type { EventDto, EventWrite } from './model';
-import { announce, eventDto, eventRow, eventRowByRef, findEventByRef } from './service';
+import { announce, eventDto, eventRow, eventRowByRef, findEvent, findEventByRef } from './service';
 
 const CREATED = [
   'externalRef',
@@ -107,20 +108,41 @@ function create(deps: Deps, principal: Principal, subsystem: SubsystemRow, ref: 
   });
 }
 
-/** Updates the event of (subsystem, ref) or creates it. */
-function upsertIn(deps: Deps, principal: Principal, subsystem: SubsystemRow, ref: string, body: EventWrite): Upserted {
-  requireOwnWrite(principal, 'events:write', subsystem.id);
-  const existing = findEventByRef(deps, subsystem.id, ref);
+/** The subsystem and externalRef an upsert creates an event under, when nothing else names one. */
+type EventKey = { subsystem: SubsystemRow; ref: string };
+
+/**
+ * Updates the event `id` names when it exists, else the one of the key (subsystem, ref), else creates
+ * it there (`upsertTarget`). The key is read only when needed, so a body naming an event by `_id`
+ * needs no subsystem.
+ */
+function upsertIn(deps: Deps, principal: Principal, body: EventWrite, key: () => EventKey, id?: number): Upserted {
+  let named: EventKey | undefined;
+  const keyOf = (): EventKey => {
+    if (named) return named;
+    named = key();
+    requireOwnWrite(principal, 'events:write', named.subsystem.id);
+    return named;
+  };
+  const existing = upsertTarget(
+    id,
+    (n) => findEvent(deps, n),
+    () => {
+      const { subsystem, ref } = keyOf();
+      return findEventByRef(deps, subsystem.id, ref);
+    },
+  );
   if (existing) return { entity: update(deps, principal, existing, body), created: false };
+  const { subsystem, ref } = keyOf();
   return { entity: create(deps, principal, subsystem, ref, body), created: true };
 }
 
-/** `POST`/`PUT /events` (C: Requests): by `_id` (404 when unknown), else by subsystem + externalRef. */
+/**
+ * `POST`/`PUT /events` (C: Requests): the event `_id` names when it exists (an unknown `_id` is
+ * ignored), else the one of subsystem + externalRef (the command when no externalRef), else a new one.
+ */
 export function upsertEvent(deps: Deps, principal: Principal, body: EventWrite): Upserted {
-  if (body._id !== undefined)
-    return { entity: update(deps, principal, eventRow(deps, body._id), body), created: false };
-  const subsystem = subsystemOf(deps, body);
-  return upsertIn(deps, principal, subsystem, refOf(body), body);
+  return upsertIn(deps, principal, body, () => ({ subsystem: subsystemOf(deps, body), ref: refOf(body) }), body._id);
 }
 
 /** `PUT /subsystem(s)/{id}/events/{ref}`: the path names the subsystem and the externalRef. */
@@ -131,7 +153,10 @@ export function upsertEventByRef(
   ref: string,
   body: EventWrite,
 ): Upserted {
-  return upsertIn(deps, principal, requireSubsystem(deps, subsystemKey), externalRefOfPath(ref), body);
+  return upsertIn(deps, principal, body, () => ({
+    subsystem: requireSubsystem(deps, subsystemKey),
+    ref: externalRefOfPath(ref),
+  }));
 }
 
 /** `PUT`/`PATCH /events/{id}`. */

@@ -56,6 +56,24 @@ describe('/logs/scenarios', () => {
     ]);
   });
 
+  it('ignores an _id that names no entry: origin + action updates (200) or creates (201, a new _id)', async () => {
+    const t = setup();
+    const first = await create(t, { origin: 'o', action: 'a' });
+    const stale = first.body._id + 1000;
+    const again = await create(t, { _id: stale, origin: 'o', action: 'a', description: 'd' });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ _id: first.body._id, description: 'd' });
+    const made = await create(t, { _id: stale, origin: 'o', action: 'b' });
+    expect(made.status).toBe(201);
+    expect(made.body._id).not.toBe(stale);
+    expect(made.headers.get('location')).toBe(`/api/v1/logs/scenarios/${made.body._id}`);
+    const alone = await create(t, { _id: stale });
+    expect(alone.body).toEqual(validation(alone, '/origin', 'is required'));
+    const noAction = await create(t, { _id: stale, origin: 'o' });
+    expect(noAction.body).toEqual(validation(noAction, '/action', 'is required'));
+    expect((await t.call('GET', '/logs/scenarios', { as: 'admin' })).body).toHaveLength(2);
+  });
+
   it('updates with PUT and PATCH, keeps absent fields, refuses taking another entry’s key', async () => {
     const t = setup();
     const a = await create(t, { origin: 'o', action: 'a', description: 'keep' });

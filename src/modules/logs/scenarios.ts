@@ -13,6 +13,7 @@ import { invalid, notFound } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
 import { instantOfQuery } from '../../http/instant';
 import { fuzzyMatch, type ListResult, type Page, paginate, whereFields } from '../../http/lists';
+import { upsertTarget } from '../../http/upsert';
 import { emit, transact } from '../../realtime/emit';
 import { logPageOf, pageTotals } from './paging';
 import {
@@ -51,9 +52,13 @@ function toRunDto(row: RunRow): ScenarioRunDto {
   };
 }
 
+function findScenario(deps: Deps, id: number): ScenarioRow | undefined {
+  return deps.db.select().from(logScenarios).where(eq(logScenarios.id, id)).get();
+}
+
 function scenarioRow(deps: Deps, id: string | number): ScenarioRow {
   const n = typeof id === 'number' ? id : numericId(id);
-  const row = n === null ? undefined : deps.db.select().from(logScenarios).where(eq(logScenarios.id, n)).get();
+  const row = n === null ? undefined : findScenario(deps, n);
   if (!row) throw notFound('scenario', id);
   return row;
 }
@@ -123,19 +128,24 @@ function updateScenario(deps: Deps, principal: Principal, row: ScenarioRow, body
   });
 }
 
-/** `POST /logs/scenarios`: updates the entry named by `_id` or (origin, action), else creates one. */
+/**
+ * `POST /logs/scenarios` (C: Requests): updates the entry named by `_id` (when it exists: an unknown
+ * `_id` is ignored) or (origin, action), else creates one.
+ */
 export function upsertScenario(
   deps: Deps,
   principal: Principal,
   body: ScenarioWrite,
 ): { entity: ScenarioDto; created: boolean } {
-  if (body._id !== undefined)
-    return { entity: updateScenario(deps, principal, scenarioRow(deps, body._id), body), created: false };
   const { origin, action } = body;
+  const existing = upsertTarget(
+    body._id,
+    (id) => findScenario(deps, id),
+    () => (origin === undefined || action === undefined ? undefined : byKey(deps, origin, action)),
+  );
+  if (existing) return { entity: updateScenario(deps, principal, existing, body), created: false };
   if (origin === undefined) throw invalid('/origin', 'is required');
   if (action === undefined) throw invalid('/action', 'is required');
-  const existing = byKey(deps, origin, action);
-  if (existing) return { entity: updateScenario(deps, principal, existing, body), created: false };
   const now = deps.clock.now();
   return transact(deps, () => {
     const row = deps.db

@@ -32,9 +32,14 @@ export function parameterDto(deps: Deps, id: number): ParameterDto {
 }
 
 /** The parameter an `{id}` names (digits only), or 404. */
+/** The parameter with that `_id`, if any. */
+export function findParameter(deps: Deps, id: number): ParameterRow | undefined {
+  return deps.db.select().from(parameters).where(eq(parameters.id, id)).get();
+}
+
 export function parameterRow(deps: Deps, id: string | number): ParameterRow {
   const n = typeof id === 'number' ? id : numericId(id);
-  const row = n === null ? undefined : deps.db.select().from(parameters).where(eq(parameters.id, n)).get();
+  const row = n === null ? undefined : findParameter(deps, n);
   if (!row) throw notFound('parameter', id);
   return row;
 }

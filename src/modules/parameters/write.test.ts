@@ -75,7 +75,7 @@ describe('POST/PUT /parameters (upsert)', () => {
     ]);
   });
 
-  it('upserts by _id; read-only and unknown fields are ignored; an unknown _id is 404', async () => {
+  it('upserts by _id; read-only and unknown fields are ignored', async () => {
     const t = await setup();
     const first = await t.param({ externalRef: 'title' });
     const res = await t.call('POST', '/parameters', {
@@ -85,8 +85,54 @@ describe('POST/PUT /parameters (upsert)', () => {
     expect(res.text).toContain('"displayName":"T"');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ displayName: 'T', valueUpdatedAt: null });
+  });
+
+  it('ignores an _id that names no parameter: subsystem + externalRef updates (200) or creates (201, a new _id)', async () => {
+    const t = await setup();
+    const first = await t.param({ externalRef: 'title' });
+    const stale = first._id + 1000;
+    const res = await t.call('PUT', '/parameters', {
+      as: 'integration',
+      body: { _id: stale, subsystemExternalId: 'media', externalRef: 'title', displayName: 'T' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ _id: first._id, displayName: 'T' });
+    const made = await t.call('POST', '/parameters', {
+      as: 'integration',
+      body: { _id: stale, subsystemExternalId: 'media', externalRef: 'fresh' },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body._id).not.toBe(stale);
+    expect(made.headers.get('location')).toBe(`/api/v1/parameters/${made.body._id}`);
+    expect(t.count('parameters')).toBe(2);
+  });
+
+  it('answers a body with nothing but an unknown _id as a create without it: 400, nothing stored', async () => {
+    const t = await setup();
     const missing = await t.call('POST', '/parameters', { as: 'admin', body: { _id: 999 } });
-    expect(missing.body).toEqual(errorBody(missing, 404, 'not_found', 'parameter 999 not found'));
+    expect(missing.body).toEqual(validation(missing, '/subsystemId', 'or subsystemExternalId is required'));
+    const noRef = await t.call('POST', '/parameters', {
+      as: 'admin',
+      body: { _id: 999, subsystemExternalId: 'media' },
+    });
+    expect(noRef.body).toEqual(validation(noRef, '/externalRef', 'is required'));
+    expect(t.count('parameters')).toBe(0);
+  });
+
+  it('an unknown _id does not let an integration token past: another subsystem’s key or known _id stays 403', async () => {
+    const t = await setup();
+    const other = await t.param({ subsystemExternalId: 'gfx', externalRef: 'title' });
+    const token = t.integrationToken([t.media._id]);
+    for (const body of [
+      { _id: other._id + 1000, subsystemExternalId: 'gfx', externalRef: 'title', displayName: 'X' },
+      { _id: other._id + 1000, subsystemExternalId: 'gfx', externalRef: 'new', displayName: 'X' },
+      { _id: other._id, displayName: 'X' },
+    ]) {
+      const res = await t.call('PUT', '/parameters', { token, body });
+      expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'this credential does not act for that subsystem'));
+    }
+    expect((await t.call('GET', `/parameters/${other._id}`, { as: 'admin' })).body.displayName).toBe('title');
+    expect(t.count('parameters')).toBe(1);
   });
 
   it('404 for an unknown subsystem; 400 without subsystem or externalRef; nothing stored', async () => {

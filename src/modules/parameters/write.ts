@@ -12,13 +12,14 @@ import { parameters } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
+import { upsertTarget } from '../../http/upsert';
 import { transact } from '../../realtime/emit';
 import { playableRowById } from '../playables/lookup';
 import { presetsUsing, removeParameterFromPresets } from '../presets/service';
 import type { ParameterRow } from './mapper';
 import type { ParameterDto, ParameterWrite } from './model';
 import { checkShape, requireFit, valueText } from './rules';
-import { announce, findParameterByRef, parameterDto, parameterRow } from './service';
+import { announce, findParameter, findParameterByRef, parameterDto, parameterRow } from './service';
 import { announceValues, queueSetParameters, sourceOf, valueInput } from './values';
 
 type Upserted = { entity: ParameterDto; created: boolean };
@@ -173,17 +174,29 @@ function subsystemOf(deps: Deps, body: ParameterWrite): SubsystemRow {
   return row;
 }
 
-/** `POST`/`PUT /parameters` (C: Requests): by `_id` (404 when unknown), else by subsystem + externalRef. */
-export function upsertParameter(deps: Deps, principal: Principal, body: ParameterWrite): Upserted {
-  if (body._id !== undefined) {
-    return { entity: update(deps, principal, parameterRow(deps, body._id), body), created: false };
-  }
+/** The subsystem and externalRef a parameter upsert without a known `_id` needs; checked for the caller. */
+function keyOf(deps: Deps, principal: Principal, body: ParameterWrite): { subsystem: SubsystemRow; ref: string } {
   const subsystem = subsystemOf(deps, body);
   if (body.externalRef === undefined) throw invalid('/externalRef', 'is required');
   requireOwnWrite(principal, 'parameters:write', subsystem.id);
-  const existing = findParameterByRef(deps, subsystem.id, body.externalRef);
+  return { subsystem, ref: body.externalRef };
+}
+
+/**
+ * `POST`/`PUT /parameters` (C: Requests): the parameter `_id` names when it exists (an unknown `_id`
+ * is ignored), else the one of subsystem + externalRef, else a new one.
+ */
+export function upsertParameter(deps: Deps, principal: Principal, body: ParameterWrite): Upserted {
+  let key: { subsystem: SubsystemRow; ref: string } | undefined;
+  const named = () => (key ??= keyOf(deps, principal, body));
+  const existing = upsertTarget(
+    body._id,
+    (id) => findParameter(deps, id),
+    () => findParameterByRef(deps, named().subsystem.id, named().ref),
+  );
   if (existing) return { entity: update(deps, principal, existing, body), created: false };
-  return { entity: create(deps, principal, subsystem, body.externalRef, body), created: true };
+  const { subsystem, ref } = named();
+  return { entity: create(deps, principal, subsystem, ref, body), created: true };
 }
 
 /** `PUT`/`PATCH /parameters/{id}`. */

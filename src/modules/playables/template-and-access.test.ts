@@ -128,6 +128,15 @@ describe('who may write playables', () => {
       t.call('POST', '/playables', { token, body: { subsystemExternalId: 'light', externalRef: 'c' } }),
       t.call('POST', '/playables', { token, body: { subsystemExternalId: 'light', externalRef: 'b', command: 'x' } }),
       t.call('POST', '/playables', { token, body: { _id: theirs._id, command: 'x' } }),
+      // An `_id` that names nothing is ignored: the key it comes with decides, and is refused as without it.
+      t.call('PUT', '/playables', {
+        token,
+        body: { _id: theirs._id + 1000, subsystemExternalId: 'light', externalRef: 'b' },
+      }),
+      t.call('PUT', '/playables', {
+        token,
+        body: { _id: theirs._id + 1000, subsystemExternalId: 'light', externalRef: 'd' },
+      }),
       t.call('PATCH', `/playables/${theirs._id}`, { token, body: { command: 'x' } }),
       t.call('DELETE', `/playables/${theirs._id}`, { token }),
     ];

@@ -164,7 +164,7 @@ describe('registering a playable (POST/PUT /playables)', () => {
     expect(await t.all()).toHaveLength(2);
   });
 
-  it('updates by _id in the body (200), ignoring W1 and read-only fields; an unknown _id is 404', async () => {
+  it('updates by _id in the body (200), ignoring W1 and read-only fields', async () => {
     const t = await playableApp();
     const first = await t.register();
     const res = await t.call('POST', '/playables', {
@@ -173,9 +173,37 @@ describe('registering a playable (POST/PUT /playables)', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ _id: first._id, externalRef: 'show-1', subsystemId: t.media._id, command: 'go' });
+  });
+
+  it('ignores an _id that names no playable: subsystem + externalRef updates (200) or creates (201, a new _id)', async () => {
+    const t = await playableApp();
+    const first = await t.register();
+    const stale = first._id + 1000;
+    const res = await t.call('PUT', '/playables', {
+      from: '127.0.0.1',
+      body: { _id: stale, subsystemExternalId: 'media', externalRef: 'show-1', command: 'go' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ _id: first._id, externalRef: 'show-1', command: 'go' });
+    for (const externalRef of ['show-2', undefined]) {
+      const made = await t.call('POST', '/playables', {
+        from: '127.0.0.1',
+        body: { _id: stale, subsystemExternalId: 'media', externalRef },
+      });
+      expect(made.status).toBe(201);
+      expect(made.body._id).not.toBe(stale);
+      expect(made.headers.get('location')).toBe(`/api/v1/playables/${made.body._id}`);
+    }
+    expect(await t.all()).toHaveLength(3);
+  });
+
+  it('answers a body with nothing but an unknown _id as a create without it: 400, nothing stored', async () => {
+    const t = await playableApp();
     const missing = await t.call('POST', '/playables', { as: 'admin', body: { _id: 999 } });
-    expect(missing.status).toBe(404);
-    expect(missing.body).toEqual(errorBody(missing, 404, 'not_found', 'playable 999 not found'));
+    expect(missing.body).toEqual(validation(missing, '/subsystemId', 'is required'));
+    const withRef = await t.call('POST', '/playables', { as: 'admin', body: { _id: 999, externalRef: 'x' } });
+    expect(withRef.body).toEqual(validation(withRef, '/subsystemId', 'is required'));
+    expect(await t.all()).toEqual([]);
   });
 
   it('answers an unknown subsystem with 404 and a missing one with 400, creating nothing', async () => {

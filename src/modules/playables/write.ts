@@ -29,6 +29,7 @@ import { playables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
 import { cleanName, mergeMetadata } from '../../http/fields';
+import { upsertTarget } from '../../http/upsert';
 import { transact } from '../../realtime/emit';
 import { mediaCommand, mediaDurationOf, mediaObject } from '../objects/media-playable';
 import { isContainer } from '../subsystems/service';
@@ -189,9 +190,9 @@ export function updatePlayableById(
 }
 
 /**
- * `POST`/`PUT /playables` (C: Requests): updates the playable the body names by `_id` (404 when
- * unknown) or by subsystem + `externalRef`; otherwise creates one (a playable without externalRef is
- * always new). Unknown subsystem → 404.
+ * `POST`/`PUT /playables` (C: Requests): updates the playable the body names by `_id` (when it
+ * exists: an unknown `_id` is ignored) or by subsystem + `externalRef`; otherwise creates one (a
+ * playable without externalRef is always new). Unknown subsystem → 404.
  */
 export function upsertPlayable(
   deps: Deps,
@@ -199,15 +200,12 @@ export function upsertPlayable(
   body: PlayableWrite,
   origin: string,
 ): { entity: PlayableDto; created: boolean } {
-  if (body._id !== undefined) {
-    const row = playableRowById(deps, body._id);
-    if (!row) throw notFound('playable', body._id);
-    return { entity: updatePlayable(deps, principal, row, body, origin), created: false };
-  }
-  if (body.externalRef != null) {
-    const subsystem = subsystemOf(deps, body);
-    const existing = playableRowByRef(deps, subsystem.id, body.externalRef);
-    if (existing) return { entity: updatePlayable(deps, principal, existing, body, origin), created: false };
-  }
+  const ref = body.externalRef;
+  const existing = upsertTarget(
+    body._id,
+    (id) => playableRowById(deps, id),
+    () => (ref == null ? undefined : playableRowByRef(deps, subsystemOf(deps, body).id, ref)),
+  );
+  if (existing) return { entity: updatePlayable(deps, principal, existing, body, origin), created: false };
   return { entity: createPlayable(deps, principal, body, origin), created: true };
 }

@@ -90,10 +90,30 @@ describe('POST and PUT /players (upsert)', () => {
     ).toEqual(['p1']);
   });
 
-  it('404 for an _id that names no player; 409 for the externalId of a subsystem', async () => {
+  it('ignores an _id that names nothing: externalId updates (200) or creates (201, a new _id)', async () => {
+    const t = await playerApp();
+    const first = await t.add('screen-1');
+    const stale = first + 1000;
+    const res = await t.call('PUT', '/players', {
+      from: '127.0.0.1',
+      body: { _id: stale, externalId: 'screen-1', container: 'wall', displayName: 'After' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ _id: first, displayName: 'After' });
+    const made = await t.call('POST', '/players', {
+      from: '127.0.0.1',
+      body: { _id: stale, externalId: 'screen-2', container: 'wall' },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body._id).not.toBe(stale);
+    expect(made.headers.get('location')).toBe(`/api/v1/players/${made.body._id}`);
+  });
+
+  it('an unknown _id alone is a create without it (400); a subsystem’s _id is 404, its externalId 409', async () => {
     const t = await playerApp();
     const unknown = await t.call('POST', '/players', { as: 'admin', body: { _id: 999, container: t.wall._id } });
-    expect(unknown.body).toEqual(errorBody(unknown, 404, 'not_found', 'player 999 not found'));
+    expect(unknown.body).toEqual(validation(unknown, '/externalId', 'is required'));
+    expect((await t.call('GET', '/players', { as: 'admin' })).body).toEqual([]);
     const subsystem = await t.call('POST', '/players', { as: 'admin', body: { _id: t.media._id } });
     expectError(subsystem, 404, 'not_found');
     const taken = await t.create({ externalId: 'media' });
@@ -268,6 +288,16 @@ describe('players permissions (§0.3)', () => {
     expect(theirs.body).toEqual(errorBody(theirs, 403, 'forbidden', foreign));
     const away = await t.call('PATCH', '/players/screen-1', { token, body: { container: 'lobby' } });
     expect(away.body).toEqual(errorBody(away, 403, 'forbidden', foreign));
+    // An `_id` that names nothing is ignored: the other container's player (or a new one there) stays refused.
+    for (const externalId of ['lobby-1', 'lobby-2']) {
+      const stale = await t.call('PUT', '/players', {
+        token,
+        body: { _id: other + 1000, externalId, container: 'lobby', displayName: 'Not mine' },
+      });
+      expect(stale.body).toEqual(errorBody(stale, 403, 'forbidden', foreign));
+    }
+    const known = await t.call('PUT', '/players', { token, body: { _id: other, displayName: 'Not mine' } });
+    expect(known.body).toEqual(errorBody(known, 403, 'forbidden', foreign));
     const del = await t.call('DELETE', '/players/screen-1', { token });
     expect(del.body).toEqual(errorBody(del, 403, 'forbidden', 'this needs the players:write permission'));
     expect((await t.call('GET', '/players', { token })).body).toHaveLength(2);

@@ -46,6 +46,7 @@ import {
   metadataMatches,
   type Page,
 } from '../../http/lists';
+import { upsertTarget } from '../../http/upsert';
 import { emit, transact } from '../../realtime/emit';
 import { requireLicenseRoom } from '../license/limits';
 import { instantPlayableOfObject, mediaObject } from '../objects/media-playable';
@@ -248,21 +249,28 @@ function updatePlayer(deps: Deps, principal: Principal, row: PlayerRow, body: Pl
   });
 }
 
-/** POST/PUT `/players`: creates or updates the player the body names by `_id` or `externalId`. */
+/**
+ * POST/PUT `/players` (C: Requests): updates the player the body names by `_id` (when it exists: an
+ * unknown `_id` is ignored; a subsystem's is 404) or by `externalId` (a subsystem's is 409), else
+ * creates one.
+ */
 export function upsertPlayer(
   deps: Deps,
   principal: Principal,
   body: PlayerWrite,
   origin: string,
 ): { entity: PlayerDto; created: boolean } {
-  let existing: PlayerRow | undefined;
-  if (body._id !== undefined) existing = requirePlayer(deps, body._id);
-  else if (body.externalId !== undefined) {
-    existing = byExternalId(deps, body.externalId);
-    if (existing && existing.kind !== 'player') {
-      throw conflict(`${body.externalId} is the externalId of a subsystem, not of a player`);
-    }
-  }
+  const externalId = body.externalId;
+  const existing = upsertTarget(
+    body._id,
+    (id) => (findSubsystem(deps, id) === undefined ? undefined : requirePlayer(deps, id)),
+    () => {
+      const row = externalId === undefined ? undefined : byExternalId(deps, externalId);
+      if (row && row.kind !== 'player')
+        throw conflict(`${externalId} is the externalId of a subsystem, not of a player`);
+      return row;
+    },
+  );
   if (existing)
     return { entity: playerDto(deps, updatePlayer(deps, principal, existing, body), origin), created: false };
   return { entity: playerDto(deps, createPlayer(deps, principal, body), origin), created: true };

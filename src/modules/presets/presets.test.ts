@@ -79,8 +79,53 @@ describe('POST/PUT /presets (upsert)', () => {
     await t.preset({ parameters: [{ parameter: 'line', value: 'x' }] });
     await t.preset({ parameters: [{ parameter: 'line', value: 'x' }] });
     expect(t.count('presets')).toBe(3);
+  });
+
+  it('ignores an _id that names no preset: subsystem + externalRef updates (200) or creates (201, a new _id)', async () => {
+    const t = await setup();
+    const first = (await t.preset({ externalRef: 'a', parameters: [{ parameter: 'line', value: 'x' }] })).body;
+    const stale = first._id + 1000;
+    const res = await t.preset({ _id: stale, externalRef: 'a', displayName: 'Renamed' }, 'integration');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ _id: first._id, displayName: 'Renamed', parameters: first.parameters });
+    const made = await t.preset({ _id: stale, externalRef: 'b', parameters: [{ parameter: 'line', value: 'y' }] });
+    expect(made.status).toBe(201);
+    expect(made.body._id).not.toBe(stale);
+    expect(made.headers.get('location')).toBe(`/api/v1/presets/${made.body._id}`);
+    expect(t.count('presets')).toBe(2);
+  });
+
+  it('answers a body with nothing but an unknown _id as a create without it: 400, nothing stored', async () => {
+    const t = await setup();
     const missing = await t.call('PUT', '/presets', { as: 'admin', body: { _id: 404 } });
-    expect(missing.body).toEqual(errorBody(missing, 404, 'not_found', 'preset 404 not found'));
+    expect(missing.body).toEqual(validation(missing, '/subsystemId', 'or subsystemExternalId is required'));
+    const noEntries = await t.preset({ _id: 404, externalRef: 'a' });
+    expect(noEntries.body).toEqual(validation(noEntries, '/parameters', 'is required'));
+    expect(t.count('presets')).toBe(0);
+  });
+
+  it('an unknown _id does not let an integration token past: another subsystem’s key or known _id stays 403', async () => {
+    const t = await setup();
+    const other = await t.call('POST', '/presets', {
+      as: 'admin',
+      body: {
+        subsystemExternalId: 'gfx',
+        externalRef: 'a',
+        displayName: 'Gfx',
+        parameters: [{ parameter: 'line', value: 'x' }],
+      },
+    });
+    const token = t.integrationToken([t.media._id]);
+    for (const body of [
+      { _id: other.body._id + 1000, subsystemExternalId: 'gfx', externalRef: 'a', displayName: 'X' },
+      { _id: other.body._id + 1000, subsystemExternalId: 'gfx', externalRef: 'b', displayName: 'X' },
+      { _id: other.body._id, displayName: 'X' },
+    ]) {
+      const res = await t.call('PUT', '/presets', { token, body });
+      expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'this credential does not act for that subsystem'));
+    }
+    expect((await t.call('GET', `/presets/${other.body._id}`, { as: 'admin' })).body.displayName).toBe('Gfx');
+    expect(t.count('presets')).toBe(1);
   });
 
   const bad: Array<[string, Record<string, unknown>, string, string]> = [

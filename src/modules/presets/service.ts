@@ -72,9 +72,14 @@ export function presetDto(deps: Deps, id: number): PresetDto {
 }
 
 /** The preset an `{id}` names (digits only), or 404. */
+/** The preset with that `_id`, if any. */
+export function findPreset(deps: Deps, id: number): PresetRow | undefined {
+  return deps.db.select().from(presets).where(eq(presets.id, id)).get();
+}
+
 export function presetRow(deps: Deps, id: string | number): PresetRow {
   const n = typeof id === 'number' ? id : numericId(id);
-  const row = n === null ? undefined : deps.db.select().from(presets).where(eq(presets.id, n)).get();
+  const row = n === null ? undefined : findPreset(deps, n);
   if (!row) throw notFound('preset', id);
   return row;
 }

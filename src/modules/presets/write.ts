@@ -11,11 +11,20 @@ import { presetEntries, presets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
+import { upsertTarget } from '../../http/upsert';
 import { transact } from '../../realtime/emit';
 import { misfit, resolveParameter } from '../parameters/service';
 import { valueInput } from '../parameters/values';
 import type { PresetDto, PresetWrite } from './model';
-import { announcePreset, entriesOf, findPresetByRef, type PresetRow, presetDto, presetRow } from './service';
+import {
+  announcePreset,
+  entriesOf,
+  findPreset,
+  findPresetByRef,
+  type PresetRow,
+  presetDto,
+  presetRow,
+} from './service';
 
 type Upserted = { entity: PresetDto; created: boolean };
 type Entry = { parameterId: number; value: string };
@@ -116,20 +125,29 @@ function subsystemOf(deps: Deps, body: PresetWrite): SubsystemRow {
   return row;
 }
 
-/**
- * `POST`/`PUT /presets` (C: Requests): by `_id` (404 when unknown), else by subsystem + externalRef;
- * a body without an externalRef always creates.
- */
-export function upsertPreset(deps: Deps, principal: Principal, body: PresetWrite): Upserted {
-  if (body._id !== undefined) {
-    return { entity: update(deps, principal, presetRow(deps, body._id), body), created: false };
-  }
+/** The subsystem a preset upsert without a known `_id` is about, checked for the caller. */
+function ownSubsystem(deps: Deps, principal: Principal, body: PresetWrite): SubsystemRow {
   const subsystem = subsystemOf(deps, body);
   requireOwnWrite(principal, 'parameters:write', subsystem.id);
+  return subsystem;
+}
+
+/**
+ * `POST`/`PUT /presets` (C: Requests): the preset `_id` names when it exists (an unknown `_id` is
+ * ignored), else the one of subsystem + externalRef, else a new one; a body without an externalRef
+ * and a known `_id` always creates.
+ */
+export function upsertPreset(deps: Deps, principal: Principal, body: PresetWrite): Upserted {
+  let sub: SubsystemRow | undefined;
+  const subsystem = () => (sub ??= ownSubsystem(deps, principal, body));
   const ref = body.externalRef ?? null;
-  const existing = ref === null ? undefined : findPresetByRef(deps, subsystem.id, ref);
+  const existing = upsertTarget(
+    body._id,
+    (id) => findPreset(deps, id),
+    () => (ref === null ? undefined : findPresetByRef(deps, subsystem().id, ref)),
+  );
   if (existing) return { entity: update(deps, principal, existing, body), created: false };
-  return { entity: create(deps, principal, subsystem, ref, body), created: true };
+  return { entity: create(deps, principal, subsystem(), ref, body), created: true };
 }
 
 /** `PUT`/`PATCH /presets/{id}`. */

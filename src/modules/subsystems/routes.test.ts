@@ -214,11 +214,50 @@ describe('upsert', () => {
     expect((await t.call('GET', '/subsystems/a', { as: 'admin' })).status).toBe(404);
   });
 
-  it('answers 404 for an unknown _id and creates nothing', async () => {
+  it('ignores an _id that names nothing: externalId updates (200) or creates (201, a new _id)', async () => {
     const t = setup();
-    const res = await t.call('POST', '/subsystems', { as: 'admin', body: { _id: 99, externalId: 'a' } });
-    expect(res.body).toEqual(errorBody(res, 404, 'not_found', 'subsystem 99 not found'));
+    const a = await t.create({ externalId: 'a' });
+    const stale = a.body._id + 1000;
+    const res = await t.call('PUT', '/subsystems', {
+      as: 'admin',
+      body: { _id: stale, externalId: 'a', description: 'd' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ _id: a.body._id, description: 'd' });
+    const made = await t.call('POST', '/subsystems', { as: 'admin', body: { _id: stale, externalId: 'b' } });
+    expect(made.status).toBe(201);
+    expect(made.body._id).not.toBe(stale);
+    expect(made.headers.get('location')).toBe(`/api/v1/subsystems/${made.body._id}`);
+  });
+
+  it('answers a body with nothing but an unknown _id as a create without it: 400, nothing stored', async () => {
+    const t = setup();
+    const res = await t.call('POST', '/subsystems', { as: 'admin', body: { _id: 99, description: 'x' } });
+    const without = await t.call('POST', '/subsystems', { as: 'admin', body: { description: 'x' } });
+    expect(res.status).toBe(400);
+    expect({ ...res.body, requestId: null }).toEqual({ ...without.body, requestId: null });
     expect((await t.call('GET', '/subsystems', { as: 'admin' })).body).toEqual([]);
+  });
+
+  it('a token limited to some subsystems updates only those through the upsert, whatever names the other', async () => {
+    const t = setup();
+    const a = await t.create({ externalId: 'a' });
+    const b = await t.create({ externalId: 'b' });
+    const token = t.tokenWith(['subsystems:read', 'subsystems:write'], [a.body._id]);
+    for (const body of [
+      { _id: b.body._id, description: 'x' },
+      { externalId: 'b', description: 'x' },
+      { _id: b.body._id + 1000, externalId: 'b', description: 'x' },
+    ]) {
+      const res = await t.call('PUT', '/subsystems', { token, body });
+      expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'this credential does not act for that subsystem'));
+    }
+    expect((await t.call('GET', '/subsystems/b', { as: 'admin' })).body.description).toBe('');
+    const own = await t.call('PUT', '/subsystems', {
+      token,
+      body: { _id: b.body._id + 1000, externalId: 'a', description: 'x' },
+    });
+    expect(own.status).toBe(200);
   });
 
   it('answers 409 when an update would take another subsystem’s externalId, changing nothing', async () => {

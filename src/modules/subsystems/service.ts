@@ -37,7 +37,7 @@ import {
   variables,
 } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { conflict, invalid, notFound } from '../../http/errors';
+import { conflict, invalid } from '../../http/errors';
 import {
   fieldFilterValues,
   fieldsMatch,
@@ -47,6 +47,7 @@ import {
   type Page,
   paginate,
 } from '../../http/lists';
+import { upsertTarget } from '../../http/upsert';
 import { emit, transact } from '../../realtime/emit';
 import { requireLicenseRoom } from '../license/limits';
 import { ensurePlatformVariables } from '../variables/platform';
@@ -93,14 +94,14 @@ export function byExternalId(deps: Deps, externalId: string): SubsystemRow | und
   return deps.db.select().from(subsystems).where(eq(subsystems.externalId, externalId)).get();
 }
 
-/** The row an upsert body names: by `_id` (404 when unknown), else by `externalId`, else none. */
-function upsertTarget(deps: Deps, body: SubsystemWrite): SubsystemRow | undefined {
-  if (body._id !== undefined) {
-    const row = deps.db.select().from(subsystems).where(eq(subsystems.id, body._id)).get();
-    if (!row) throw notFound('subsystem', body._id);
-    return row;
-  }
-  return body.externalId === undefined ? undefined : byExternalId(deps, body.externalId);
+/** The row an upsert body names (`upsertTarget`): by `_id` when it exists, else by `externalId`, else none. */
+function namedSubsystem(deps: Deps, body: SubsystemWrite): SubsystemRow | undefined {
+  const { externalId } = body;
+  return upsertTarget(
+    body._id,
+    (id) => deps.db.select().from(subsystems).where(eq(subsystems.id, id)).get(),
+    () => (externalId === undefined ? undefined : byExternalId(deps, externalId)),
+  );
 }
 
 /**
@@ -242,16 +243,19 @@ export function updateSubsystemRow(
 }
 
 /**
- * Creates or updates the subsystem the body names by `_id` or `externalId` (C: Requests); the
- * platform's own calls (no principal) are not audited.
+ * Creates or updates the subsystem the body names by `_id` (an unknown one is ignored) or
+ * `externalId` (C: Requests), else creates one; the platform's own calls (no principal) are not
+ * audited.
  */
 export function upsertSubsystem(
   deps: Deps,
   body: SubsystemWrite,
   principal: Principal = systemPrincipal(),
 ): { entity: SubsystemDto; created: boolean } {
-  const existing = upsertTarget(deps, body);
+  const existing = namedSubsystem(deps, body);
   if (existing) {
+    // As `PUT /subsystems/{id}`: a credential limited to some subsystems updates only those.
+    requireOwnWrite(principal, 'subsystems:write', existing.id);
     refusePlayer(existing);
     const entity = subsystemDto(deps, updateSubsystemRow(deps, principal, existing, valuesOf(body, existing)));
     return { entity, created: false };

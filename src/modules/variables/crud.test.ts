@@ -219,15 +219,65 @@ describe('POST /variables (upsert)', () => {
     expect(v.healthGracePeriod).toBe(30);
   });
 
-  it('answers 404 for an unknown subsystem or _id', async () => {
+  it('answers 404 for an unknown subsystem', async () => {
     const t = setup();
     const res = await t.call('POST', '/variables', {
       as: 'admin',
       body: { subsystemExternalId: 'nope', externalRef: 'a' },
     });
     expect(res.body).toEqual(errorBody(res, 404, 'not_found', 'subsystem nope not found'));
-    const id = await t.call('PUT', '/variables', { as: 'admin', body: { _id: 99, description: 'x' } });
-    expect(id.body).toEqual(errorBody(id, 404, 'not_found', 'variable 99 not found'));
+  });
+});
+
+describe('POST/PUT /variables with an _id that names no variable (C: Requests: `_id` is ignored)', () => {
+  it('updates the variable of subsystem + externalRef (200, its own _id) or creates one (201, a new _id)', async () => {
+    const t = setup();
+    const v = await t.make({ description: 'before' });
+    // A field driver re-syncing after a restore still sends the `_id` it remembered.
+    const stale = v._id + 1000;
+    const res = await t.call('PUT', '/variables', {
+      from: '127.0.0.1',
+      body: { _id: stale, subsystemExternalId: 'media', externalRef: 'temp', description: 'after' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ _id: v._id, description: 'after' });
+    const made = await t.call('POST', '/variables', {
+      from: '127.0.0.1',
+      body: { _id: stale, subsystemExternalId: 'media', externalRef: 'fresh' },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body._id).not.toBe(stale);
+    expect(made.headers.get('location')).toBe(`/api/v1/variables/${made.body._id}`);
+    expect((await t.call('GET', `/variables/${stale}`, { as: 'admin' })).status).toBe(404);
+  });
+
+  it('answers a body with nothing but that _id as a create without it: 400, nothing stored', async () => {
+    const t = setup();
+    const res = await t.call('PUT', '/variables', { as: 'admin', body: { _id: 99, description: 'x' } });
+    expect(res.body).toEqual(validation(res, '/subsystemId', 'is required (or subsystemExternalId)'));
+    const noRef = await t.call('PUT', '/variables', { as: 'admin', body: { _id: 99, subsystemExternalId: 'media' } });
+    expect(noRef.body).toEqual(validation(noRef, '/externalRef', 'is required'));
+    const stored = await t.call('GET', '/variables', { as: 'admin', query: { platformManaged: 'false' } });
+    expect(stored.body).toEqual([]);
+  });
+
+  it('still refuses a token limited to another subsystem: by that key, and by a known _id', async () => {
+    const t = setup();
+    const v = await t.make({ description: 'media' });
+    const token = t.tokenWith(['variables:read', 'variables:write'], [t.light._id]);
+    for (const externalRef of ['temp', 'fresh']) {
+      const res = await t.call('PUT', '/variables', {
+        token,
+        body: { _id: v._id + 1000, subsystemExternalId: 'media', externalRef, description: 'light' },
+      });
+      expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'this credential does not act for that subsystem'));
+    }
+    const known = await t.call('PUT', '/variables', { token, body: { _id: v._id, description: 'light' } });
+    expect(known.body).toEqual(errorBody(known, 403, 'forbidden', 'this credential does not act for that subsystem'));
+    const stored = await t.call('GET', '/variables', { as: 'admin', query: { platformManaged: 'false' } });
+    expect(
+      stored.body.map((x: { externalRef: string; description: string }) => [x.externalRef, x.description]),
+    ).toEqual([['temp', 'media']]);
   });
 });
 

@@ -12,6 +12,7 @@ import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
+import { upsertTarget } from '../../http/upsert';
 import { emit } from '../../realtime/emit';
 import { dropCompositeCache } from './composite';
 import { PLATFORM_REFS, valuesOf, WRITABLE_FIELDS } from './fields';
@@ -151,15 +152,13 @@ function update(ctx: WriteContext, principal: Principal, row: LoadedVariable, bo
   return current;
 }
 
-/** The row an upsert body names: `_id` (404 when unknown), else (subsystem, externalRef), else none. */
-function upsertTarget(deps: Deps, body: VariableWrite, subsystem: () => SubsystemRow): LoadedVariable | undefined {
-  if (body._id !== undefined) {
-    const row = findVariable(deps, body._id);
-    if (!row) throw notFound('variable', body._id);
-    return row;
-  }
-  if (body.externalRef === undefined) return undefined;
-  return findVariableByRef(deps, subsystem().id, body.externalRef);
+/** The row an upsert body names (`upsertTarget`): `_id` when it exists, else (subsystem, externalRef), else none. */
+function variableNamedBy(deps: Deps, body: VariableWrite, subsystem: () => SubsystemRow): LoadedVariable | undefined {
+  return upsertTarget(
+    body._id,
+    (id) => findVariable(deps, id),
+    () => (body.externalRef === undefined ? undefined : findVariableByRef(deps, subsystem().id, body.externalRef)),
+  );
 }
 
 /** Creates or updates the variable a body names (C: Requests; §4 rule 3). `pathSubsystem` comes from §4.2 paths. */
@@ -176,7 +175,7 @@ export function upsertVariable(
       sub ??= pathSubsystem === undefined ? subsystemOfBody(deps, body) : requireSubsystem(deps, pathSubsystem);
       return sub;
     };
-    const existing = upsertTarget(deps, body, subsystem);
+    const existing = variableNamedBy(deps, body, subsystem);
     if (existing) return { entity: toVariableDto(update(ctx, principal, existing, body), ctx.now), created: false };
     return { entity: toVariableDto(create(ctx, principal, subsystem(), body), ctx.now), created: true };
   });
