@@ -105,16 +105,19 @@ function assemble(options: BootOptions): { deps: Deps; migration: MigrationResul
   const outbox = new OutboxState();
   const powerCut = options.config.durability === 'power-cut';
   let stallLogged = Number.NEGATIVE_INFINITY;
+  let stalls = 0;
   const durability = new Durability(sqlite, powerCut ? (options.walSync ?? walSync(dbPath)) : null, {
     ...(options.durabilityTiming ?? systemTiming),
     onStall: (stall) => {
+      stalls += 1;
       const now = clock.monotonic();
       if (now - stallLogged < 60_000) return;
       stallLogged = now;
       log.warn(
-        { waitedMs: Math.round(stall.waitedMs), inlineMs: Math.round(stall.inlineMs), next: stall.next },
+        { waitedMs: Math.round(stall.waitedMs), inlineMs: Math.round(stall.inlineMs), next: stall.next, stalls },
         'a WAL sync waited for the file-system threads (host-name look-ups, password hashing or slow storage); synced on the request thread',
       );
+      stalls = 0;
     },
   });
   const work = new UnitOfWork(sqlite, eventStage({ sqlite, clock, bus, log, outbox }), {

@@ -45,7 +45,7 @@ function heldSync() {
 function manualTiming() {
   let now = 0;
   const timers: Array<{ ms: number; fn: () => void }> = [];
-  const timing: DurabilityTiming & { fire(): void; advance(ms: number): void; armed(): number[] } = {
+  const timing: DurabilityTiming & { fire(): void; fireOnce(): void; advance(ms: number): void; armed(): number[] } = {
     after: (ms, fn) => {
       const timer = { ms, fn };
       timers.push(timer);
@@ -55,7 +55,12 @@ function manualTiming() {
       };
     },
     monotonic: () => now,
+    /** Runs what is armed, and what that arms, until nothing is. */
     fire: () => {
+      while (timers.length > 0) for (const timer of timers.splice(0)) timer.fn();
+    },
+    /** Runs only what is armed now. */
+    fireOnce: () => {
       for (const timer of timers.splice(0)) timer.fn();
     },
     advance: (ms) => {
@@ -224,6 +229,28 @@ describe('durable acknowledgements (PMS_DURABILITY=power-cut)', () => {
     wal.release();
     expect((await next).status).toBe(201);
     expect(wal.here).toBe(1);
+  });
+
+  it('takes a pool answer that waited behind the stall timer for the answer, not for a stall', async () => {
+    const wal = heldSync();
+    const timing = manualTiming();
+    const t = makeTestApp({ config: { durability: 'power-cut' }, walSync: wal.sync, durabilityTiming: timing });
+    await addSubsystem(t, 'media');
+    const held = t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'light' } });
+    expect(await settled(held)).toBe(false);
+    // The timer comes due first (the request thread was held by a long task); the pool's answer is next.
+    timing.fireOnce();
+    expect(timing.armed()).toEqual([0]);
+    wal.release();
+    expect((await held).status).toBe(201);
+    timing.fire();
+    expect(wal.here).toBe(0);
+    // Nothing was switched: the next write waits for the pool, its stall timer armed.
+    const next = t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'sound' } });
+    expect(await settled(next)).toBe(false);
+    expect(timing.armed()).toEqual([STALL_MS]);
+    wal.release();
+    expect((await next).status).toBe(201);
   });
 
   it('answers a write to a real file while password hashes fill the thread pool', async () => {

@@ -12,8 +12,9 @@
  * password hashing and every asynchronous file operation on the same few threads (as many as the
  * machine has cores). Measured (bench/RESULTS.md, "Hot paths, session 16"): two look-ups of a name
  * whose DNS server does not answer held every sync, so every acknowledged write, for 10–20 s; four
- * sign-ins at once held one for seconds. So a sync that has not finished after `STALL_MS` is done on
- * the request thread (`fdatasync` there), which answers its writers; when that took little time the
+ * sign-ins at once held one for seconds. So a sync that has not finished after `STALL_MS` (and one
+ * more turn of the event loop, in case its answer waits behind a long task) is done on the request
+ * thread (`fdatasync` there), which answers its writers; when that took little time the
  * pool was the hold-up, not the disk, and the next `INLINE_MS` of syncs are done on the request thread
  * straight away, after which the pool is tried again. When the disk itself is slow (the inline sync
  * took long too), nothing is gained by blocking the request thread: the pool alone serves the next
@@ -179,12 +180,18 @@ export class Durability {
         } else reject(err);
       };
     });
-    // Unless the pool is already known to be slow only because the disk is.
-    const cancel = this.mode
-      ? () => {}
-      : this.timing.after(STALL_MS, () => {
-          if (!over) settle(this.stalled(began));
-        });
+    // Unless the pool is already known to be slow only because the disk is. When the timer fires, the
+    // pool's answer may be waiting behind it (the request thread was held by a long task): it is
+    // looked at once more after a turn of the event loop, which runs what the pool has finished.
+    let cancel: () => void = () => {};
+    if (!this.mode) {
+      cancel = this.timing.after(STALL_MS, () => {
+        if (!over)
+          cancel = this.timing.after(0, () => {
+            if (!over) settle(this.stalled(began));
+          });
+      });
+    }
     this.running = { target, done };
     sync.inBackground().then(
       () => settle(),
