@@ -27,7 +27,7 @@ interface CachedDto {
 const dtoCaches = new WeakMap<LoadedSchedule, Map<string, CachedDto>>();
 
 /** The wire form of a stored item, with what it shows of its target and its next occurrence. */
-export function itemDto(deps: Deps, loaded: LoadedSchedule, row: ItemRow): ItemDto {
+export function itemDto(deps: Deps, loaded: LoadedSchedule, row: ItemRow, written = false): ItemDto {
   const now = deps.clock.now();
   let cache = dtoCaches.get(loaded);
   if (!cache) {
@@ -35,7 +35,9 @@ export function itemDto(deps: Deps, loaded: LoadedSchedule, row: ItemRow): ItemD
     dtoCaches.set(loaded, cache);
   }
   const key = `${row.id}:${row.updatedAt}`;
-  const hit = cache.get(key);
+  // A row just written may keep its `updatedAt` (the same millisecond as its last write): its answer
+  // is made anew, never the one cached for the row before the write.
+  const hit = written ? undefined : cache.get(key);
   if (hit && now >= hit.computedAt && now < hit.validUntil) return hit.dto;
   const tz = loaded.snapshot.timezone;
   const asEngine = engineItem(row, loaded.blocks);
@@ -138,10 +140,29 @@ export function createCalendarItem(deps: Deps, principal: Principal, calendarId:
 }
 
 /**
+ * The body without the derived values it echoes back (C: Requests: clients fetch an item, change two
+ * fields and PUT the whole thing back): a `displayName` or `description` equal to what the item shows
+ * while it stores none (its target's), and an end equal to the one it shows while it stores none (an
+ * EVENT's, a BLOCK's from the block's length), are not written, so the item goes on following its
+ * target (a renamed event renames its items) and its block. Any other value is the caller's and is
+ * written, the target's own name included when the item had one of its own.
+ */
+function withoutEchoes(body: ItemWrite, row: ItemRow, shown: ItemDto): ItemWrite {
+  const sent: ItemWrite = { ...body };
+  if (row.displayName === null && sent.displayName === shown.displayName) delete sent.displayName;
+  if (row.description === null && sent.description === shown.description) delete sent.description;
+  if (row.endLocal === null) {
+    if (sent.endTime === shown.endTime) delete sent.endTime;
+    if (sent.endTimeLocal === shown.endTimeLocal) delete sent.endTimeLocal;
+  }
+  return sent;
+}
+
+/**
  * PUT and PATCH: the fields present change; the whole item is checked again. Only fields whose value
  * differs count (core/changes.ts): an update that changes none (`{}`, the item sent back as read)
  * answers it as it is: `_updatedAt` and `Last-Modified` stay, no event, no `schedule.changed`, no
- * audit entry, no re-plan.
+ * audit entry, no re-plan. Derived values echoed back are not written (`withoutEchoes`).
  */
 export function updateItem(
   deps: Deps,
@@ -153,8 +174,9 @@ export function updateItem(
   const calendar = calendarId === undefined ? undefined : calendarRow(deps, calendarId).id;
   const row = itemRow(deps, id, calendar);
   const loaded = loadSchedule(deps);
-  const { values, changed } = draftItem(loaded, row, body, row.calendarId);
-  if (changed.length === 0) return itemDto(deps, loaded, row);
+  const shown = itemDto(deps, loaded, row);
+  const { values, changed } = draftItem(loaded, row, withoutEchoes(body, row, shown), row.calendarId);
+  if (changed.length === 0) return shown;
   return scheduleWrite(deps, () => {
     const updated =
       deps.db
@@ -163,7 +185,7 @@ export function updateItem(
         .where(eq(scheduledItems.id, row.id))
         .returning()
         .get() ?? row;
-    const dto = itemDto(deps, loaded, updated);
+    const dto = itemDto(deps, loaded, updated, true);
     announceScheduleWrite(deps, principal, 'scheduleditem', 'updated', dto, changed, {
       calendarId: updated.calendarId,
     });
