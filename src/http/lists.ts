@@ -7,7 +7,7 @@ import type { TOptional, TString } from '@sinclair/typebox';
 import { type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { t } from 'elysia';
-import { badRequest } from './errors';
+import { badQuery, badRequest } from './errors';
 import { pageLink } from './links';
 
 export const MAX_LIMIT = 10000;
@@ -154,6 +154,19 @@ export function metadataFilterOf(url: string): Record<string, string> {
     if (match?.[1]) filter[match[1]] = value;
   }
   return filter;
+}
+
+/**
+ * A delete by filters (`DELETE /variables`, `/assets`) takes no query parameter it does not know:
+ * 400 naming it. Lists ignore unknown parameters, but a misspelt filter beside a known one
+ * (`?subsystemExternalId=a&serialNumer=X`) would widen a delete to everything the known one matches.
+ * `known` is the route's query schema's properties; `metadata[key]` passes where `metadata` is true.
+ */
+export function onlyKnownFilters(url: string, known: object, metadata = false): void {
+  for (const name of new URL(url).searchParams.keys()) {
+    if (Object.hasOwn(known, name) || (metadata && /^metadata\[.+\]$/.test(name))) continue;
+    throw badQuery(`/${name}`, 'is not a filter of this list; nothing was deleted');
+  }
 }
 
 /** Whether `metadata` holds every `key=value` of a filter (a non-string value compared as its JSON text). */

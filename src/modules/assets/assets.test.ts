@@ -414,6 +414,16 @@ describe('DELETE /assets', () => {
     expect(byIds.headers.get('x-deleted-count')).toBe('2');
     const none = await t.call('DELETE', '/assets', { as: 'admin', query: { type: 'display' } });
     expect(none.headers.get('x-deleted-count')).toBe('0');
+    // A misspelt filter beside a known one does not widen the delete to all switches.
+    const misspelt = await t.call('DELETE', '/assets', { as: 'admin', query: { type: 'switch', serialNumer: 'X' } });
+    expect([misspelt.status, misspelt.body.code, misspelt.body.detail?.[0]?.path]).toEqual([
+      400,
+      'bad_request',
+      '/serialNumer',
+    ]);
+    expect(t.count()).toBe(1);
+    const byMetadata = await t.call('DELETE', '/assets', { as: 'admin', query: { 'metadata[room]': 'none' } });
+    expect(byMetadata.headers.get('x-deleted-count')).toBe('0');
     const byFilter = await t.call('DELETE', '/assets', { as: 'admin', query: { type: 'switch' } });
     expect(byFilter.headers.get('x-deleted-count')).toBe('1');
     expect(t.count()).toBe(0);

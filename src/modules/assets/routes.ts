@@ -3,7 +3,7 @@ import type { Deps } from '../../deps';
 import { type AuthRule, authPlugin } from '../../http/auth';
 import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
-import { metadataFilterOf, sendWhole } from '../../http/lists';
+import { metadataFilterOf, onlyKnownFilters, sendWhole } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
 import { assetHistoricCounts, matchingHistoricCounts, networkHistoricCounts } from './counts';
 import { AssetModel } from './model';
@@ -86,6 +86,7 @@ export function assetsRoutes(deps: Deps) {
     .delete(
       '/',
       ({ body, query, request, set, principal }) => {
+        onlyKnownFilters(request.url, AssetModel.deleteQuery.properties, true);
         const n = deleteAssets(deps, principal, body?.ids, query, metadataFilterOf(request.url));
         set.headers['x-deleted-count'] = String(n);
         return noContent(set);

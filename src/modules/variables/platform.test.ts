@@ -153,6 +153,12 @@ describe('DELETE /variables (bulk)', () => {
     const byIds = await t.call('DELETE', '/variables', { as: 'admin', body: { ids: [a._id, 999] } });
     expect(byIds.status).toBe(204);
     expect(byIds.headers.get('x-deleted-count')).toBe('1');
+    // A misspelt filter beside the subsystem's does not widen the delete to all of the subsystem's.
+    const misspelt = await t.call('DELETE', '/variables', {
+      as: 'admin',
+      query: { subsystemExternalId: 'media', externalRf: 'b' },
+    });
+    expect([misspelt.status, misspelt.body.detail?.[0]?.path]).toEqual([400, '/externalRf']);
     const byFilter = await t.call('DELETE', '/variables', { as: 'admin', query: { subsystemExternalId: 'media' } });
     expect(byFilter.headers.get('x-deleted-count')).toBe('1');
     const left = await t.call('GET', '/variables', { as: 'viewer' });

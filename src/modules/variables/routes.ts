@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps';
 import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
-import { pageOf, sendList } from '../../http/lists';
+import { onlyKnownFilters, pageOf, sendList } from '../../http/lists';
 import { noContent } from '../../http/responses';
 import { deleteVariable, deleteVariables } from './delete';
 import { variableHistoryOf } from './history';
@@ -30,7 +30,8 @@ export function variablesRoutes(deps: Deps) {
   })
     .delete(
       '/',
-      async ({ body, query, set, principal }) => {
+      async ({ body, query, request, set, principal }) => {
+        onlyKnownFilters(request.url, VariableModel.deleteQuery.properties);
         const n = await deleteVariables(deps, principal, body?.ids, query);
         set.headers['x-deleted-count'] = String(n);
         noContent(set);
