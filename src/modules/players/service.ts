@@ -326,15 +326,13 @@ export function listPlayers(
       (r) =>
         (query.type === undefined || r.type === query.type) &&
         (query.externalId === undefined || r.externalId === query.externalId) &&
+        (query.status === undefined || liveHealth(deps, r).status === query.status) &&
         (inZone === null || inZone.has(r.id)) &&
         metadataMatches(r.metadata, metadataFilter) &&
         fuzzyMatch(query.fuzzy, r.displayName, r.externalId, r.description),
     )
-    .filter((r) => {
-      if (query.status === undefined && fields.length === 0) return true;
-      const dto = subsystemDto(deps, r);
-      return (query.status === undefined || dto.status === query.status) && fieldsMatch(dto, fields);
-    });
+    // The wire form only when a field filter needs it.
+    .filter((r) => fields.length === 0 || fieldsMatch(subsystemDto(deps, r), fields));
   return {
     items: rows.slice(page.offset, page.offset + page.limit).map((r) => playerDto(deps, r, origin, zones)),
     total: rows.length,
