@@ -2,7 +2,6 @@
  * Lists (C: Responses): bare arrays, `limit` 1..10000 (10000 without it), `offset`, `X-Total-Count`
  * always, `Link: rel="next"` when cut. Services return `{items, total}`; routes hand it to `sendList`.
  */
-
 import type { TOptional, TString } from '@sinclair/typebox';
 import { type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
