@@ -2,11 +2,18 @@
  * User templates (§1.5): starting points for new users. A template is copied into a user only at
  * creation; later edits or deletion never touch existing users (deleting one nulls their `templateId`
  * through the foreign key).
+ *
+ * A template gives roles, so it is treated like them (§1.2 roleIds, §1.3 rule 3; the contract is silent
+ * on templates): giving roles to one needs every permission they hold, and so does changing or
+ * deleting one (`templateToChange`), or a `users:write` holder could make the administrators' template
+ * the default (the next user an administrator creates without roles would be an administrator) or
+ * reshape its dashboard and preferences. Setting another template as the default, which takes the
+ * flag from the current one, stays open to anyone covering the template set: new users then get less.
  */
 import { and, asc, eq, ne } from 'drizzle-orm';
 import { changedFields } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
-import type { Principal } from '../../core/principal';
+import { type Principal, requireCovers } from '../../core/principal';
 import { userTemplates } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
@@ -14,7 +21,7 @@ import { cleanName, metadataProblem, numericId, unique } from '../../http/fields
 import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { panelsByIds } from '../control-panels/access';
-import { assertGrantableRoles, builtInRoleId } from '../roles/service';
+import { assertGrantableRoles, builtInRoleId, grantsOf } from '../roles/service';
 import { toUserTemplateDto, type UserTemplateRow } from './mapper';
 import {
   USER_TEMPLATE_FIELD_FILTERS,
@@ -46,8 +53,8 @@ export function mergePreferences(
 
 /** Preferences follow the metadata rules of §0.2 beyond the schema (size and depth). */
 export function checkPreferences(value: Record<string, unknown>, path = '/preferences'): Record<string, unknown> {
-  const problem = metadataProblem(value);
-  if (problem) throw invalid(path, problem);
+  const problem = metadataProblem(value, path);
+  if (problem) throw invalid(problem.path, problem.message);
   return value;
 }
 
@@ -55,6 +62,13 @@ function rowOf(deps: Deps, id: string): UserTemplateRow {
   const n = numericId(id);
   const row = n === null ? undefined : deps.db.select().from(userTemplates).where(eq(userTemplates.id, n)).get();
   if (!row) throw notFound('user template', id);
+  return row;
+}
+
+/** The template a change or delete acts on: the caller must hold everything its roles hold (403). */
+function templateToChange(deps: Deps, principal: Principal, id: string): UserTemplateRow {
+  const row = rowOf(deps, id);
+  requireCovers(principal, grantsOf(deps, row.roleIds), `user template ${row.displayName}`);
   return row;
 }
 
@@ -163,7 +177,7 @@ export function updateUserTemplate(
   id: string,
   body: UserTemplateUpdate,
 ): UserTemplateDto {
-  const row = rowOf(deps, id);
+  const row = templateToChange(deps, principal, id);
   const changes: Partial<UserTemplateRow> = {};
   if (body.displayName !== undefined) {
     const displayName = cleanName(body.displayName);
@@ -204,7 +218,7 @@ export function updateUserTemplate(
 
 /** Deletes a template; users made from it keep everything and their `templateId` becomes null. */
 export function deleteUserTemplate(deps: Deps, principal: Principal, id: string): void {
-  const row = rowOf(deps, id);
+  const row = templateToChange(deps, principal, id);
   transact(deps, () => {
     deps.db.delete(userTemplates).where(eq(userTemplates.id, row.id)).run();
     emit(deps, 'usertemplate.deleted', { _id: row.id, changed: [] });
