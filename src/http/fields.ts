@@ -77,6 +77,16 @@ function nonFinitePath(value: unknown, path: string): string | null {
 }
 
 /**
+ * A client's own JSON kept as sent (a panel's `connection`, a saved log search's `filters`) must hold
+ * no number past ±1.7976931348623157e308, which would be stored as `null` (see `metadataProblem`):
+ * 400 at its pointer below `path`.
+ */
+export function refuseNonFinite(value: unknown, path: string): void {
+  const at = nonFinitePath(value, path);
+  if (at) throw invalid(at, NOT_FINITE);
+}
+
+/**
  * Metadata rules of §0.2 beyond the schema, for `metadata` and `preferences` objects: at most 16 KiB
  * serialized, depth at most 5, and no number past ±1.7976931348623157e308. Such a literal (`1e400`) is
  * ±Infinity once parsed, which JSON.stringify stores as `null`: a value the client never sent (the body
