@@ -93,7 +93,7 @@ export function refuseNonFinite(value: unknown, path: string): void {
  * reader lets it through, the value-write path must not pay for the walk; jsonText refuses it in
  * values). The problem is reported at its own pointer below `path`, e.g. `/metadata/a/0`.
  */
-export function metadataProblem(value: unknown, path: string): { path: string; message: string } | null {
+function metadataProblem(value: unknown, path: string): { path: string; message: string } | null {
   const infinite = nonFinitePath(value, path);
   if (infinite) return { path: infinite, message: NOT_FINITE };
   if (JSON.stringify(value).length > 16 * 1024) return { path, message: 'must be at most 16 KiB' };

@@ -200,3 +200,33 @@ describe('numbers past the largest double inside metadata and preferences', () =
     expect(stored(t)).toEqual(before);
   });
 });
+
+describe('keys inside preferences', () => {
+  it('follow the metadata rule (1 to 64 characters at every level): 400 at the object holding the key, nothing stored', async () => {
+    const t = makeTestApp();
+    const user = await t.call('POST', '/users', {
+      as: 'admin',
+      body: { username: 'ann', password: 'ann-password-1', preferences: { theme: 'dark' } },
+    });
+    const template = await t.call('POST', '/usertemplates', { as: 'admin', body: { displayName: 'Desk' } });
+    const before = stored(t);
+    const long = 'k'.repeat(65);
+    const RULE = 'has a key that is not 1 to 64 characters long';
+    for (const [method, path, body, at] of [
+      ['PATCH', `/users/${user.body._id}`, { preferences: { [long]: 1 } }, '/preferences'],
+      ['PATCH', `/users/${user.body._id}`, { preferences: { grid: { '': 1 } } }, '/preferences/grid'],
+      [
+        'POST',
+        '/users',
+        { username: 'bob', password: 'bob-password-1', preferences: { a: { [long]: 1 } } },
+        '/preferences/a',
+      ],
+      ['PUT', `/usertemplates/${template.body._id}`, { preferences: { [long]: true } }, '/preferences'],
+      ['POST', '/usertemplates', { displayName: 'Other', preferences: { a: { b: { '': 1 } } } }, '/preferences/a/b'],
+    ] as const) {
+      const res = await t.call(method, path, { as: 'admin', body });
+      expect({ method, path, body: res.body }).toEqual({ method, path, body: validationBody(res, at, RULE) });
+    }
+    expect(stored(t)).toEqual(before);
+  });
+});

@@ -17,7 +17,7 @@ import { type Principal, requireCovers } from '../../core/principal';
 import { userTemplates } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
-import { cleanName, metadataProblem, numericId, unique } from '../../http/fields';
+import { cleanName, mergeMetadata, numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { panelsByIds } from '../control-panels/access';
@@ -33,29 +33,6 @@ import {
 /** `true`/`false` or their string forms (§0.2); undefined when absent. */
 export function boolInput(value: boolean | 'true' | 'false' | undefined): boolean | undefined {
   return value === undefined ? undefined : value === true || value === 'true';
-}
-
-/**
- * Merges an object field key by key (§0.1); a key sent as null is removed, so a client can drop a
- * setting without replacing the whole object.
- */
-export function mergePreferences(
-  current: Record<string, unknown>,
-  patch: Record<string, unknown>,
-): Record<string, unknown> {
-  const out = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete out[key];
-    else out[key] = value;
-  }
-  return out;
-}
-
-/** Preferences follow the metadata rules of §0.2 beyond the schema (size and depth). */
-export function checkPreferences(value: Record<string, unknown>, path = '/preferences'): Record<string, unknown> {
-  const problem = metadataProblem(value, path);
-  if (problem) throw invalid(problem.path, problem.message);
-  return value;
 }
 
 function rowOf(deps: Deps, id: string): UserTemplateRow {
@@ -133,7 +110,7 @@ export function createUserTemplate(deps: Deps, principal: Principal, body: UserT
   const displayName = cleanName(body.displayName);
   const roleIds = checkRoles(deps, principal, body.roleIds ?? [builtInRoleId(deps, 'viewer')]);
   const controlpanels = checkPanels(deps, body.controlpanels ?? []);
-  const preferences = checkPreferences(body.preferences ?? {});
+  const preferences = mergeMetadata({}, body.preferences ?? {}, '/preferences');
   const isDefault = boolInput(body.isDefault) ?? false;
   checkNameFree(deps, displayName, null);
   const now = deps.clock.now();
@@ -188,7 +165,7 @@ export function updateUserTemplate(
   if (body.roleIds !== undefined) changes.roleIds = checkRoles(deps, principal, body.roleIds);
   if (body.controlpanels !== undefined) changes.controlpanels = checkPanels(deps, body.controlpanels);
   if (body.preferences !== undefined) {
-    changes.preferences = checkPreferences(mergePreferences(row.preferences, body.preferences));
+    changes.preferences = mergeMetadata(row.preferences, body.preferences, '/preferences');
   }
   const isDefault = boolInput(body.isDefault);
   if (isDefault !== undefined) changes.isDefault = isDefault;
