@@ -63,12 +63,43 @@ export function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
 
-/** Metadata rules of §0.2 beyond the schema: at most 16 KiB serialized and depth at most 5. */
-export function metadataProblem(value: unknown): string | null {
-  if (JSON.stringify(value).length > 16 * 1024) return 'must be at most 16 KiB';
+const NOT_FINITE = 'is a number beyond ±1.7976931348623157e308; send it as a string';
+
+/** The JSON pointer below `path` of the first number past the largest double inside `value`, or null. */
+function nonFinitePath(value: unknown, path: string): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = nonFinitePath(inner, `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * A client's own JSON kept as sent (a panel's `connection`, a saved log search's `filters`) must hold
+ * no number past ±1.7976931348623157e308, which would be stored as `null` (see `metadataProblem`):
+ * 400 at its pointer below `path`.
+ */
+export function refuseNonFinite(value: unknown, path: string): void {
+  const at = nonFinitePath(value, path);
+  if (at) throw invalid(at, NOT_FINITE);
+}
+
+/**
+ * Metadata rules of §0.2 beyond the schema, for `metadata` and `preferences` objects: at most 16 KiB
+ * serialized, depth at most 5, and no number past ±1.7976931348623157e308. Such a literal (`1e400`) is
+ * ±Infinity once parsed, which JSON.stringify stores as `null`: a value the client never sent (the body
+ * reader lets it through, the value-write path must not pay for the walk; jsonText refuses it in
+ * values). The problem is reported at its own pointer below `path`, e.g. `/metadata/a/0`.
+ */
+function metadataProblem(value: unknown, path: string): { path: string; message: string } | null {
+  const infinite = nonFinitePath(value, path);
+  if (infinite) return { path: infinite, message: NOT_FINITE };
+  if (JSON.stringify(value).length > 16 * 1024) return { path, message: 'must be at most 16 KiB' };
   const depth = (v: unknown): number =>
     v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0;
-  return depth(value) > 5 ? 'must be nested at most 5 levels deep' : null;
+  return depth(value) > 5 ? { path, message: 'must be nested at most 5 levels deep' } : null;
 }
 
 /** The JSON pointer of the first object whose keys break the §0.2 rule (1–64 characters), or null. */
@@ -98,8 +129,8 @@ export function mergeMetadata(
     if (value === null) delete merged[key];
     else merged[key] = value;
   }
-  const problem = metadataProblem(merged);
-  if (problem) throw invalid(path, problem);
+  const problem = metadataProblem(merged, path);
+  if (problem) throw invalid(problem.path, problem.message);
   return merged;
 }
 
@@ -125,8 +156,6 @@ export function tagsOf(value: string | readonly string[], path: string): string[
   if (tags.length > 50) throw invalid(path, 'must have at most 50 items');
   return tags;
 }
-
-const NOT_FINITE = 'is a number beyond ±1.7976931348623157e308; send it as a string';
 
 /**
  * The JSON text a non-string value is stored as (C: Requests: "a non-string `value` is stored as its

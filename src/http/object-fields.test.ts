@@ -151,3 +151,82 @@ describe('object fields', () => {
     expect(stored(t)).toEqual(before);
   });
 });
+
+describe('numbers past the largest double inside metadata and preferences', () => {
+  it('are 400 at their own pointer on every module that takes them, never stored as null', async () => {
+    const t = makeTestApp();
+    const s = await addSubsystem(t, 'media', { metadata: { room: 'A' } });
+    const event = await t.call('POST', '/events', {
+      as: 'admin',
+      body: { subsystemId: s._id, externalRef: 'intro', command: 'PLAY', metadata: { k: 1 } },
+    });
+    const user = await t.call('POST', '/users', {
+      as: 'admin',
+      body: { username: 'ann', password: 'ann-password-1', preferences: { theme: 'dark' } },
+    });
+    const template = await t.call('POST', '/usertemplates', { as: 'admin', body: { displayName: 'Desk' } });
+    for (const res of [event, user, template]) expect(res.status).toBe(201);
+    const before = stored(t);
+    const NOT_FINITE = 'is a number beyond ±1.7976931348623157e308; send it as a string';
+    for (const [method, path, rawBody, at] of [
+      ['PATCH', `/events/${event.body._id}`, '{"metadata": {"a": 1e400}}', '/metadata/a'],
+      [
+        'POST',
+        '/events',
+        `{"subsystemId": ${s._id}, "externalRef": "x", "metadata": {"b": [1, -1E999]}}`,
+        '/metadata/b/1',
+      ],
+      ['PUT', `/subsystems/${s._id}`, '{"metadata": {"deep": {"n": 1e400}}}', '/metadata/deep/n'],
+      ['POST', '/subsystems', '{"externalId": "new", "metadata": {"a/b": 1e309}}', '/metadata/a~1b'],
+      [
+        'POST',
+        '/assets',
+        `{"subsystemId": ${s._id}, "externalRef": "rack", "displayName": "Rack", "metadata": {"w": 1e400}}`,
+        '/metadata/w',
+      ],
+      ['PATCH', `/users/${user.body._id}`, '{"preferences": {"zoom": 1e400}}', '/preferences/zoom'],
+      [
+        'POST',
+        '/users',
+        '{"username": "bob", "password": "bob-password-1", "preferences": {"z": 1e400}}',
+        '/preferences/z',
+      ],
+      ['PATCH', `/usertemplates/${template.body._id}`, '{"preferences": {"z": [1e400]}}', '/preferences/z/0'],
+      ['POST', '/usertemplates', '{"displayName": "Other", "preferences": {"z": -1e400}}', '/preferences/z'],
+    ] as const) {
+      const res = await send(t, method, path, rawBody);
+      expect({ method, path, body: res.body }).toEqual({ method, path, body: validationBody(res, at, NOT_FINITE) });
+    }
+    expect(stored(t)).toEqual(before);
+  });
+});
+
+describe('keys inside preferences', () => {
+  it('follow the metadata rule (1 to 64 characters at every level): 400 at the object holding the key, nothing stored', async () => {
+    const t = makeTestApp();
+    const user = await t.call('POST', '/users', {
+      as: 'admin',
+      body: { username: 'ann', password: 'ann-password-1', preferences: { theme: 'dark' } },
+    });
+    const template = await t.call('POST', '/usertemplates', { as: 'admin', body: { displayName: 'Desk' } });
+    const before = stored(t);
+    const long = 'k'.repeat(65);
+    const RULE = 'has a key that is not 1 to 64 characters long';
+    for (const [method, path, body, at] of [
+      ['PATCH', `/users/${user.body._id}`, { preferences: { [long]: 1 } }, '/preferences'],
+      ['PATCH', `/users/${user.body._id}`, { preferences: { grid: { '': 1 } } }, '/preferences/grid'],
+      [
+        'POST',
+        '/users',
+        { username: 'bob', password: 'bob-password-1', preferences: { a: { [long]: 1 } } },
+        '/preferences/a',
+      ],
+      ['PUT', `/usertemplates/${template.body._id}`, { preferences: { [long]: true } }, '/preferences'],
+      ['POST', '/usertemplates', { displayName: 'Other', preferences: { a: { b: { '': 1 } } } }, '/preferences/a/b'],
+    ] as const) {
+      const res = await t.call(method, path, { as: 'admin', body });
+      expect({ method, path, body: res.body }).toEqual({ method, path, body: validationBody(res, at, RULE) });
+    }
+    expect(stored(t)).toEqual(before);
+  });
+});

@@ -203,6 +203,32 @@ describe('copies from the registered panel (rule 3)', () => {
     expect((await t.get(named._id)).type).toBe('web');
   });
 
+  it('a panel sent back as read (GET then PUT) or offered under its registered name keeps following renames', async () => {
+    const t = panelApp();
+    const reg = await t.register({ displayName: 'Main' });
+    const av = await t.offer(reg._id);
+    const sameName = await t.offer(reg._id, { displayName: 'Main' });
+    t.events.length = 0;
+    t.clock.advance(1000);
+    for (const [method, path, query] of [
+      ['PUT', `/controlpanels/${av._id}`, undefined],
+      ['PUT', `/controlpanels/${av._id}`, { type: 'available' }],
+      ['PATCH', `/controlpanels/${av._id}`, undefined],
+      ['PUT', '/controlpanels', undefined],
+    ] as const) {
+      const res = await t.call(method, path, { as: 'admin', query, body: av });
+      expect({ method, path, body: res.body }).toEqual({ method, path, body: av });
+    }
+    expect(t.events).toEqual([]);
+    await t.register({ displayName: 'Main v2' });
+    expect((await t.get(av._id)).displayName).toBe('Main v2');
+    expect((await t.get(sameName._id)).displayName).toBe('Main v2');
+    // A name of its own, even one the registered panel had, still sticks once it differs from the shown one.
+    await t.call('PATCH', `/controlpanels/${av._id}`, { as: 'admin', body: { displayName: 'Main' } });
+    await t.register({ displayName: 'Main v3' });
+    expect((await t.get(av._id)).displayName).toBe('Main');
+  });
+
   it('a displayName of null on an available panel goes back to following the registered one', async () => {
     const t = panelApp();
     const reg = await t.register();

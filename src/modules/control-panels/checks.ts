@@ -4,7 +4,7 @@ import { type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import type { PanelScale } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { unique } from '../../http/fields';
+import { refuseNonFinite, unique } from '../../http/fields';
 import { roleExists } from '../roles/service';
 import type { ControlPanelWrite } from './model';
 
@@ -12,6 +12,7 @@ const MAX_URL = 2048;
 
 /** `connection` as sent; its `url`, when present, must be an absolute http(s) URL of at most 2048 characters. */
 export function connectionOf(connection: Record<string, unknown>): Record<string, unknown> {
+  refuseNonFinite(connection, '/connection');
   const url = connection.url;
   if (url === undefined) return connection;
   if (typeof url !== 'string' || !URL.canParse(url) || !['http:', 'https:'].includes(new URL(url).protocol)) {

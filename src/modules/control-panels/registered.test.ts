@@ -239,6 +239,26 @@ describe('bad input on registered panels', () => {
     }
     expect(await t.get(p._id)).toEqual(p);
   });
+
+  it('a number past the largest double inside connection is 400 at its pointer, never stored as null', async () => {
+    const t = panelApp();
+    const p = await t.register({ description: 'keep' });
+    const NOT_FINITE = 'is a number beyond ±1.7976931348623157e308; send it as a string';
+    for (const [method, path, rawBody, at] of [
+      ['PATCH', `/controlpanels/${p._id}`, `{"connection": {"url": "${URL_A}", "zoom": 1e400}}`, '/connection/zoom'],
+      [
+        'POST',
+        '/controlpanels',
+        `{"subsystemExternalId": "media", "externalRef": "x", "connection": {"url": "${URL_A}", "a": [-1e999]}}`,
+        '/connection/a/0',
+      ],
+    ] as const) {
+      const res = await t.call(method, path, { as: 'admin', rawBody, headers: { 'content-type': 'application/json' } });
+      expect(res.body).toEqual(validation(res, at, NOT_FINITE));
+    }
+    expect(await t.get(p._id)).toEqual(p);
+    expect((await t.call('GET', '/controlpanels', { as: 'admin' })).body).toEqual([p]);
+  });
 });
 
 describe('updating by id', () => {

@@ -112,7 +112,8 @@ function createAvailable(deps: Deps, principal: Principal, body: ControlPanelWri
       subsystemId: source.subsystemId,
       externalRef: null,
       displayName: name ?? source.displayName,
-      displayNameSet: name !== null,
+      // The registered panel's own name, sent as it is offered, follows it like an absent one (updateAvailable).
+      displayNameSet: name !== null && name !== source.displayName,
       description: body.description ?? '',
       type: source.type,
       connection: source.connection,
@@ -183,7 +184,12 @@ function copyToAvailable(deps: Deps, next: ControlPanelRow, now: number): Array<
   });
 }
 
-/** Updates an available panel; `type` and `connection` stay copies, a displayName sent by a person sticks. */
+/**
+ * Updates an available panel; `type` and `connection` stay copies, a displayName sent by a person sticks.
+ * A displayName equal to the one the panel shows while it follows its registered panel is the panel
+ * sent back as read (C: Requests), not a name of its own: it is not written, and the panel keeps
+ * following renames (it was pinned by every GET-then-PUT, and the next rename passed it by).
+ */
 function updateAvailable(
   deps: Deps,
   principal: Principal,
@@ -197,8 +203,11 @@ function updateAvailable(
     changes.displayName = source?.displayName ?? row.displayName;
     changes.displayNameSet = false;
   } else if (body.displayName !== undefined) {
-    changes.displayName = cleanName(body.displayName);
-    changes.displayNameSet = true;
+    const name = cleanName(body.displayName);
+    if (row.displayNameSet || name !== row.displayName) {
+      changes.displayName = name;
+      changes.displayNameSet = true;
+    }
   }
   return transact(deps, () => {
     const changed = applyChanges(deps.db, row, changes, deps.clock.now());

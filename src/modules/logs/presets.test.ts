@@ -40,6 +40,25 @@ describe('/logs/presets', () => {
     });
   });
 
+  it('a number past the largest double in filters, searchOptions or basicFilter is 400 at its pointer, nothing stored', async () => {
+    const t = people();
+    const made = await t.save(t.alice, { name: 'Mine', filters: { a: 1 } });
+    const NOT_FINITE = 'is a number beyond ±1.7976931348623157e308; send it as a string';
+    for (const [method, path, rawBody, at] of [
+      ['PATCH', `/logs/presets/${made.body._id}`, '{"filters": {"a": 1e400}}', '/filters/a'],
+      ['PUT', `/logs/presets/${made.body._id}`, '{"searchOptions": [1, 1e400]}', '/searchOptions/1'],
+      ['POST', '/logs/presets', '{"name": "New", "basicFilter": -1e400}', '/basicFilter'],
+    ] as const) {
+      const res = await t.call(method, path, {
+        token: t.alice,
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.body).toEqual(validation(res, at, NOT_FINITE));
+    }
+    expect((await t.call('GET', '/logs/presets', { token: t.alice })).body).toEqual([made.body]);
+  });
+
   it('keeps every field and stores times in UTC', async () => {
     const t = people();
     const res = await t.save(t.alice, {

@@ -12,7 +12,7 @@ import { logPresets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
 import { forbidden, invalid, notFound } from '../../http/errors';
-import { numericId, tagsOf } from '../../http/fields';
+import { numericId, refuseNonFinite, tagsOf } from '../../http/fields';
 import { instantOfBody } from '../../http/instant';
 import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
@@ -72,6 +72,7 @@ function writable(principal: Principal, row: PresetRow): PresetRow {
 }
 
 function jsonOf(value: unknown, path: string): unknown {
+  refuseNonFinite(value, path);
   if (value !== null && JSON.stringify(value).length > JSON_LIMIT) throw invalid(path, 'must be at most 16 KiB');
   return value;
 }

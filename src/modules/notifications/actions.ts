@@ -10,7 +10,7 @@ import type { Principal } from '../../core/principal';
 import { notifications, type StoredNotificationAction } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, conflict, invalid } from '../../http/errors';
-import { jsonText } from '../../http/fields';
+import { cleanName, jsonText } from '../../http/fields';
 import { emit, transact } from '../../realtime/emit';
 import { eventRow } from '../events/service';
 import { triggerEvent } from '../events/trigger';
@@ -56,7 +56,7 @@ function checkAction(
   path: string,
   platform: boolean,
 ): StoredNotificationAction {
-  const base = { id: a.id, label: a.label, type: a.type, clears: a.clears ?? true };
+  const base = { id: a.id, label: cleanName(a.label, `${path}/label`), type: a.type, clears: a.clears ?? true };
   switch (a.type) {
     case 'link':
       if (a.url === undefined) throw invalid(`${path}/url`, 'is required for a link action');

@@ -168,6 +168,7 @@ describe('POST|PUT /notifications/show', () => {
       [{}, (r) => validation(r, '/title', 'is required')],
       [{ title: '' }, (r) => validation(r, '/title', 'must be a string of 1 to 200 characters')],
       [{ title: 'x'.repeat(201) }, (r) => validation(r, '/title', 'must be a string of 1 to 200 characters')],
+      [{ title: '   ' }, (r) => validation(r, '/title', 'must not be blank')],
       [
         { title: 'a', message: 'x'.repeat(4001) },
         (r) => validation(r, '/message', 'must be a string of at most 4000 characters'),
@@ -232,6 +233,7 @@ describe('POST|PUT /notifications/show', () => {
         action({ id: 'a', label: 'x'.repeat(41), type: 'clear' }),
         (r) => validation(r, '/actions/0/label', 'must be a string of 1 to 40 characters'),
       ],
+      [action({ id: 'a', label: '  ', type: 'clear' }), (r) => validation(r, '/actions/0/label', 'must not be blank')],
       [
         action({ id: 'a', label: 'A', type: 'shell' }),
         (r) => validation(r, '/actions/0/type', 'must be one of: link, event, variable, callback, clear, acknowledge'),

@@ -10,6 +10,7 @@ import { insertRow, updateRow } from '../../db/prepared';
 import { notifications, type StoredNotificationAction } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, invalid, notFound } from '../../http/errors';
+import { cleanName } from '../../http/fields';
 import { instantOfBody } from '../../http/instant';
 import { emit, transact } from '../../realtime/emit';
 import { roleExists } from '../roles/service';
@@ -148,7 +149,7 @@ export function showNotification(deps: Deps, principal: Principal, body: Notific
     requireOwnWrite(principal, 'notifications:write', existing.subsystemId);
   }
   const values: ShowValues = {
-    title: body.title,
+    title: cleanName(body.title, '/title'),
     message: body.message ?? '',
     severity: severityOf(body.severity),
     key,

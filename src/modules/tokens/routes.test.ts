@@ -117,6 +117,28 @@ describe('tokens', () => {
     expect((await t.call('GET', '/tokens', { as: 'admin' })).headers.get('x-total-count')).toBe('1');
   });
 
+  it('refuses a blank displayName on create and update (§0.2: trimmed, 1–200), changing nothing', async () => {
+    const t = makeTestApp();
+    const roleId = builtInRoleId(t.deps, 'viewer');
+    const made = await t.call('POST', '/tokens', { as: 'admin', body: { displayName: ' Desk ', roleId } });
+    expect(made.body.displayName).toBe('Desk');
+    const before = (await t.call('GET', '/tokens', { as: 'admin' })).body;
+    for (const [method, path] of [
+      ['POST', '/tokens'],
+      ['PATCH', `/tokens/${made.body._id}`],
+      ['PUT', `/tokens/${made.body._id}`],
+    ] as const) {
+      const res = await t.call(method, path, { as: 'admin', body: { displayName: '   ', roleId } });
+      expect({ method, body: res.body }).toEqual({
+        method,
+        body: errorBody(res, 400, 'validation', 'displayName must not be blank', [
+          { path: '/displayName', message: 'must not be blank' },
+        ]),
+      });
+    }
+    expect((await t.call('GET', '/tokens', { as: 'admin' })).body).toEqual(before);
+  });
+
   it('refuses a role above the caller with 403', async () => {
     const t = makeTestApp();
     const token = t.tokenWith(['users:write', 'users:read']);

@@ -21,7 +21,7 @@ import { findRow, updateRow } from '../../db/prepared';
 import { tokens } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
-import { numericId, unique } from '../../http/fields';
+import { cleanName, numericId, unique } from '../../http/fields';
 import { instantOfBody } from '../../http/instant';
 import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { parseInstant } from '../../instant';
@@ -111,17 +111,18 @@ export function getToken(deps: Deps, id: string): TokenDto {
 
 /** Creates a token; the answer is the only place its secret ever appears. */
 export function createToken(deps: Deps, principal: Principal, body: TokenCreate): TokenDto {
+  const displayName = cleanName(body.displayName);
   assertGrantableRole(deps, null, body.roleId, '/roleId');
   const subsystemIds = checkSubsystems(deps, body.subsystemIds ?? []);
   const expiresAt = checkExpiry(deps, body.expiresAt);
-  requireCovers(principal, holdingsOf(deps, body.roleId, subsystemIds), `token ${body.displayName.trim()}`);
+  requireCovers(principal, holdingsOf(deps, body.roleId, subsystemIds), `token ${displayName}`);
   const secret = TOKEN_PREFIX + randomSecret();
   const now = deps.clock.now();
   const row = transact(deps, () => {
     const created = deps.db
       .insert(tokens)
       .values({
-        displayName: body.displayName.trim(),
+        displayName,
         tokenHash: sha256Hex(secret),
         prefix: secret.slice(TOKEN_PREFIX.length, TOKEN_PREFIX.length + 8),
         roleId: body.roleId,
@@ -146,7 +147,7 @@ export function updateToken(deps: Deps, principal: Principal, id: string, body: 
   const row = rowOf(deps, id);
   requireCovers(principal, holdingsOf(deps, row.roleId, row.subsystemIds), nameOf(row));
   const changes: Partial<TokenRow> = {};
-  if (body.displayName !== undefined) changes.displayName = body.displayName.trim();
+  if (body.displayName !== undefined) changes.displayName = cleanName(body.displayName);
   if (body.roleId !== undefined) {
     assertGrantableRole(deps, null, body.roleId, '/roleId');
     changes.roleId = body.roleId;

@@ -2,19 +2,26 @@
  * User templates (§1.5): starting points for new users. A template is copied into a user only at
  * creation; later edits or deletion never touch existing users (deleting one nulls their `templateId`
  * through the foreign key).
+ *
+ * A template gives roles, so it is treated like them (§1.2 roleIds, §1.3 rule 3; the contract is silent
+ * on templates): giving roles to one needs every permission they hold, and so does changing or
+ * deleting one (`templateToChange`), or a `users:write` holder could make the administrators' template
+ * the default (the next user an administrator creates without roles would be an administrator) or
+ * reshape its dashboard and preferences. Setting another template as the default, which takes the
+ * flag from the current one, stays open to anyone covering the template set: new users then get less.
  */
 import { and, asc, eq, ne } from 'drizzle-orm';
 import { changedFields } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
-import type { Principal } from '../../core/principal';
+import { type Principal, requireCovers } from '../../core/principal';
 import { userTemplates } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
-import { cleanName, metadataProblem, numericId, unique } from '../../http/fields';
+import { cleanName, mergeMetadata, numericId, unique } from '../../http/fields';
 import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { panelsByIds } from '../control-panels/access';
-import { assertGrantableRoles, builtInRoleId } from '../roles/service';
+import { assertGrantableRoles, builtInRoleId, grantsOf } from '../roles/service';
 import { toUserTemplateDto, type UserTemplateRow } from './mapper';
 import {
   USER_TEMPLATE_FIELD_FILTERS,
@@ -28,33 +35,17 @@ export function boolInput(value: boolean | 'true' | 'false' | undefined): boolea
   return value === undefined ? undefined : value === true || value === 'true';
 }
 
-/**
- * Merges an object field key by key (§0.1); a key sent as null is removed, so a client can drop a
- * setting without replacing the whole object.
- */
-export function mergePreferences(
-  current: Record<string, unknown>,
-  patch: Record<string, unknown>,
-): Record<string, unknown> {
-  const out = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete out[key];
-    else out[key] = value;
-  }
-  return out;
-}
-
-/** Preferences follow the metadata rules of §0.2 beyond the schema (size and depth). */
-export function checkPreferences(value: Record<string, unknown>, path = '/preferences'): Record<string, unknown> {
-  const problem = metadataProblem(value);
-  if (problem) throw invalid(path, problem);
-  return value;
-}
-
 function rowOf(deps: Deps, id: string): UserTemplateRow {
   const n = numericId(id);
   const row = n === null ? undefined : deps.db.select().from(userTemplates).where(eq(userTemplates.id, n)).get();
   if (!row) throw notFound('user template', id);
+  return row;
+}
+
+/** The template a change or delete acts on: the caller must hold everything its roles hold (403). */
+function templateToChange(deps: Deps, principal: Principal, id: string): UserTemplateRow {
+  const row = rowOf(deps, id);
+  requireCovers(principal, grantsOf(deps, row.roleIds), `user template ${row.displayName}`);
   return row;
 }
 
@@ -119,7 +110,7 @@ export function createUserTemplate(deps: Deps, principal: Principal, body: UserT
   const displayName = cleanName(body.displayName);
   const roleIds = checkRoles(deps, principal, body.roleIds ?? [builtInRoleId(deps, 'viewer')]);
   const controlpanels = checkPanels(deps, body.controlpanels ?? []);
-  const preferences = checkPreferences(body.preferences ?? {});
+  const preferences = mergeMetadata({}, body.preferences ?? {}, '/preferences');
   const isDefault = boolInput(body.isDefault) ?? false;
   checkNameFree(deps, displayName, null);
   const now = deps.clock.now();
@@ -163,7 +154,7 @@ export function updateUserTemplate(
   id: string,
   body: UserTemplateUpdate,
 ): UserTemplateDto {
-  const row = rowOf(deps, id);
+  const row = templateToChange(deps, principal, id);
   const changes: Partial<UserTemplateRow> = {};
   if (body.displayName !== undefined) {
     const displayName = cleanName(body.displayName);
@@ -174,7 +165,7 @@ export function updateUserTemplate(
   if (body.roleIds !== undefined) changes.roleIds = checkRoles(deps, principal, body.roleIds);
   if (body.controlpanels !== undefined) changes.controlpanels = checkPanels(deps, body.controlpanels);
   if (body.preferences !== undefined) {
-    changes.preferences = checkPreferences(mergePreferences(row.preferences, body.preferences));
+    changes.preferences = mergeMetadata(row.preferences, body.preferences, '/preferences');
   }
   const isDefault = boolInput(body.isDefault);
   if (isDefault !== undefined) changes.isDefault = isDefault;
@@ -204,7 +195,7 @@ export function updateUserTemplate(
 
 /** Deletes a template; users made from it keep everything and their `templateId` becomes null. */
 export function deleteUserTemplate(deps: Deps, principal: Principal, id: string): void {
-  const row = rowOf(deps, id);
+  const row = templateToChange(deps, principal, id);
   transact(deps, () => {
     deps.db.delete(userTemplates).where(eq(userTemplates.id, row.id)).run();
     emit(deps, 'usertemplate.deleted', { _id: row.id, changed: [] });

@@ -214,3 +214,36 @@ describe('a user template update that changes nothing', () => {
     expect(auditEntries(h)).toHaveLength(audits);
   });
 });
+
+describe('a template giving roles the caller lacks', () => {
+  it('cannot be changed, made the default or deleted by a users:write holder (403, nothing changed)', async () => {
+    const h = makeTestApp();
+    const admins = await makeTemplate(h, { displayName: 'Admins', roleIds: [roleId(h, 'admin')] });
+    const desk = await makeTemplate(h, { displayName: 'Desk', roleIds: [roleId(h, 'viewer')] });
+    const manager = h.tokenWith(['users:read', 'users:write']);
+    const missing = PERMISSIONS.find((p) => p !== 'users:read' && p !== 'users:write');
+    const before = (await h.call('GET', '/usertemplates', { as: 'admin' })).body;
+    for (const [method, body] of [
+      ['PATCH', { isDefault: true }],
+      ['PUT', { preferences: { theme: 'x' } }],
+      ['PATCH', { roleIds: [roleId(h, 'viewer')] }],
+      ['DELETE', undefined],
+    ] as const) {
+      const res = await h.call(method, `/usertemplates/${admins._id}`, { token: manager, body });
+      expect({ method, body: res.body }).toEqual({
+        method,
+        body: errorBody(res, 403, 'forbidden', `user template Admins holds ${missing}, which you do not hold`),
+      });
+    }
+    expect((await h.call('GET', '/usertemplates', { as: 'admin' })).body).toEqual(before);
+    // A template the caller covers stays theirs to change; the administrators may change either.
+    const viewerManager = h.tokenWith(['users:read', 'users:write', ...PERMISSIONS.filter((p) => p.endsWith(':read'))]);
+    const own = await h.call('PATCH', `/usertemplates/${desk._id}`, {
+      token: viewerManager,
+      body: { isDefault: true },
+    });
+    expect(own.body.isDefault).toBe(true);
+    const byAdmin = await h.call('PATCH', `/usertemplates/${admins._id}`, { as: 'admin', body: { description: 'x' } });
+    expect(byAdmin.status).toBe(200);
+  });
+});

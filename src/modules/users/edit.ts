@@ -19,11 +19,11 @@ import { can, type Principal, requireCovers } from '../../core/principal';
 import { users } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, forbidden, invalid } from '../../http/errors';
-import { unique } from '../../http/fields';
+import { mergeMetadata, unique } from '../../http/fields';
 import { emit, transact } from '../../realtime/emit';
 import { requireLicenseRoom } from '../license/limits';
 import { assertGrantableRoles, builtInRoleId, grantsOf } from '../roles/service';
-import { boolInput, checkPreferences, mergePreferences, templateForNewUser } from '../user-templates/service';
+import { boolInput, templateForNewUser } from '../user-templates/service';
 import { endUserSessions, findUserByUsername, roleIdsOf, setRoleIds, type UserRow } from './accounts';
 import { checkDashboard, openableFor, withHiddenEntries } from './dashboard';
 import type { UserCreate, UserDto, UserUpdate } from './model';
@@ -63,7 +63,7 @@ export async function createUser(deps: Deps, principal: Principal, body: UserCre
   requireCovers(principal, { ...grantsOf(deps, roleIds), subsystemIds: [] }, `user ${body.username}`);
   checkPasswordRule(body.password, body.username);
   const email = checkEmail(body.email ?? null);
-  const preferences = checkPreferences(body.preferences ?? template?.preferences ?? {});
+  const preferences = mergeMetadata({}, body.preferences ?? template?.preferences ?? {}, '/preferences');
   const controlpanels =
     body.controlpanels === undefined
       ? (template?.controlpanels ?? [])
@@ -134,7 +134,7 @@ export async function updateUser(deps: Deps, principal: Principal, id: string, b
   if (body.displayName !== undefined) changes.displayName = body.displayName.trim() || row.username;
   if (body.email !== undefined) changes.email = checkEmail(body.email);
   if (body.preferences !== undefined) {
-    changes.preferences = checkPreferences(mergePreferences(row.preferences, body.preferences));
+    changes.preferences = mergeMetadata(row.preferences, body.preferences, '/preferences');
   }
   if (body.controlpanels !== undefined) {
     const openable = openableFor(deps, roleIds);
