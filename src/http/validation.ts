@@ -47,7 +47,9 @@ export interface SchemaError {
 /** Elysia wraps numbers and booleans in a union with their string form so they may come as text. */
 function isCoercionBranch(s: SchemaLike): boolean {
   const coercing = ['integer', SAFE_INTEGER_FORMAT, 'numeric', 'boolean'];
-  return s.type === 'string' && coercing.includes(s.format ?? '');
+  // The body check names the text form of a bounded integer `pms-safe-integer:<bounds>` (body.ts).
+  const format = s.format?.startsWith(`${SAFE_INTEGER_FORMAT}:`) ? SAFE_INTEGER_FORMAT : (s.format ?? '');
+  return s.type === 'string' && coercing.includes(format);
 }
 
 const shown = (bound: number | undefined): number | undefined =>

@@ -71,6 +71,15 @@ describe('a template that goes and comes back (rule 2)', () => {
       duration: 15_000,
     });
     expect((await t.get(`/playables/${c.playableId}`)).active).toBe(false);
+    // Every link it gives still leads somewhere: the template's went with the template.
+    expect(broken._links).toEqual({
+      self: `/api/v1/compositions/${c._id}`,
+      subsystem: `/api/v1/subsystems/${t.media._id}`,
+      playable: `/api/v1/playables/${c.playableId}`,
+    });
+    for (const link of Object.values(broken._links as Record<string, string>)) {
+      expect((await t.call('GET', link, { as: 'admin' })).status).toBe(200);
+    }
     expect(t.events.map((e) => [e.type, e.data._id, e.data.changed])).toEqual([
       ['playable.deleted', t.lowerThird._id, []],
       ['playable.updated', c.playableId, ['active']],

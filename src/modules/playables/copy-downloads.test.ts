@@ -87,6 +87,48 @@ describe('downloads attributed to a player (§12 rule 6, §14 rule 4)', () => {
   });
 });
 
+describe('fetching again what a player had received', () => {
+  it('a copy requested again counts the downloads that follow, not what the player had fetched before', async () => {
+    const t = await copyApp();
+    await t.copy({ playerIds: ['s1'] });
+    await t.download(t.clip._id, { query: { player: 's1' } });
+    await t.download(t.still._id, { query: { player: 's1' } });
+    expect(await t.entry('s1')).toMatchObject({ state: 'complete', bytesDone: 1200 });
+    // Its storage was wiped: the operator asks for the copy again, the player fetches everything again.
+    expect((await t.copy({ playerIds: ['s1'] })).status).toBe(202);
+    expect(await t.entry('s1')).toMatchObject({ state: 'pending', bytesDone: 0, bytesTotal: 1200 });
+    await t.download(t.clip._id, { query: { player: 's1' } });
+    expect(await t.entry('s1')).toMatchObject({ state: 'copying', bytesDone: 1000 });
+    await t.download(t.still._id, { query: { player: 's1' } });
+    expect(await t.entry('s1')).toMatchObject({ state: 'complete', bytesDone: 1200 });
+  });
+
+  it('a second playable naming media the player already fetched completes when it fetches it again', async () => {
+    const t = await copyApp();
+    await t.copy({ playerIds: ['s1'] });
+    await t.download(t.clip._id, { query: { player: 's1' } });
+    const again = await t.call('POST', '/playables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'wall', externalRef: 'again', type: 'media', objects: [t.clip._id] },
+    });
+    expect((await t.copy({ playerIds: ['s1'] }, again.body._id)).status).toBe(202);
+    await t.download(t.clip._id, { query: { player: 's1' } });
+    const players = (await t.status(again.body._id)).players;
+    expect(players).toEqual([expect.objectContaining({ externalId: 's1', state: 'complete', bytesDone: 1000 })]);
+  });
+
+  it('a copy its player reported failed completes when the player fetches the same content again', async () => {
+    const t = await copyApp();
+    await t.copy({ playerIds: ['s1'] });
+    await t.download(t.clip._id, { query: { player: 's1' } });
+    await t.download(t.still._id, { query: { player: 's1' } });
+    expect((await t.report('s1', { state: 'failed', error: 'disk error' })).status).toBe(200);
+    expect(await t.entry('s1')).toMatchObject({ state: 'failed', error: 'disk error' });
+    await t.download(t.still._id, { query: { player: 's1' } });
+    expect(await t.entry('s1')).toMatchObject({ state: 'complete', bytesDone: 1200, error: null });
+  });
+});
+
 describe('replaced content (§14 rule 5, §12 rule 4)', () => {
   it('with autoSync restarts copying: every target pending, the new bytes count', async () => {
     const t = await copyApp();

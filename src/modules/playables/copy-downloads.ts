@@ -18,7 +18,9 @@
  *   a version nobody copies any more.
  * - Each copy of a copyToPlayer playable naming the object that targets the player moves: `copying`
  *   with the bytes received so far, `complete` once every object is received in full. A copy already
- *   complete (received, or reported by the player) stays so.
+ *   complete (received, or reported by the player) stays so. A download that brings nothing new
+ *   (the player fetched the same version again) still moves them: a copy its player reported
+ *   `pending` or `failed` completes when it fetches what it had already received.
  */
 import type { SubsystemRow } from '../../core/subsystems';
 import { findSubsystem } from '../../core/subsystems';
@@ -96,8 +98,9 @@ function receive(deps: Deps, playerId: number, objectId: number, sha256: string,
   const before: Ranges = row && row.sha256 === sha256 ? (JSON.parse(row.ranges) as Ranges) : [];
   const ranges = addRange(before, start, end);
   const bytes = coveredBytes(ranges);
-  if (row && row.sha256 === sha256 && row.bytes === bytes) return;
-  s.store.run(playerId, objectId, sha256, JSON.stringify(ranges), bytes, deps.clock.now());
+  if (!row || row.sha256 !== sha256 || row.bytes !== bytes) {
+    s.store.run(playerId, objectId, sha256, JSON.stringify(ranges), bytes, deps.clock.now());
+  }
   for (const target of s.targets.all(playerId, objectId)) advance(deps, playerId, target);
 }
 

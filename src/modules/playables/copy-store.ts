@@ -11,6 +11,11 @@
  *   remembered as holding an earlier copy (`stale`), so the summary turns `partial`; copying is not
  *   restarted, but the player still finds the objects in its `objectList` (with the new digests), and
  *   once it has received the new content it is `complete` again. Players still copying go on.
+ *
+ * A copy request (`POST /playables/{id}/copyToPlayer`) starts from nothing: what its targets had
+ * received of the playable's objects is forgotten (`forgetReceived`), so a player asked to copy again
+ * (its storage was wiped, it was replaced) is `complete` only once it has fetched everything again.
+ * An autoSync restart keeps what is unchanged: only the replaced content is fetched again.
  */
 import { prepared } from '../../db/prepared';
 import type { Deps } from '../../deps';
@@ -41,6 +46,9 @@ function statements(deps: Deps) {
        ON CONFLICT (playable_id, player_id) DO UPDATE SET state = excluded.state,
          bytes_done = excluded.bytes_done, bytes_total = excluded.bytes_total, error = excluded.error,
          stale = excluded.stale, updated_at = excluded.updated_at`,
+    ),
+    forgetReceived: deps.sqlite.prepare<unknown, [number, string]>(
+      'DELETE FROM copy_received WHERE player_id = ?1 AND object_id IN (SELECT value FROM json_each(?2))',
     ),
   }));
 }
@@ -99,6 +107,13 @@ function fresh(deps: Deps, playable: PlayableRow): CopyValues {
     error: null,
     stale: false,
   };
+}
+
+/** Forgets what these players had received of the playable's objects: a copy request counts anew (above). */
+export function forgetReceived(deps: Deps, playable: PlayableRow, playerIds: readonly number[]): void {
+  const objectIds = JSON.stringify(playable.objects);
+  const { forgetReceived: forget } = statements(deps);
+  for (const playerId of playerIds) forget.run(playerId, objectIds);
 }
 
 /** (Re)starts copying to these players: each becomes a target, pending (rule 4). Announces the change. */

@@ -8,7 +8,8 @@
  *   never stops copying to a player; setting `copyToPlayer` false does, and empties the status). A
  *   player that joins the container later (created in it, or moved there) becomes a target of its
  *   copyToPlayer playables (copy-listeners.ts). The request answers 202 with the status, also when the
- *   container has no players (idle).
+ *   container has no players (idle). It copies anew: what its targets had received of the objects
+ *   before no longer counts (a player asked again fetches everything again, copy-store.ts).
  * - `playerIds` (`_id` or externalId) must each name a player of the owner container: 400 at
  *   `/playerIds/<i>` otherwise. An owner that is not a container: 409.
  * - A report addresses an existing target: a player that is not one (or no player) is 404. It may
@@ -30,7 +31,7 @@ import { transact } from '../../realtime/emit';
 import { isContainer, playerRowsOf } from '../subsystems/service';
 import type { CopyReport, CopyRequest, CopyStatusDto } from './copy-model';
 import { progressOf } from './copy-progress';
-import { announceCopy, restartCopies, rowsOf, writeCopy } from './copy-store';
+import { announceCopy, forgetReceived, restartCopies, rowsOf, writeCopy } from './copy-store';
 import { toCopyStatusDto } from './copy-summary';
 import { type PlayableRow, playableRowById } from './lookup';
 import { emitPlayable, requirePlayableRow } from './service';
@@ -92,6 +93,7 @@ export function requestCopy(deps: Deps, principal: Principal, id: string, body: 
           .get() ?? row;
       emitPlayable(deps, principal, 'updated', stored, ['copyToPlayer']);
     }
+    forgetReceived(deps, stored, targets);
     restartCopies(deps, stored, targets);
     audit(deps, principal, 'copy_requested', subject, ['copyToPlayerStatus']);
     return stored;

@@ -16,6 +16,9 @@
  *   in the trash or gone. An inactive playable is not unplayable: `active` is the operator's switch.
  * - A credential limited to some subsystems deletes (and a dry run lists) only their orphans; the
  *   list shows every orphan to whoever reads media.
+ * - The bulk delete needs `media:write`; the integration role deletes its own playables one by one
+ *   (`DELETE /playables/{id}`). It is housekeeping for people: an unlimited integration (any caller
+ *   from a trusted network) would otherwise clear every subsystem's orphans with one call.
  */
 import { inArray } from 'drizzle-orm';
 import { actsFor, type Principal } from '../../core/principal';

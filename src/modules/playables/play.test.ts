@@ -273,6 +273,40 @@ describe('POST /playables/{id}/play', () => {
   });
 });
 
+describe('who may play and stop (§0.3, decided in play.ts)', () => {
+  it("reaches only the caller's own subsystems: an operator any, a limited credential never another's", async () => {
+    const t = await venue();
+    const clip = await t.register('wall');
+    const operator = await t.play(clip._id, {}, 'operator');
+    expect(operator.body).toEqual(t.screens.map((id) => ({ ...answer(id), type: 'forcePlay' })));
+    // A token limited to one of the wall's players acts for that player, not for its container's playables;
+    // media:write limited to another subsystem, or the integration role of another container, neither.
+    const limited = [
+      t.integrationFor(t.screens[0] ?? 0),
+      t.tokenWith(['media:write'], [t.other._id]),
+      t.integrationFor(t.other._id),
+    ];
+    for (const token of limited) {
+      for (const action of ['play', 'stop']) {
+        const res = await t.call('POST', `/playables/${clip._id}/${action}`, { token, body: {} });
+        expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'this credential does not act for that subsystem'));
+      }
+    }
+    expect(t.queued.length).toBe(3);
+    // The container's own token plays to its players and stops them.
+    const own = t.integrationFor(t.wall._id);
+    const played = await t.call('POST', `/playables/${clip._id}/play`, {
+      token: own,
+      body: { playerIds: ['screen-3'] },
+    });
+    // Second in screen-3's queue: its time to live counts from when the first has gone (§3 rule 1).
+    const second = { expiresAt: '2026-01-15T12:02:00.000Z' };
+    expect(played.body).toEqual([{ ...answer(t.screens[2] ?? 0), type: 'forcePlay', ...second }]);
+    const stopped = await t.call('POST', `/playables/${clip._id}/stop`, { token: own, body: {} });
+    expect(stopped.status).toBe(202);
+  });
+});
+
 describe('POST /playables/{id}/stop', () => {
   it('queues forceStop of the zone for the same targets as play, also for an inactive playable', async () => {
     const t = await venue();

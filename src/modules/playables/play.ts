@@ -13,9 +13,17 @@
  *   subsystem or one of that container's players (400 at its place in the list).
  * - `zoneId` (default 1) must name a zone (400), for stop as well; the message carries its name.
  * - Checks run for every target before anything is queued: all messages are queued, or none.
- * - Permission: `media:write` or the integration role, acting for the playable's subsystem (a token
- *   limited to a player may not play its container's playables from here; it may through the action
- *   route of §3 with `subsystems:write`).
+ * - Permission (§0.3 gives the integration role "create, update, delete its own playables" and does
+ *   not name instant play): play and stop act on the playable, so they follow its writes. `media:write`
+ *   (operator, admin) or the integration role; in both cases a credential limited to some subsystems
+ *   (token `subsystemIds`) must act for the playable's subsystem, else 403 before the zone or any
+ *   target is looked at, whatever targets the body names. So a limited token never plays or stops
+ *   another subsystem's playable, not even to its own players (the targets are always the playable's
+ *   subsystem or that container's players, 400 otherwise). A container's token acts for its players;
+ *   a token limited to a player acts for that player only, so it may not play its container's
+ *   playables from here (it may queue to itself through the action route of §3). An unlimited
+ *   integration (an empty `subsystemIds`, or a trusted network without a credential) plays any, as it
+ *   may update any.
  * - Play answers 409 for an inactive or unavailable playable, and for a `media` playable when a
  *   target has no `directMediaPlayback`; stop does neither (stopping is always allowed).
  */

@@ -268,6 +268,15 @@ describe('playable field rules', () => {
     ['negative duration', { duration: -1 }, '/duration', 'must be an integer from 0 to 2678400000'],
     ['duration over 31 days', { duration: 2678400001 }, '/duration', 'must be an integer from 0 to 2678400000'],
     ['fractional duration', { duration: 1.5 }, '/duration', 'must be an integer from 0 to 2678400000'],
+    // Numbers as text are taken (C: Requests), and judged by the same bounds at the same path.
+    ['negative duration as text', { duration: '-1' }, '/duration', 'must be an integer from 0 to 2678400000'],
+    [
+      'duration as text over 31 days',
+      { duration: '2678400001' },
+      '/duration',
+      'must be an integer from 0 to 2678400000',
+    ],
+    ['an object id as text below 1', { objects: ['0'] }, '/objects/0', 'must be an integer of at least 1'],
     ['unknown durationType', { durationType: 'forever' }, '/durationType', 'must be one of: static, dynamic, infinite'],
     ['composition type', { type: 'composition' }, '/type', 'composition is set only by the server'],
     ['empty type', { type: '' }, '/type', 'must be a string of 1 to 64 characters'],
