@@ -153,7 +153,7 @@ describe('GET /backups/{id}/download', () => {
     const made = await madeBackup(t);
     const res = await t.app.handle(
       new Request(`http://localhost/api/v1/backups/${made._id}/download`, {
-        headers: { authorization: `Bearer ${t.tokenFor('viewer')}` },
+        headers: { 'isaac-token': t.tokenWith(['backups:read', 'backups:write']) },
       }),
     );
     expect(res.status).toBe(200);
@@ -161,6 +161,25 @@ describe('GET /backups/{id}/download', () => {
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''${made.object}`);
     expect(res.headers.get('content-length')).toBe(String(made.objectSize));
     expect(Buffer.from(await res.arrayBuffer()).equals(archiveBytes(t, made))).toBe(true);
+  });
+
+  it('needs backups:write: a read-only credential never carries the whole database away', async () => {
+    // The archive holds webhook secrets in the clear, password hashes and the SMTP password; the
+    // viewer and operator roles (backups:read) downloaded it.
+    const t = backupTestApp();
+    const made = await madeBackup(t);
+    const path = `/backups/${made._id}/download`;
+    for (const as of ['viewer', 'operator', 'integration'] as const) {
+      const res = await t.call('GET', path, { as });
+      expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'this needs the backups:write permission'));
+    }
+    const reader = await t.call('GET', path, { token: t.tokenWith(['backups:read', 'backups:restore']) });
+    expect(reader.body).toEqual(errorBody(reader, 403, 'forbidden', 'this needs the backups:write permission'));
+    const nobody = await t.call('GET', path);
+    expect(nobody.status).toBe(401);
+    // The record (and its download link) stays readable with backups:read.
+    expect((await t.call('GET', `/backups/${made._id}`, { as: 'viewer' })).status).toBe(200);
+    expect((await t.call('GET', path, { as: 'admin' })).status).toBe(200);
   });
 
   it('409 until the backup is complete; 404 for an unknown one', async () => {
