@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'bun:test';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { auditEntries, recordEvents } from '../../../tests/helpers/app';
-import { errorBody, expectError } from '../../../tests/helpers/errors';
+import { errorBody, expectError, validationBody } from '../../../tests/helpers/errors';
 import { archivePath, backupsDir, uploadsDir } from './files';
 import { archiveBytes, archiveWith, backupTestApp, idle, madeBackup, uploadArchive } from './test-support';
 
@@ -93,6 +93,21 @@ describe('GET, PATCH /backups/{id} and the upsert', () => {
       displayName: 'Tour',
       keep: false,
     });
+  });
+
+  it('a flag that is not a boolean is 400 "must be true or false" (it was "has an unexpected type")', async () => {
+    const t = backupTestApp();
+    const made = await madeBackup(t);
+    const keep = await t.call('PATCH', `/backups/${made._id}`, { as: 'admin', body: { keep: null } });
+    expect(keep.body).toEqual(validationBody(keep, '/keep', 'must be true or false'));
+    const media = await t.call('PUT', `/backups/${made._id}/restore`, {
+      as: 'admin',
+      body: { confirm: true, includeMedia: 'maybe' },
+    });
+    expect(media.body).toEqual(validationBody(media, '/includeMedia', 'must be true or false'));
+    const start = await t.call('POST', '/backups/createBackup', { as: 'admin', body: { includeMedia: 1 } });
+    expect(start.body).toEqual(validationBody(start, '/includeMedia', 'must be true or false'));
+    expect((await t.call('GET', `/backups/${made._id}`, { as: 'admin' })).body).toMatchObject({ keep: false });
   });
 
   it('PUT and POST on the collection: with a stored _id an update (200), otherwise a new backup (202)', async () => {
