@@ -119,9 +119,9 @@ export function rescanBackups(deps: Deps, options: { afterRestore?: boolean } = 
 }
 
 /**
- * Records for archives no record names, each under its sidecar's `_id` unless a record holds it. Every
- * kept `_id` is claimed before a new one is drawn, so a new one never takes a kept one; a sidecar whose
- * archive got a new `_id` is written again with it. Returns how many were listed.
+ * Records for archives no record names, each under its sidecar's `_id` unless a record holds it (or
+ * an earlier archive in name order kept it: sidecars left by older builds may repeat one). A sidecar
+ * whose archive got a new `_id` is written again with it. Returns how many were listed.
  */
 function listAgain(deps: Deps, unlisted: Array<{ object: string; sidecar: Sidecar | null }>, now: number): number {
   const taken = new Set(
@@ -131,14 +131,18 @@ function listAgain(deps: Deps, unlisted: Array<{ object: string; sidecar: Sideca
       .all()
       .map((r) => r.id),
   );
-  const keptIds = unlisted.map(({ sidecar }) => {
+  const entries = unlisted.map(({ object, sidecar }) => {
     const id = sidecar?.id;
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1 || taken.has(id)) return undefined;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1 || taken.has(id))
+      return { object, sidecar, id: undefined };
     taken.add(id);
-    return id;
+    return { object, sidecar, id };
   });
-  for (const [i, { object, sidecar }] of unlisted.entries()) {
-    const id = keptIds[i];
+  // Kept `_id`s are inserted first (the sort is stable): a new one drawn before them could be one of
+  // them (SQLite draws past the highest `_id` so far), and the restored data failed to start on a
+  // UNIQUE constraint.
+  entries.sort((a, b) => Number(a.id === undefined) - Number(b.id === undefined));
+  for (const { object, sidecar, id } of entries) {
     const inserted = deps.db
       .insert(backups)
       .values({

@@ -4,7 +4,7 @@
  * carries the swap out and finishes the restore (startup.ts), as the executable's next start does.
  */
 import { describe, expect, it } from 'bun:test';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTestApp, recordEvents, type TestApp } from '../../../tests/helpers/app';
 import { errorBody, validationBody } from '../../../tests/helpers/errors';
@@ -243,6 +243,37 @@ describe('PUT /backups/{id}/restore', () => {
       `D ${d._id}`,
       `pre-restore ${d._id + 1}`,
     ]);
+  });
+
+  it('sidecars naming another record (left by older builds) still list every archive, kept _ids first', async () => {
+    // B's sidecar names A's _id, C's names B's: B drew a new _id before C claimed its own, the
+    // same one, and the restored data failed to start on "UNIQUE constraint failed: backups.id".
+    const t = backupTestApp();
+    const a = await madeBackup(t, { displayName: 'A' });
+    t.clock.advance(60_000);
+    const b = await madeBackup(t, { displayName: 'B' });
+    t.clock.advance(60_000);
+    const c = await madeBackup(t, { displayName: 'C' });
+    const sidecar = (object: string) => join(t.deps.config.dataDir, 'media', 'backups', `${object}.json`);
+    const rename = (object: string, id: number) =>
+      writeFileSync(sidecar(object), JSON.stringify({ ...JSON.parse(readFileSync(sidecar(object), 'utf8')), id }));
+    rename(b.object, a._id);
+    rename(c.object, b._id);
+    const t2 = await restoreAndRestart(t, a._id);
+    const list = (await t2.call('GET', '/backups', { as: 'admin' })).body as Array<{
+      _id: number;
+      displayName: string;
+      object: string;
+      job: { type: string; state: string };
+    }>;
+    const byName = Object.fromEntries(list.map((x) => [x.displayName, x]));
+    expect(byName.A).toMatchObject({ _id: a._id, job: { type: 'restore', state: 'succeeded' } });
+    expect(byName.C?._id).toBe(b._id);
+    const preRestore = byName['pre-restore']?._id ?? 0;
+    expect(preRestore).toBe(c._id + 1);
+    expect(byName.B?._id).toBe(preRestore + 1);
+    expect(JSON.parse(readFileSync(sidecar(b.object), 'utf8')).id).toBe(preRestore + 1);
+    expect(list).toHaveLength(4);
   });
 
   it('holds maintenance while it works: 503 with Retry-After for all but health, version and this record', async () => {
