@@ -90,6 +90,17 @@ export function requireOwnWrite(principal: Principal, permission: Permission, su
   throw forbidden(`this needs the ${permission} permission`);
 }
 
+/**
+ * Naming something a subsystem owns from another record (an asset as a `parentId`, as a variable's
+ * `assetId`): a credential limited to some subsystems may name only what its subsystems own, or what
+ * no subsystem owns (rooms and sites made by people). Otherwise it would write into another
+ * subsystem's data: a metric changes that asset's health and history, a child keeps it from being deleted.
+ */
+export function requireMayName(principal: Principal, ownerSubsystemId: number | null, field: string): void {
+  if (ownerSubsystemId !== null && !actsFor(principal, ownerSubsystemId))
+    throw forbidden(`${field} names an asset of a subsystem this credential does not act for`);
+}
+
 /** The platform itself (CLI, start-up, housekeeping): every permission, acting for every subsystem. */
 export function systemPrincipal(): Principal {
   return {

@@ -82,6 +82,9 @@ function describe(s: SchemaLike, errorType: number, value: unknown): string {
       return `must be one of: ${real.map((b) => String(b.const)).join(', ')}`;
     }
     if (real.length === 1 && real[0]) return describe(real[0], errorType, value);
+    // A nullable field (`T | null`) is described by its one other kind.
+    const other = real.filter((b) => b.type !== 'null');
+    if (real.length === 2 && other.length === 1 && other[0]) return `${describe(other[0], errorType, value)}, or null`;
     return 'has an unexpected type';
   }
   if (s.const !== undefined) return `must be ${JSON.stringify(s.const)}`;

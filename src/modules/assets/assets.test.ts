@@ -123,8 +123,17 @@ describe('POST /assets', () => {
     const status = await t.create({ displayName: 'x', status: 'lost' });
     expect(status.status).toBe(400);
     expect(status.body.detail[0].path).toBe('/status');
+    // A nullable field names its rule (it was "has an unexpected type", which says nothing of 128).
     const longModel = await t.create({ displayName: 'x', model: 'm'.repeat(129) });
-    expect(longModel.status).toBe(400);
+    expect(longModel.body).toEqual(
+      validation(longModel, '/model', 'must be a string of at most 128 characters, or null'),
+    );
+    const serial = await t.create({ displayName: 'x', serialNumber: 5 });
+    expect(serial.body).toEqual(
+      validation(serial, '/serialNumber', 'must be a string of at most 128 characters, or null'),
+    );
+    const fractional = await t.create({ displayName: 'x', parentId: 1.5 });
+    expect(fractional.body).toEqual(validation(fractional, '/parentId', 'must be an integer of at least 1, or null'));
     const sub = await t.create({ displayName: 'x', subsystemExternalId: 'nope' });
     expect(sub.status).toBe(404);
     // An `_id` that names no asset is ignored: the body is a create, and this one lacks a displayName.
@@ -542,5 +551,50 @@ describe('who may', () => {
     expect((await t.call('DELETE', '/assets', { token, query: { subsystemExternalId: 'snmp-1' } })).status).toBe(403);
     expect(t.count()).toBe(countBefore);
     expect((await t.call('DELETE', `/assets/${own.body._id}`, { as: 'operator' })).status).toBe(204);
+  });
+
+  it('a limited token names as parent or metric asset only its own assets or those of no subsystem', async () => {
+    // It hung its switch under another subsystem's rack (which then could not be deleted: 409) and
+    // attached its metrics to that subsystem's assets, whose health and history they then drove.
+    const t = await setup();
+    const token = t.integrationToken();
+    const theirs = await t.make({ displayName: 'Their rack', subsystemExternalId: 'other', externalRef: 'rack' });
+    const room = await t.make({ displayName: 'Room' });
+    const mine = await t.make({ displayName: 'Switch', subsystemExternalId: 'snmp-1', externalRef: 'sw' });
+    const refused = 'parentId names an asset of a subsystem this credential does not act for';
+    for (const [method, path, body] of [
+      ['PATCH', `/assets/${mine}`, { parentId: theirs }],
+      ['PUT', '/assets', { subsystemExternalId: 'snmp-1', externalRef: 'sw', parentId: theirs }],
+      ['POST', '/assets', { subsystemExternalId: 'snmp-1', externalRef: 'new', displayName: 'New', parentId: theirs }],
+    ] as const) {
+      const res = await t.call(method, path, { token, body });
+      expect(res.body).toEqual(errorBody(res, 403, 'forbidden', refused));
+    }
+    expect(t.count()).toBe(3);
+    expect((await t.call('GET', `/assets/${mine}`, { as: 'admin' })).body.parentId).toBeNull();
+    const metric = { subsystemExternalId: 'snmp-1', externalRef: 'port-1', displayName: 'Port 1' };
+    const attach = await t.call('POST', '/variables', { token, body: { ...metric, assetId: theirs } });
+    expect(attach.body).toEqual(
+      errorBody(attach, 403, 'forbidden', 'assetId names an asset of a subsystem this credential does not act for'),
+    );
+    expect((await t.call('GET', `/assets/${theirs}`, { as: 'admin' })).body.metrics).toEqual([]);
+    // Its own assets and those of no subsystem: allowed.
+    expect((await t.call('PATCH', `/assets/${mine}`, { token, body: { parentId: room } })).status).toBe(200);
+    const own = await t.call('POST', '/variables', { token, body: { ...metric, assetId: mine } });
+    expect(own.status).toBe(201);
+    // A person (or an unlimited token) may link across subsystems; sent back unchanged, a link
+    // the token could not make itself is kept, not refused.
+    expect((await t.call('PATCH', `/assets/${mine}`, { as: 'admin', body: { parentId: theirs } })).status).toBe(200);
+    expect((await t.call('PUT', `/variables/${own.body._id}`, { as: 'admin', body: { assetId: theirs } })).status).toBe(
+      200,
+    );
+    const asRead = (await t.call('GET', `/assets/${mine}`, { token })).body;
+    expect((await t.call('PUT', `/assets/${mine}`, { token, body: { ...asRead, model: 'X' } })).status).toBe(200);
+    const variable = (await t.call('GET', `/variables/${own.body._id}`, { token })).body;
+    expect((await t.call('PUT', `/variables/${own.body._id}`, { token, body: variable })).status).toBe(200);
+    const unlimited = t.tokenWith(['assets:write', 'assets:read']);
+    expect((await t.call('PATCH', `/assets/${room}`, { token: unlimited, body: { parentId: theirs } })).status).toBe(
+      200,
+    );
   });
 });

@@ -3,10 +3,15 @@
  * externalRef), updates by `{id}`, single and bulk deletes. An asset of a subsystem is written with
  * `assets:write` or by the integration role acting for that subsystem (§0.3); an asset of none needs
  * `assets:write` on a credential not limited to some subsystems.
+ *
+ * Decision where §0.3 is silent: a credential limited to some subsystems names as a new `parentId`
+ * (and as a variable's `assetId`, variables/fields.ts) only an asset of its subsystems or of none
+ * (`requireMayName`, 403); a link already stored, sent back unchanged, is kept. People and unlimited
+ * credentials link across subsystems as before.
  */
 import { eq, inArray, sql } from 'drizzle-orm';
 import { changedFields } from '../../core/changes';
-import { can, type Principal, requireOwnWrite } from '../../core/principal';
+import { can, type Principal, requireMayName, requireOwnWrite } from '../../core/principal';
 import { findSubsystem, type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import { prepared } from '../../db/prepared';
 import { assets } from '../../db/schema';
@@ -85,12 +90,17 @@ function heightBelow(deps: Deps, id: number): number {
   return query.get(id, MAX_LEVELS + 1)?.h ?? 0;
 }
 
-/** `parentId`: an existing asset, no cycle, the whole subtree within MAX_LEVELS. */
-function checkParent(deps: Deps, parentId: number | null, self: AssetRow | undefined): void {
+/**
+ * `parentId`: an existing asset, no cycle, the whole subtree within MAX_LEVELS; a new parent one the
+ * credential may name (requireMayName: a limited token hung its assets under another subsystem's).
+ */
+function checkParent(deps: Deps, principal: Principal, parentId: number | null, self: AssetRow | undefined): void {
   if (parentId === null) return;
   const level = levelUnder(deps, parentId, self?.id ?? null);
   const height = self ? heightBelow(deps, self.id) : 0;
   if (level + height > MAX_LEVELS) throw invalid('/parentId', `would nest assets more than ${MAX_LEVELS} levels deep`);
+  if (parentId !== self?.parentId)
+    requireMayName(principal, findAsset(deps, parentId)?.subsystemId ?? null, 'parentId');
 }
 
 /** The metadata with the server's subsystem keys in step with the subsystem (§16). */
@@ -103,7 +113,7 @@ export function withSubsystemKeys(
 }
 
 /** The writable values a body sets, checked; absent fields keep their value. */
-function valuesOf(deps: Deps, body: AssetWrite, current: AssetRow | undefined): Values {
+function valuesOf(deps: Deps, principal: Principal, body: AssetWrite, current: AssetRow | undefined): Values {
   const v: Values = {};
   if (body.displayName !== undefined) v.displayName = cleanName(body.displayName);
   if (body.description !== undefined) v.description = body.description;
@@ -111,7 +121,7 @@ function valuesOf(deps: Deps, body: AssetWrite, current: AssetRow | undefined): 
   if (body.type !== undefined) v.type = body.type;
   if (body.profileType !== undefined) v.profileType = body.profileType;
   if (body.parentId !== undefined) {
-    checkParent(deps, body.parentId, current);
+    checkParent(deps, principal, body.parentId, current);
     v.parentId = body.parentId;
   }
   if (body.manufacturer !== undefined) v.manufacturer = body.manufacturer;
@@ -138,7 +148,7 @@ function requireInfra(scope: Scope, values: Values, current: AssetRow | undefine
 
 function update(deps: Deps, principal: Principal, row: AssetRow, body: AssetWrite, scope: Scope): AssetDto {
   requireAssetWrite(principal, row.subsystemId);
-  const values = valuesOf(deps, body, row);
+  const values = valuesOf(deps, principal, body, row);
   requireInfra(scope, values, row);
   if (values.metadata !== undefined)
     values.metadata = withSubsystemKeys(values.metadata, subsystemOfRow(deps, row.subsystemId));
@@ -173,7 +183,7 @@ function create(
 ): AssetDto {
   requireAssetWrite(principal, subsystem?.id ?? null);
   if (body.displayName === undefined) throw invalid('/displayName', 'is required');
-  const values = valuesOf(deps, body, undefined);
+  const values = valuesOf(deps, principal, body, undefined);
   requireInfra(scope, values, undefined);
   const now = deps.clock.now();
   return transact(deps, () => {

@@ -8,7 +8,7 @@ const Time = t.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof t.String> | ReturnType<typeof t.Integer> | ReturnType<typeof t.Boolean>>(
   schema: T,
 ) => t.Union([schema, t.Null()]);
-const BoolIn = t.Union([t.Boolean(), t.BooleanString()]);
+const BoolIn = t.Union([t.Boolean(), t.BooleanString()], { error: 'must be true or false' });
 
 const Job = t.Object({
   id: t.String(),

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'bun:test';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { auditEntries, recordEvents } from '../../../tests/helpers/app';
-import { errorBody, expectError } from '../../../tests/helpers/errors';
+import { errorBody, expectError, validationBody } from '../../../tests/helpers/errors';
 import { archivePath, backupsDir, uploadsDir } from './files';
 import { archiveBytes, archiveWith, backupTestApp, idle, madeBackup, uploadArchive } from './test-support';
 
@@ -95,6 +95,21 @@ describe('GET, PATCH /backups/{id} and the upsert', () => {
     });
   });
 
+  it('a flag that is not a boolean is 400 "must be true or false" (it was "has an unexpected type")', async () => {
+    const t = backupTestApp();
+    const made = await madeBackup(t);
+    const keep = await t.call('PATCH', `/backups/${made._id}`, { as: 'admin', body: { keep: null } });
+    expect(keep.body).toEqual(validationBody(keep, '/keep', 'must be true or false'));
+    const media = await t.call('PUT', `/backups/${made._id}/restore`, {
+      as: 'admin',
+      body: { confirm: true, includeMedia: 'maybe' },
+    });
+    expect(media.body).toEqual(validationBody(media, '/includeMedia', 'must be true or false'));
+    const start = await t.call('POST', '/backups/createBackup', { as: 'admin', body: { includeMedia: 1 } });
+    expect(start.body).toEqual(validationBody(start, '/includeMedia', 'must be true or false'));
+    expect((await t.call('GET', `/backups/${made._id}`, { as: 'admin' })).body).toMatchObject({ keep: false });
+  });
+
   it('PUT and POST on the collection: with a stored _id an update (200), otherwise a new backup (202)', async () => {
     const t = backupTestApp();
     const made = await madeBackup(t);
@@ -153,7 +168,7 @@ describe('GET /backups/{id}/download', () => {
     const made = await madeBackup(t);
     const res = await t.app.handle(
       new Request(`http://localhost/api/v1/backups/${made._id}/download`, {
-        headers: { authorization: `Bearer ${t.tokenFor('viewer')}` },
+        headers: { 'isaac-token': t.tokenWith(['backups:read', 'backups:write']) },
       }),
     );
     expect(res.status).toBe(200);
@@ -161,6 +176,25 @@ describe('GET /backups/{id}/download', () => {
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''${made.object}`);
     expect(res.headers.get('content-length')).toBe(String(made.objectSize));
     expect(Buffer.from(await res.arrayBuffer()).equals(archiveBytes(t, made))).toBe(true);
+  });
+
+  it('needs backups:write: a read-only credential never carries the whole database away', async () => {
+    // The archive holds webhook secrets in the clear, password hashes and the SMTP password; the
+    // viewer and operator roles (backups:read) downloaded it.
+    const t = backupTestApp();
+    const made = await madeBackup(t);
+    const path = `/backups/${made._id}/download`;
+    for (const as of ['viewer', 'operator', 'integration'] as const) {
+      const res = await t.call('GET', path, { as });
+      expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'this needs the backups:write permission'));
+    }
+    const reader = await t.call('GET', path, { token: t.tokenWith(['backups:read', 'backups:restore']) });
+    expect(reader.body).toEqual(errorBody(reader, 403, 'forbidden', 'this needs the backups:write permission'));
+    const nobody = await t.call('GET', path);
+    expect(nobody.status).toBe(401);
+    // The record (and its download link) stays readable with backups:read.
+    expect((await t.call('GET', `/backups/${made._id}`, { as: 'viewer' })).status).toBe(200);
+    expect((await t.call('GET', path, { as: 'admin' })).status).toBe(200);
   });
 
   it('409 until the backup is complete; 404 for an unknown one', async () => {

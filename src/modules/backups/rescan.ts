@@ -3,9 +3,12 @@
  * 4.7): part files and work folders a stop left are removed; an archive whose sidecar says more than
  * its record (a restore brought back a record from before the archive was finished) takes the
  * sidecar's word; an archive no record names is listed again from its sidecar (or, without one, as
- * an unverified upload); a job a stop interrupted is failed (a half-made archive removed). After a
- * restore, records whose archive no longer exists, and records the snapshot caught mid-job without
- * an archive here, are dropped: they name nothing that can be downloaded or restored.
+ * an unverified upload), under the `_id` its sidecar keeps (C: Identity: an `_id` never changes, and
+ * the restore's own 202 `Location` names the archive restored) unless a record of the restored data
+ * holds that `_id`; then it gets a new one, which its sidecar keeps from then on. A job a stop
+ * interrupted is failed (a half-made archive removed). After a restore, records whose archive no
+ * longer exists, and records the snapshot caught mid-job without an archive here, are dropped: they
+ * name nothing that can be downloaded or restored.
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +20,7 @@ import { isArchiveName } from './archive/format';
 import { backupsDir, ensureBackupDirs, readSidecar, removeArchive, type Sidecar, uploadsDir, workRoot } from './files';
 import { endedJob } from './job';
 import { type BackupRow, backupEventData } from './mapper';
-import { setBackup } from './service';
+import { saveSidecar, setBackup } from './service';
 
 export interface Rescan {
   listed: number;
@@ -55,40 +58,23 @@ function clearLeftovers(deps: Deps): void {
 export function rescanBackups(deps: Deps, options: { afterRestore?: boolean } = {}): Rescan {
   clearLeftovers(deps);
   const result: Rescan = { listed: 0, refreshed: 0, interrupted: 0, dropped: 0 };
-  const onDisk = readdirSync(backupsDir(deps)).filter(isArchiveName);
+  const onDisk = readdirSync(backupsDir(deps)).filter(isArchiveName).sort();
   const rows = deps.db.select().from(backups).all();
   const byObject = new Map(rows.filter((r) => r.object !== null).map((r) => [r.object as string, r]));
   const now = deps.clock.now();
   transact(deps, () => {
+    const unlisted: Array<{ object: string; sidecar: Sidecar | null }> = [];
     for (const object of onDisk) {
       const sidecar = readSidecar(deps, object);
       // A snapshot taken while this archive was made holds its record without the archive's name yet.
       const row =
         byObject.get(object) ??
         rows.find((r) => sidecar && r.id === sidecar.id && r.object === null && r.createdAt === sidecar.createdAt);
-      if (row) {
-        if (sidecar && row.status !== 'complete') {
-          setBackup(deps, row.id, { ...fromSidecar(sidecar), object });
-          result.refreshed++;
-        }
-        continue;
+      if (!row) unlisted.push({ object, sidecar });
+      else if (sidecar && row.status !== 'complete') {
+        setBackup(deps, row.id, { ...fromSidecar(sidecar), object });
+        result.refreshed++;
       }
-      const inserted = deps.db
-        .insert(backups)
-        .values({
-          displayName: sidecar?.displayName ?? object.replace(/\.tar\.gz(\.enc)?$/, ''),
-          includeMedia: sidecar?.includeMedia ?? false,
-          type: sidecar?.type ?? 'uploaded',
-          status: 'complete',
-          ...(sidecar ? fromSidecar(sidecar) : { encrypted: object.endsWith('.enc') }),
-          object,
-          createdAt: sidecar?.createdAt ?? now,
-          updatedAt: now,
-        })
-        .returning()
-        .get();
-      emit(deps, 'backup.created', { _id: inserted.id, changed: [] });
-      result.listed++;
     }
     const present = new Set(onDisk);
     const busy = deps.backups.running?.backupId;
@@ -112,18 +98,68 @@ export function rescanBackups(deps: Deps, options: { afterRestore?: boolean } = 
       emit(deps, 'backup.failed', backupEventData(next));
       result.interrupted++;
     }
+    if (options.afterRestore)
+      for (const row of deps.db.select().from(backups).where(eq(backups.status, 'complete')).all()) {
+        if (row.id === busy || (row.object !== null && present.has(row.object))) continue;
+        deps.db.delete(backups).where(eq(backups.id, row.id)).run();
+        emit(deps, 'backup.deleted', backupEventData(row));
+        result.dropped++;
+      }
+    // Listed after the drops, so an `_id` only a dropped record held is free to keep.
+    result.listed = listAgain(deps, unlisted, now);
     for (const row of deps.db.select().from(backups).where(eq(backups.status, 'complete')).all()) {
       if (row.id === busy) continue;
       if (row.job && (row.job.state === 'running' || row.job.state === 'queued'))
         setBackup(deps, row.id, {
           job: endedJob(deps, row.job, 'interrupted: the daemon stopped before the job ended'),
         });
-      if (options.afterRestore && (row.object === null || !present.has(row.object))) {
-        deps.db.delete(backups).where(eq(backups.id, row.id)).run();
-        emit(deps, 'backup.deleted', backupEventData(row));
-        result.dropped++;
-      }
     }
   });
   return result;
+}
+
+/**
+ * Records for archives no record names, each under its sidecar's `_id` unless a record holds it (or
+ * an earlier archive in name order kept it: sidecars left by older builds may repeat one). A sidecar
+ * whose archive got a new `_id` is written again with it. Returns how many were listed.
+ */
+function listAgain(deps: Deps, unlisted: Array<{ object: string; sidecar: Sidecar | null }>, now: number): number {
+  const taken = new Set(
+    deps.db
+      .select({ id: backups.id })
+      .from(backups)
+      .all()
+      .map((r) => r.id),
+  );
+  const entries = unlisted.map(({ object, sidecar }) => {
+    const id = sidecar?.id;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1 || taken.has(id))
+      return { object, sidecar, id: undefined };
+    taken.add(id);
+    return { object, sidecar, id };
+  });
+  // Kept `_id`s are inserted first (the sort is stable): a new one drawn before them could be one of
+  // them (SQLite draws past the highest `_id` so far), and the restored data failed to start on a
+  // UNIQUE constraint.
+  entries.sort((a, b) => Number(a.id === undefined) - Number(b.id === undefined));
+  for (const { object, sidecar, id } of entries) {
+    const inserted = deps.db
+      .insert(backups)
+      .values({
+        ...(id === undefined ? {} : { id }),
+        displayName: sidecar?.displayName ?? object.replace(/\.tar\.gz(\.enc)?$/, ''),
+        includeMedia: sidecar?.includeMedia ?? false,
+        type: sidecar?.type ?? 'uploaded',
+        status: 'complete',
+        ...(sidecar ? fromSidecar(sidecar) : { encrypted: object.endsWith('.enc') }),
+        object,
+        createdAt: sidecar?.createdAt ?? now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    if (sidecar && inserted.id !== sidecar.id) saveSidecar(deps, inserted);
+    emit(deps, 'backup.created', { _id: inserted.id, changed: [] });
+  }
+  return unlisted.length;
 }

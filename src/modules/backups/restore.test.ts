@@ -4,7 +4,7 @@
  * carries the swap out and finishes the restore (startup.ts), as the executable's next start does.
  */
 import { describe, expect, it } from 'bun:test';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTestApp, recordEvents, type TestApp } from '../../../tests/helpers/app';
 import { errorBody, validationBody } from '../../../tests/helpers/errors';
@@ -163,6 +163,11 @@ describe('a round trip: a venue backed up, the data directory wiped, the archive
       (b: { status: string; type: string }) => b.status === 'complete' && b.type === 'uploaded',
     );
     expect(restored).toMatchObject({ status: 'complete', isValid: true, job: { type: 'restore', state: 'succeeded' } });
+    // The restore's 202 named this record: its _id is kept (the venue's records holding it are dropped).
+    expect(restored._id).toBe(uploaded.body._id);
+    // Each sidecar names its archive's record, so the next restore lists it under the same _id.
+    for (const b of list.filter((x: { status: string }) => x.status === 'complete'))
+      expect(JSON.parse(readFileSync(join(dataDir, 'media', 'backups', `${b.object}.json`), 'utf8')).id).toBe(b._id);
     const log = t3.deps.sqlite.query<{ key: string }, []>("SELECT key FROM logs WHERE key = 'backup.restored'").all();
     expect(log).toHaveLength(1);
   }, 60_000);
@@ -194,6 +199,81 @@ describe('PUT /backups/{id}/restore', () => {
       keep: true,
       isValid: true,
     });
+  });
+
+  it("archives listed again keep their _id: the restore's Location still names the archive it restores", async () => {
+    // They were numbered afresh in directory order: after one restore, a second restore's 202 named
+    // /backups/{id} of one archive and that record was another archive after the restart.
+    const t = backupTestApp();
+    const a = await madeBackup(t, { displayName: 'A' });
+    t.clock.advance(60_000);
+    const b = await madeBackup(t, { displayName: 'B' });
+    t.clock.advance(60_000);
+    const c = await madeBackup(t, { displayName: 'C' });
+    const t2 = await restoreAndRestart(t, a._id);
+    /** Each record as `<displayName> <_id>`, in `_id` order. */
+    const ids = async (app: TestApp) =>
+      (await app.call('GET', '/backups', { as: 'admin' })).body
+        .sort((x: { _id: number }, y: { _id: number }) => x._id - y._id)
+        .map((x: { _id: number; displayName: string }) => `${x.displayName} ${x._id}`);
+    const firstPreRestore = c._id + 1;
+    expect(await ids(t2)).toEqual([`A ${a._id}`, `B ${b._id}`, `C ${c._id}`, `pre-restore ${firstPreRestore}`]);
+    // A new backup is numbered after every archive listed again.
+    const d = await madeBackup(t2, { displayName: 'D' });
+    expect(d._id).toBe(firstPreRestore + 1);
+
+    const restarted = awaitRestart(t2);
+    const res = await t2.call('PUT', `/backups/${b._id}/restore`, { as: 'admin', body: { confirm: true } });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('location')).toBe(`/api/v1/backups/${b._id}`);
+    await restarted;
+    await idle(t2);
+    const t3 = restart(t2);
+    const followed = await t3.call('GET', `/backups/${b._id}`, { as: 'admin' });
+    expect(followed.body).toMatchObject({
+      displayName: 'B',
+      object: b.object,
+      job: { type: 'restore', state: 'succeeded' },
+    });
+    expect(await ids(t3)).toEqual([
+      `A ${a._id}`,
+      `B ${b._id}`,
+      `C ${c._id}`,
+      `pre-restore ${firstPreRestore}`,
+      `D ${d._id}`,
+      `pre-restore ${d._id + 1}`,
+    ]);
+  });
+
+  it('sidecars naming another record (left by older builds) still list every archive, kept _ids first', async () => {
+    // B's sidecar names A's _id, C's names B's: B drew a new _id before C claimed its own, the
+    // same one, and the restored data failed to start on "UNIQUE constraint failed: backups.id".
+    const t = backupTestApp();
+    const a = await madeBackup(t, { displayName: 'A' });
+    t.clock.advance(60_000);
+    const b = await madeBackup(t, { displayName: 'B' });
+    t.clock.advance(60_000);
+    const c = await madeBackup(t, { displayName: 'C' });
+    const sidecar = (object: string) => join(t.deps.config.dataDir, 'media', 'backups', `${object}.json`);
+    const rename = (object: string, id: number) =>
+      writeFileSync(sidecar(object), JSON.stringify({ ...JSON.parse(readFileSync(sidecar(object), 'utf8')), id }));
+    rename(b.object, a._id);
+    rename(c.object, b._id);
+    const t2 = await restoreAndRestart(t, a._id);
+    const list = (await t2.call('GET', '/backups', { as: 'admin' })).body as Array<{
+      _id: number;
+      displayName: string;
+      object: string;
+      job: { type: string; state: string };
+    }>;
+    const byName = Object.fromEntries(list.map((x) => [x.displayName, x]));
+    expect(byName.A).toMatchObject({ _id: a._id, job: { type: 'restore', state: 'succeeded' } });
+    expect(byName.C?._id).toBe(b._id);
+    const preRestore = byName['pre-restore']?._id ?? 0;
+    expect(preRestore).toBe(c._id + 1);
+    expect(byName.B?._id).toBe(preRestore + 1);
+    expect(JSON.parse(readFileSync(sidecar(b.object), 'utf8')).id).toBe(preRestore + 1);
+    expect(list).toHaveLength(4);
   });
 
   it('holds maintenance while it works: 503 with Retry-After for all but health, version and this record', async () => {

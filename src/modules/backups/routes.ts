@@ -1,6 +1,12 @@
 /**
  * Backups (§17). Reads `backups:read`; every change `backups:write`; a restore also
  * `backups:restore`. Starting work answers 202 with the backup, whose `job` reports progress.
+ *
+ * Decision where §0.3 and §17 disagree with the secrets rule (C: Errors, §18 rule 2): the download
+ * needs `backups:write`, not `backups:read`. An archive holds the whole database (the webhook secrets
+ * in the clear, every password hash, the SMTP password, the licence), so a read-only credential (the
+ * built-in viewer and operator roles hold `backups:read`) must not carry it away; as token reads need
+ * `users:write` (§1.4), the sensitive read needs the write permission. Reading records stays `backups:read`.
  */
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
@@ -124,11 +130,11 @@ export function backupsRoutes(deps: Deps): Elysia {
       },
     )
     .get('/:id/download', ({ params }) => downloadBackup(deps, params.id), {
-      auth: READ,
+      auth: WRITE,
       params: IdParam,
       response: { 200: t.Unknown() },
       detail: {
-        summary: 'Download the archive',
+        summary: 'Download the archive (needs backups:write: it holds the whole database, secrets included)',
         responses: { 200: { description: 'the archive', content: { 'application/octet-stream': { schema: BINARY } } } },
       },
     })

@@ -1,7 +1,7 @@
 /** The row values a write body sets (§4 field table), checked; absent fields are left out. */
 
 import { eq } from 'drizzle-orm';
-import type { Principal } from '../../core/principal';
+import { type Principal, requireMayName } from '../../core/principal';
 import { assets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
@@ -79,9 +79,9 @@ export interface WriteValues {
   lastValue?: string;
 }
 
-/** Whether an asset with this `_id` exists (§4 `assetId`, §16). */
-function assetExists(deps: Deps, id: number): boolean {
-  return deps.db.select({ id: assets.id }).from(assets).where(eq(assets.id, id)).get() !== undefined;
+/** The asset with this `_id` (§4 `assetId`, §16): its owning subsystem; undefined when none. */
+function assetOwner(deps: Deps, id: number): { subsystemId: number | null } | undefined {
+  return deps.db.select({ subsystemId: assets.subsystemId }).from(assets).where(eq(assets.id, id)).get();
 }
 
 /**
@@ -127,7 +127,12 @@ export function valuesOf(
   if ((v.composite ?? current?.composite) && (v.compositeDefinition ?? current?.compositeDefinition ?? []).length === 0)
     throw invalid('/compositeDefinition', 'is required for a composite variable');
   if (body.assetId !== undefined) {
-    if (body.assetId !== null && !assetExists(deps, body.assetId)) throw invalid('/assetId', 'names no asset');
+    if (body.assetId !== null) {
+      const owner = assetOwner(deps, body.assetId);
+      if (!owner) throw invalid('/assetId', 'names no asset');
+      // A metric changes its asset's health and history: a limited token attaches only to assets it may name.
+      if (body.assetId !== current?.assetId) requireMayName(principal, owner.subsystemId, 'assetId');
+    }
     v.assetId = body.assetId;
   }
   if (body.metricType !== undefined) v.metricType = body.metricType;
