@@ -7,6 +7,7 @@ import { insertRow } from '../db/prepared';
 import { logs } from '../db/schema';
 import type { Deps } from '../deps';
 import { emit, transact } from '../realtime/emit';
+import { callerCreator } from './creator';
 import { toLogDto } from './log-entry';
 import type { Principal } from './principal';
 
@@ -20,6 +21,8 @@ export interface PlatformEntry {
   severity?: Severity;
   createdBy?: string | null;
   createdByType?: 'user' | 'system' | 'subsystem';
+  /** The creator's display name; `createdBy` when absent. */
+  displayName?: string | null;
   postedBy?: string | null;
   host?: string | null;
   subsystemId?: number | null;
@@ -44,7 +47,7 @@ export function writePlatformLog(deps: Deps, entry: PlatformEntry): void {
       subsystemExternalId: entry.subsystemExternalId ?? null,
       host: entry.host ?? null,
       postedBy: entry.postedBy ?? null,
-      displayName: createdBy,
+      displayName: entry.displayName ?? createdBy,
       createdAt: now,
       updatedAt: now,
     });
@@ -64,14 +67,22 @@ export interface AuditLogEntry {
  * The `audit` entry of a successful write by a person or token (§0.4 rule 4): who, what, the entity
  * and the changed field names, never values. Trusted-network callers without a credential and the
  * platform itself are not audited.
+ *
+ * Who is named as a posted entry names its caller (`callerCreator`, core/creator.ts, §9 `createdBy`:
+ * a token limited to exactly one subsystem is that subsystem, another token its name, a session its
+ * username), so one `createdBy` filter finds what a caller posted and what it changed; `postedBy`
+ * keeps the credential (`token:<_id>`, `user:<name>`). The subsystem fields stay those of the entity
+ * changed (none for a role, a token …), never the caller's: they say what the change was about.
  */
 export function writeAuditLog(deps: Deps, principal: Principal, entry: AuditLogEntry): void {
   if (principal.via !== 'session' && principal.via !== 'token') return;
+  const creator = callerCreator(deps, principal);
   writePlatformLog(deps, {
     category: 'audit',
     ...entry,
-    createdBy: principal.username ?? principal.label,
-    createdByType: principal.integration ? 'subsystem' : 'user',
+    createdBy: creator.createdBy,
+    createdByType: creator.createdByType,
+    displayName: creator.displayName,
     postedBy: principal.label,
   });
 }

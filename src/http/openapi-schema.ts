@@ -6,10 +6,18 @@
  * so a property called `error` stays a property and a default value is never rewritten.
  */
 
+import { QUERY_DATE_TIME } from './instant';
+
 export type JsonSchema = Record<string, unknown>;
 
 export const isObject = (value: unknown): value is JsonSchema =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Formats of our own that the document names by the standard one: a query time whose `+` may arrive
+ * as a space (http/instant.ts) is a `date-time` to every client.
+ */
+const DOCUMENT_FORMATS: Record<string, string> = { [QUERY_DATE_TIME]: 'date-time' };
 
 /** Formats Elysia adds to a `type: string` branch so a query or path string coerces to another type. */
 const COERCION_FORMATS = new Set(['integer', 'numeric', 'boolean', 'ObjectString', 'ArrayString']);
@@ -44,6 +52,8 @@ export function toSchema2020(value: unknown): unknown {
       out.prefixItems = inner.map(toSchema2020);
       const rest = value.additionalItems;
       if (rest !== undefined && rest !== true) out.items = toSchema2020(rest);
+    } else if (key === 'format' && typeof inner === 'string' && DOCUMENT_FORMATS[inner] !== undefined) {
+      out[key] = DOCUMENT_FORMATS[inner];
     } else if (key === 'additionalItems') {
       // Only meaningful beside a tuple `items`, handled there.
     } else if (SCHEMA_MAPS.has(key) && isObject(inner)) {

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName } from '../../http/fields';
-import { Instant } from '../../http/instant';
+import { Instant, QueryInstant } from '../../http/instant';
 import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 const Time = t.String({ format: 'date-time' });
@@ -199,8 +199,8 @@ export const AlertModel = {
     alertId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be an integer' })),
     state: t.Optional(t.Union([t.Literal('open'), t.Literal('closed')])),
     sourceType: t.Optional(t.String()),
-    from: t.Optional(Instant),
-    to: t.Optional(Instant),
+    from: t.Optional(QueryInstant),
+    to: t.Optional(QueryInstant),
   }),
 };
 

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalRef, Metadata, SubsystemNameFields, Tags } from '../../http/fields';
+import { QUERY_DATE_TIME } from '../../http/instant';
 import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 export const ASSET_STATUSES = ['active', 'spare', 'repair', 'retired'] as const;
@@ -109,8 +110,8 @@ const countsBucket = (names: readonly string[]) =>
 
 /** `from`, `to`, `interval` of `historicCounts`. */
 const countsQuery = {
-  from: t.Optional(t.String({ format: 'date-time', error: 'must be an ISO-8601 time' })),
-  to: t.Optional(t.String({ format: 'date-time', error: 'must be an ISO-8601 time' })),
+  from: t.Optional(t.String({ format: QUERY_DATE_TIME, error: 'must be an ISO-8601 time' })),
+  to: t.Optional(t.String({ format: QUERY_DATE_TIME, error: 'must be an ISO-8601 time' })),
   interval: t.Optional(
     t.Union(
       INTERVALS.map((i) => t.Literal(i)),

@@ -339,12 +339,58 @@ describe('PUT /backups/{id}/restore', () => {
     t.deps.sqlite.run(`UPDATE backups SET is_valid = 0 WHERE id = ${made._id}`);
     const invalid = await t.call('PUT', path, { as: 'admin', body: { confirm: true } });
     expect(invalid.body).toEqual(
-      errorBody(invalid, 409, 'conflict', `backup ${made._id} is not a valid backup; verify it first`),
+      errorBody(
+        invalid,
+        409,
+        'conflict',
+        `backup ${made._id} failed its last verify (its verifyResult says why): restore another backup, or fix the cause (a changed backups.passphrase, a damaged disk) and verify it again (PUT /api/v1/backups/${made._id}/verify)`,
+      ),
     );
+    t.deps.sqlite.run(`UPDATE backups SET is_valid = NULL WHERE id = ${made._id}`);
+    const unverified = await t.call('PUT', path, { as: 'admin', body: { confirm: true } });
+    expect(unverified.body).toEqual(
+      errorBody(
+        unverified,
+        409,
+        'conflict',
+        `backup ${made._id} has not been verified yet: verify it (PUT /api/v1/backups/${made._id}/verify), then restore it`,
+      ),
+    );
+    t.deps.sqlite.run(`UPDATE backups SET is_valid = 0 WHERE id = ${made._id}`);
     const writeless = t.tokenWith(['backups:read', 'backups:restore']);
     const res = await t.call('PUT', path, { token: writeless, body: { confirm: true } });
     expect(res.body).toEqual(errorBody(res, 403, 'forbidden', 'this needs the backups:write permission'));
     expect((await t.call('GET', '/backups', { as: 'admin' })).body).toHaveLength(1);
+  });
+
+  it('an upload that failed its verify: the 409 says to upload it again or restore another, not to verify it (verify has nothing to read)', async () => {
+    const t = backupTestApp();
+    t.deps.backups.restart = () => {};
+    const sent = await uploadArchive(t, new TextEncoder().encode('just some text, no archive at all'));
+    expect(sent.status).toBe(202);
+    await idle(t);
+    const id = sent.body._id;
+    expect((await t.call('GET', `/backups/${id}`, { as: 'admin' })).body).toMatchObject({
+      type: 'uploaded',
+      status: 'failed',
+      isValid: false,
+    });
+    const restore = await t.call('PUT', `/backups/${id}/restore`, { as: 'admin', body: { confirm: true } });
+    expect(restore.body).toEqual(
+      errorBody(
+        restore,
+        409,
+        'conflict',
+        `backup ${id} is an upload that failed its verify and its archive was deleted (its job.error and verifyResult say why): upload the archive again (POST /api/v1/backups/upload), or restore another backup`,
+      ),
+    );
+    const verify = await t.call('PUT', `/backups/${id}/verify`, { as: 'admin' });
+    expect(verify.body).toEqual(errorBody(verify, 409, 'conflict', `backup ${id} has no finished archive to verify`));
+    // Permission before anything: a caller without backups:restore learns nothing about the record.
+    const viewer = await t.call('PUT', `/backups/${id}/restore`, { as: 'viewer', body: { confirm: true } });
+    expect(viewer.status).toBe(403);
+    const none = await t.call('PUT', `/backups/${id}/restore`, { body: { confirm: true }, from: '192.0.2.50' });
+    expect(none.status).toBe(401);
   });
 
   it('a failure before the swap leaves the data as it was, ends maintenance and emits backup.restore_failed', async () => {

@@ -13,7 +13,10 @@
  *
  * Decisions where §17 is silent: `license` defaults to `keep` while a licence is valid, expiring or in
  * grace, else `restore`; `includeMedia` defaults to true; the passphrase defaults to the
- * `backups.passphrase` setting; the restore needs `backups:write` as well as `backups:restore`.
+ * `backups.passphrase` setting; the restore needs `backups:write` as well as `backups:restore`. The
+ * 409 for a backup that is not valid says what the operator can do (`restorableArchive`): verify it
+ * only when its archive is there to verify; for an upload whose verify failed (its archive deleted,
+ * rule 5) upload it again; for a failed backup make a new one; else restore another backup.
  */
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -182,6 +185,32 @@ async function restoreWork(deps: Deps, id: number, ctx: JobContext, options: Opt
   deps.backups.restart?.();
 }
 
+/**
+ * The archive of a backup that can be restored, or 409 saying why not and what the operator can do.
+ * Only a verify of an archive that is there can help, so "verify it" is offered only then: an upload
+ * that failed its verify has lost its archive (§17 rule 5), and a failed backup never had one.
+ */
+function restorableArchive(row: BackupRow): string {
+  const name = `backup ${row.id}`;
+  const verify = `PUT /api/v1/backups/${row.id}/verify`;
+  if (row.status === 'queued' || row.status === 'running')
+    throw conflict(`${name} is not finished yet (status ${row.status}); restore it once it is complete and valid`);
+  if (row.status === 'failed' || row.object === null) {
+    const why = 'its job.error and verifyResult say why';
+    throw conflict(
+      row.type === 'uploaded'
+        ? `${name} is an upload that failed its verify and its archive was deleted (${why}): upload the archive again (POST /api/v1/backups/upload), or restore another backup`
+        : `${name} failed and has no archive (${why}): restore another backup, or make a new one (POST /api/v1/backups)`,
+    );
+  }
+  if (row.isValid === false)
+    throw conflict(
+      `${name} failed its last verify (its verifyResult says why): restore another backup, or fix the cause (a changed backups.passphrase, a damaged disk) and verify it again (${verify})`,
+    );
+  if (row.isValid !== true) throw conflict(`${name} has not been verified yet: verify it (${verify}), then restore it`);
+  return row.object;
+}
+
 /** `PUT /backups/{id}/restore`: judged before anything is touched, then 202 with the backup. */
 export async function startRestore(
   deps: Deps,
@@ -194,17 +223,16 @@ export async function startRestore(
   if (body.license !== undefined && body.license !== 'keep' && body.license !== 'restore')
     throw invalid('/license', 'must be keep or restore');
   const row = requireBackup(deps, id);
-  if (row.status !== 'complete' || row.isValid !== true || row.object === null)
-    throw conflict(`backup ${row.id} is not a valid backup; verify it first`);
+  const object = restorableArchive(row);
   requireNoJob(deps);
   if (deps.backups.restart === null) throw conflict('this daemon cannot restart itself, so it cannot restore');
-  const size = statSync(archivePath(deps, row.object)).size;
+  const size = statSync(archivePath(deps, object)).size;
   if (deps.objects.freeBytes(backupsDir(deps)) < 3 * size)
     throw new AppError('insufficient_storage', 'a restore needs free disk space of three times the archive');
   const passphrase = body.passphrase ?? getSettingGroup(deps, 'backups').passphrase;
   if (row.encrypted) {
     if (passphrase === null) throw invalid('/passphrase', 'is needed: the archive is encrypted');
-    const opens = await inThread(deps, { op: 'passphrase', path: archivePath(deps, row.object), passphrase }, () => {});
+    const opens = await inThread(deps, { op: 'passphrase', path: archivePath(deps, object), passphrase }, () => {});
     if (opens !== true) throw invalid('/passphrase', 'does not open this archive');
   }
   // The passphrase check awaited: the slot may have been taken meanwhile.

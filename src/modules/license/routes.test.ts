@@ -82,7 +82,7 @@ describe('PUT/POST /license (rule 1)', () => {
       key: 'license.installed',
       value:
         'license L-1 (ACME Arena) installed: licenseId, customer, edition, issuedAt, validFrom, expiresAt, graceDays, machineId, limits',
-      createdBy: 'token:1',
+      createdBy: 'test admin',
     });
     expect(JSON.parse(readFileSync(licenseFilePath(t.deps.config), 'utf8'))).toEqual(JSON.parse(licenseFile()));
   });

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { IdList } from '../../http/fields';
-import { Instant } from '../../http/instant';
+import { Instant, QueryInstant } from '../../http/instant';
 import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 const Time = t.String({ format: 'date-time' });
@@ -115,7 +115,7 @@ export const NotificationModel = {
     key: t.Optional(t.String()),
     subsystemExternalId: t.Optional(t.String()),
     sourceType: t.Optional(t.Union(SOURCE_TYPES.map((s) => t.Literal(s)))),
-    since: t.Optional(Instant),
+    since: t.Optional(QueryInstant),
     ...fieldFilterQuery(NOTIFICATION_FIELD_FILTERS),
   }),
 };

@@ -226,7 +226,7 @@ describe('the dry-run executor (rule 3)', () => {
       {
         key: 'platform.shutdown',
         value: `system/shutdown accepted (request ${res.body.requestId}, executor dry-run, dry run)`,
-        createdBy: 'token:1',
+        createdBy: 'test admin',
       },
     ]);
     expect(systemEntries(t)).toEqual([

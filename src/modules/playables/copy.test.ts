@@ -69,11 +69,11 @@ describe('POST /playables/{id}/copyToPlayer', () => {
       { _id: t.playable._id, externalRef: 'loop', subsystemExternalId: 'wall', ...expected },
     ]);
     expect(auditEntries(t).slice(-2)).toEqual([
-      { key: 'playable.updated', value: `playable ${t.playable._id} updated: copyToPlayer`, createdBy: 'token:1' },
+      { key: 'playable.updated', value: `playable ${t.playable._id} updated: copyToPlayer`, createdBy: 'test admin' },
       {
         key: 'playable.copy_requested',
         value: `playable ${t.playable._id} copy_requested: copyToPlayerStatus`,
-        createdBy: 'token:1',
+        createdBy: 'test admin',
       },
     ]);
   });

@@ -160,10 +160,10 @@ describe('roles audit', () => {
       {
         key: 'role.created',
         value: `role ${id} (night) created: name, displayName, description, permissions`,
-        createdBy: 'token:1',
+        createdBy: 'test admin',
       },
-      { key: 'role.updated', value: `role ${id} (night) updated: description`, createdBy: 'token:1' },
-      { key: 'role.deleted', value: `role ${id} (night) deleted`, createdBy: 'token:1' },
+      { key: 'role.updated', value: `role ${id} (night) updated: description`, createdBy: 'test admin' },
+      { key: 'role.deleted', value: `role ${id} (night) deleted`, createdBy: 'test admin' },
     ]);
   });
 

@@ -85,7 +85,7 @@ describe('logo and background (§18)', () => {
       {
         key: 'settings.updated',
         value: `settings updated: logo none → ${contentType} ${width}×${height} ${bytes.byteLength} B sha256 ${sha256(bytes).slice(0, 12)}`,
-        createdBy: 'token:1',
+        createdBy: 'test admin',
       },
     ]);
   });

@@ -104,7 +104,7 @@ describe('PUT, PATCH and POST /settings', () => {
       {
         key: 'settings.updated',
         value: 'settings updated: timezone "UTC" → "Europe/Berlin"; logs.retentionDays 90 → 30',
-        createdBy: 'token:1',
+        createdBy: 'test admin',
       },
     ]);
     await t.patch({ auth: { trustedNetworks: ['10.0.0.0/8'] } });

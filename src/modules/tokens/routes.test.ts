@@ -168,10 +168,10 @@ describe('tokens audit', () => {
       {
         key: 'token.created',
         value: `token ${id} (Wall) created: displayName, roleId, subsystemIds, expiresAt`,
-        createdBy: 'token:1',
+        createdBy: 'test admin',
       },
-      { key: 'token.updated', value: `token ${id} (Wall) updated: displayName, expiresAt`, createdBy: 'token:1' },
-      { key: 'token.deleted', value: `token ${id} (Wall 2) deleted`, createdBy: 'token:1' },
+      { key: 'token.updated', value: `token ${id} (Wall) updated: displayName, expiresAt`, createdBy: 'test admin' },
+      { key: 'token.deleted', value: `token ${id} (Wall 2) deleted`, createdBy: 'test admin' },
     ]);
     const logText = allLogText(t);
     expect(logText).not.toContain(secret.slice(4));

@@ -181,14 +181,14 @@ describe('user templates audit', () => {
       {
         key: 'usertemplate.created',
         value: `user template ${tpl._id} (Crew) created: displayName, description, roleIds, controlpanels, preferences, isDefault`,
-        createdBy: 'token:1',
+        createdBy: 'test admin',
       },
       {
         key: 'usertemplate.updated',
         value: `user template ${tpl._id} (Crew) updated: description`,
-        createdBy: 'token:1',
+        createdBy: 'test admin',
       },
-      { key: 'usertemplate.deleted', value: `user template ${tpl._id} (Crew) deleted`, createdBy: 'token:1' },
+      { key: 'usertemplate.deleted', value: `user template ${tpl._id} (Crew) deleted`, createdBy: 'test admin' },
     ]);
   });
 });

@@ -235,12 +235,12 @@ describe('users audit', () => {
       {
         key: 'user.created',
         value: `user ${id} (ria) created: username, displayName, email, roleIds, enabled, controlpanels, templateId, preferences`,
-        createdBy: 'token:1',
+        createdBy: 'test admin',
       },
-      { key: 'user.updated', value: `user ${id} (ria) updated: displayName, passwordChangedAt`, createdBy: 'token:1' },
-      { key: 'user.updated', value: `user ${id} (ria) updated: passwordChangedAt`, createdBy: 'token:1' },
-      { key: 'user.updated', value: `user ${id} (ria) updated: controlpanels`, createdBy: 'token:1' },
-      { key: 'user.deleted', value: `user ${id} (ria) deleted`, createdBy: 'token:1' },
+      { key: 'user.updated', value: `user ${id} (ria) updated: displayName, passwordChangedAt`, createdBy: 'test admin' },
+      { key: 'user.updated', value: `user ${id} (ria) updated: passwordChangedAt`, createdBy: 'test admin' },
+      { key: 'user.updated', value: `user ${id} (ria) updated: controlpanels`, createdBy: 'test admin' },
+      { key: 'user.deleted', value: `user ${id} (ria) deleted`, createdBy: 'test admin' },
     ]);
     const logText = allLogText(h);
     for (const secret of [PASSWORD, 'patched password 1', 'admin set password 2'])

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalRef, SubsystemNameFields } from '../../http/fields';
+import { QUERY_DATE_TIME } from '../../http/instant';
 import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 export const VARIABLE_TYPES = ['string', 'number', 'boolean', 'json', 'enum'] as const;
@@ -174,8 +175,8 @@ export const VariableModel = {
   }),
   historyQuery: t.Object({
     ...PageQuery,
-    from: t.Optional(t.String({ format: 'date-time', error: 'must be an ISO-8601 time' })),
-    to: t.Optional(t.String({ format: 'date-time', error: 'must be an ISO-8601 time' })),
+    from: t.Optional(t.String({ format: QUERY_DATE_TIME, error: 'must be an ISO-8601 time' })),
+    to: t.Optional(t.String({ format: QUERY_DATE_TIME, error: 'must be an ISO-8601 time' })),
     order: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])),
   }),
   history: t.Array(

@@ -2,6 +2,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { DisplayName, IdList } from '../../http/fields';
+import { QUERY_DATE_TIME } from '../../http/instant';
 import { type FieldKinds, PageQuery } from '../../http/lists';
 
 const Url = t.String({ minLength: 1, maxLength: 2048 });
@@ -99,7 +100,7 @@ export const DeliveryModel = {
     ...PageQuery,
     status: t.Optional(DeliveryStatus),
     eventType: t.Optional(t.String({ maxLength: 128 })),
-    from: t.Optional(t.String({ format: 'date-time', error: 'must be an ISO-8601 time' })),
+    from: t.Optional(t.String({ format: QUERY_DATE_TIME, error: 'must be an ISO-8601 time' })),
   }),
 };
 

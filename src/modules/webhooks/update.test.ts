@@ -116,11 +116,11 @@ describe('webhook events, audit and permissions', () => {
       {
         key: 'webhook.created',
         value: `webhook ${id} (Receiver) created: displayName, url, events, subsystemIds, active, headers, timeoutSeconds, allowPrivateNetwork`,
-        createdBy: 'token:1',
+        createdBy: 'test admin',
       },
-      { key: 'webhook.updated', value: `webhook ${id} (Receiver) updated: secret`, createdBy: 'token:1' },
-      { key: 'webhook.updated', value: `webhook ${id} (Receiver) updated: timeoutSeconds`, createdBy: 'token:1' },
-      { key: 'webhook.deleted', value: `webhook ${id} (Receiver) deleted`, createdBy: 'token:1' },
+      { key: 'webhook.updated', value: `webhook ${id} (Receiver) updated: secret`, createdBy: 'test admin' },
+      { key: 'webhook.updated', value: `webhook ${id} (Receiver) updated: timeoutSeconds`, createdBy: 'test admin' },
+      { key: 'webhook.deleted', value: `webhook ${id} (Receiver) deleted`, createdBy: 'test admin' },
     ]);
     const text = allLogText(t) + JSON.stringify(events);
     for (const secret of [made.secret, rotated.body.secret]) expect(text).not.toContain(secret.slice(6, 30));

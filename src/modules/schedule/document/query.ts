@@ -6,8 +6,8 @@
  */
 import { t } from 'elysia';
 import { badRequest } from '../../../http/errors';
+import { queryInstant } from '../../../http/instant';
 import { MAX_LIMIT } from '../../../http/lists';
-import { parseInstant } from '../../../instant';
 import { parseNaive } from '../engine/tz';
 
 const DAY = 86_400_000;
@@ -60,8 +60,9 @@ function integer(raw: string | undefined, name: string, min: number, max: number
 
 function instant(raw: string | undefined, name: string): number | null {
   if (raw === undefined) return null;
-  // A date alone is its UTC midnight; both forms strict (2026-02-30 was read as 2 March).
-  const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? parseNaive(raw) : parseInstant(raw);
+  // A date alone is its UTC midnight; both forms strict (2026-02-30 was read as 2 March), but for an
+  // offset's `+` that the query string decoded to a space (http/instant.ts).
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? parseNaive(raw) : queryInstant(raw);
   if (ms === null) bad(name, 'must be an ISO-8601 time with Z or an offset');
   return ms;
 }

@@ -2,8 +2,8 @@
 import { t } from 'elysia';
 import type { Deps } from '../../../deps';
 import { badRequest } from '../../../http/errors';
+import { queryInstant } from '../../../http/instant';
 import { PageQuery } from '../../../http/lists';
-import { parseInstant } from '../../../instant';
 import { indexSnapshot } from '../engine/expand';
 import { explainAt, lastExplainChange } from '../engine/resolve';
 import { changeClock } from '../snapshot/change-clock';
@@ -41,7 +41,7 @@ export interface Explanation {
  * changes whenever a segment starts or ends, so its last change includes the latest such instant.
  */
 export function explainSchedule(deps: Deps, query: typeof ResolveModel.query.static): Explanation {
-  const at = query.at === undefined ? deps.clock.now() : parseInstant(query.at);
+  const at = query.at === undefined ? deps.clock.now() : queryInstant(query.at);
   if (at === null)
     throw badRequest('at must be an ISO-8601 time with Z or an offset', [
       { path: '/at', message: 'must be an ISO-8601 time with Z or an offset' },

@@ -87,8 +87,8 @@ describe('GET /schedules filters and the audit', () => {
     const fields =
       'calendarId, itemType, itemId, zoneId, displayName, description, startTime, endTime, recurrence, exclusions, priority, enabled, catchUp, subsystemExternalId, externalRef, targetMissing, parentId';
     expect(auditEntries(t).filter((a) => a.key.startsWith('scheduleditem.'))).toEqual([
-      { key: 'scheduleditem.created', value: `scheduleditem 1 (cue-1) created: ${fields}`, createdBy: 'token:1' },
-      { key: 'scheduleditem.created', value: `scheduleditem 2 (Show) created: ${fields}`, createdBy: 'token:1' },
+      { key: 'scheduleditem.created', value: `scheduleditem 1 (cue-1) created: ${fields}`, createdBy: 'test admin' },
+      { key: 'scheduleditem.created', value: `scheduleditem 2 (Show) created: ${fields}`, createdBy: 'test admin' },
     ]);
   });
 
