@@ -155,7 +155,7 @@ describe('object records (§12)', () => {
     expectError(
       await t.call('GET', '/objects/cms-media', { as: 'viewer', query: { status: 'gone' } }),
       400,
-      'validation',
+      'bad_request',
     );
     expectError(await t.call('GET', '/objects/nope', { as: 'viewer' }), 404, 'not_found');
     expect(empty.status).toBe('created');

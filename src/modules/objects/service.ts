@@ -21,7 +21,7 @@ import { getSettingGroup } from '../../core/settings';
 import { prepared } from '../../db/prepared';
 import { objects, objectTags } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { AppError, conflict, invalid, notFound } from '../../http/errors';
+import { AppError, badQuery, conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, mergeMetadata, numericId, tagsOf } from '../../http/fields';
 import { fieldConditions, type ListResult, metadataMatches, type Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
@@ -167,7 +167,8 @@ function statusesOf(raw: string | undefined): Status[] {
   if (raw === undefined || raw.trim() === '') return ['created', 'uploaded'];
   const list = raw.split(',').map((s) => s.trim());
   for (const s of list) {
-    if (!(STATUSES as readonly string[]).includes(s)) throw invalid('/status', 'must be created, uploaded or deleted');
+    if (!(STATUSES as readonly string[]).includes(s))
+      throw badQuery('/status', 'must be one of: created, uploaded, deleted');
   }
   return list as Status[];
 }
