@@ -37,7 +37,7 @@ import {
   retireFile,
 } from './files';
 import { objectLinks } from './links';
-import { bucketDto, metadataOf, NOT_USED, type ObjectRow, objectDto, type UsedBy } from './mapper';
+import { bucketDto, metadataOf, NOT_USED, type ObjectRow, objectDto, type UsedBy, userMetadata } from './mapper';
 import {
   type BucketDto,
   NAME_RULE,
@@ -316,7 +316,7 @@ export function createObject(deps: Deps, principal: Principal, bucket: string, b
         tags,
         status: 'created',
         expectedSha256: body.sha256?.toLowerCase() ?? null,
-        metadata: mergeMetadata({}, body.metadata ?? {}),
+        metadata: mergeMetadata({}, userMetadata(body.metadata ?? {})),
         searchText: searchTextOf({ name: body.name, displayName, description, tags }),
         createdAt: now,
         updatedAt: now,
@@ -349,7 +349,10 @@ export function updateObject(deps: Deps, principal: Principal, id: string, body:
           : cleanName(body.displayName),
     description: body.description ?? row.description,
     tags: body.tags === undefined ? row.tags : tagsOf(body.tags, '/tags'),
-    metadata: body.metadata === undefined ? row.metadata : mergeMetadata(row.metadata, body.metadata),
+    metadata:
+      body.metadata === undefined
+        ? row.metadata
+        : mergeMetadata(userMetadata(row.metadata), userMetadata(body.metadata)),
   };
   const changed = (Object.keys(WIRE) as (keyof typeof WIRE)[]).filter(
     (k) => JSON.stringify(next[k]) !== JSON.stringify(row[k]),
