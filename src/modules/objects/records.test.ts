@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { addSubsystem, auditEntries, makeTestApp, recordEvents, rowCount } from '../../../tests/helpers/app';
-import { expectError } from '../../../tests/helpers/errors';
+import { expectError, validationBody } from '../../../tests/helpers/errors';
 import { putSettingGroup, SETTING_DEFAULTS } from '../../core/settings';
 import { bucketDir } from './files';
 import { afterGrace, newObject, pngBytes, putBytes, textBytes, uploadedObject } from './test-support';
@@ -93,6 +93,28 @@ describe('object records (§12)', () => {
       'validation',
     );
     expect(rowCount(t, 'objects')).toBe(1);
+  });
+
+  it('400 at /bucket or /bucketName when the body names another bucket than the path; the same one is fine', async () => {
+    const t = makeTestApp();
+    for (const [field, value] of [
+      ['bucket', 'branding'],
+      ['bucketName', 'backups'],
+      ['bucket', 'nope'],
+      ['bucketName', 'CMS-MEDIA'],
+    ] as const) {
+      const res = await t.call('POST', '/objects/cms-media', { as: 'admin', body: { name: 'a.png', [field]: value } });
+      expect(res.body).toEqual(
+        validationBody(res, `/${field}`, 'must be the bucket the path names (cms-media), or left out'),
+      );
+    }
+    expect(rowCount(t, 'objects')).toBe(0);
+    const same = await t.call('POST', '/objects/cms-media', {
+      as: 'admin',
+      body: { name: 'a.png', bucket: 'cms-media', bucketName: 'cms-media' },
+    });
+    expect(same.status).toBe(201);
+    expect(same.body).toMatchObject({ bucket: 'cms-media', bucketName: 'cms-media' });
   });
 
   it('lists buckets with their counts and sizes, the trash left out', async () => {

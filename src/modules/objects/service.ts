@@ -296,9 +296,26 @@ export function requireObjectName(name: string): string {
   return name;
 }
 
+/**
+ * `bucket` and its alias `bucketName` in a create's body (§12: W1, "an existing bucket") must agree with
+ * the bucket the path names, or be left out: a client that names another bucket (a read-only one, one
+ * that does not exist, or another spelling) meant something this request would not do, and the
+ * record is not quietly made in the path's bucket instead (400 at the field). The path's own bucket
+ * (what a record of that bucket reads back) is taken.
+ */
+function requireBodyBucket(bucket: Bucket, body: ObjectCreate): void {
+  for (const field of ['bucket', 'bucketName'] as const) {
+    const named = body[field];
+    if (named !== undefined && named !== bucket) {
+      throw invalid(`/${field}`, `must be the bucket the path names (${bucket}), or left out`);
+    }
+  }
+}
+
 /** `POST /objects/{bucket}`: the record, without content (`created`). */
 export function createObject(deps: Deps, principal: Principal, bucket: string, body: ObjectCreate): ObjectRow {
   const b = requireWritableBucket(bucket);
+  requireBodyBucket(b, body);
   requireObjectName(body.name);
   if (objectRowByName(deps, b, body.name)) throw conflict(`an object named ${body.name} exists in ${b}`);
   const displayName = body.displayName == null ? body.name : cleanName(body.displayName);
