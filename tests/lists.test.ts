@@ -6,6 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'bun:test';
 import { addSubsystem, makeTestApp } from './helpers/app';
+import { errorBody } from './helpers/errors';
 import { makeUser } from './helpers/factories';
 
 type Json = Record<string, unknown>;
@@ -195,6 +196,8 @@ const t = makeTestApp({ start: '2026-01-15T12:00:00.000Z' });
 /** `{id}` of each array route with a path parameter; a new one without an entry fails the guard. */
 const ids: Record<string, string> = {};
 let lists: { path: string; query: string[]; fields: string[] }[] = [];
+/** Query parameters of list routes declared with a closed set of values (`anyOf` of `const`s). */
+let enumParams: { path: string; name: string; values: string[] }[] = [];
 
 beforeAll(async () => {
   const doc = (await t.call('GET', '/api/v1/openapi.json')).body as {
@@ -227,6 +230,16 @@ beforeAll(async () => {
       .filter(([name, field]) => !name.startsWith('_') && scalar(field))
       .map(([name]) => name);
     return [{ path, query: params.filter((p) => p.in === 'query').map((p) => p.name), fields }];
+  });
+  enumParams = Object.entries(doc.paths).flatMap(([path, item]) => {
+    if (!lists.some((l) => l.path === path)) return [];
+    const params = ((item.get as Json | undefined)?.parameters ?? []) as { name: string; in: string; schema?: Json }[];
+    return params.flatMap((p) => {
+      const options = p.in === 'query' ? (deref(p.schema)?.anyOf as Json[] | undefined) : undefined;
+      const values = options?.map((o) => o.const);
+      if (!values?.length || !values.every((v) => typeof v === 'string')) return [];
+      return [{ path, name: p.name, values: values as string[] }];
+    });
   });
 
   // Two of most things, so a list of them can be cut at limit=1.
@@ -354,5 +367,62 @@ describe('every list route (C: Responses)', () => {
     expect(problems).toEqual([]);
     // The entities above make enough lists long enough to cut that this part cannot pass on nothing.
     expect(cut).toBeGreaterThan(5);
+  });
+});
+
+/**
+ * C: Errors ("bad_request: bad query value"): a filter on a field with a closed set of values, sent a
+ * value outside it, is 400 `bad_request` naming the parameter, never `[]` (a misspelt status would
+ * read as "none of those", and a status no entity can have is the client's mistake).
+ */
+describe('an enum filter outside its enum', () => {
+  /** Filters on enum fields, each list with a value of the enum it must still take. */
+  const ENUM_FILTERS: [string, string, string][] = [
+    ['/api/v1/players', 'status', 'online'],
+    ['/api/v1/subsystems', 'status', 'unknown'],
+    ['/api/v1/subsystems', 'kind', 'player'],
+    ['/api/v1/compositions', 'status', 'draft'],
+    ['/api/v1/objects/cms-media', 'status', 'created'],
+    ['/api/v1/playables', 'durationType', 'static'],
+    ['/api/v1/parameters', 'type', 'number'],
+    ['/api/v1/variables', 'type', 'string'],
+    ['/api/v1/assets', 'status', 'active'],
+    ['/api/v1/alerts', 'criticality', 'warning'],
+    ['/api/v1/alerts', 'lifeCycle', 'once'],
+    ['/api/v1/webhook', 'state', 'active'],
+    ['/api/v1/subsystems/{id}/actions', 'state', 'queued'],
+    ['/api/v1/subsystems/{id}/actions', 'type', 'identify'],
+    ['/api/v1/subsystems/{id}/actions', 'playType', 'once'],
+  ];
+
+  it.each(ENUM_FILTERS)(
+    '%s?%s=bogus is 400 bad_request naming it; a value of the enum filters',
+    async (route, name, good) => {
+      const path = pathOf(route);
+      const res = await t.call('GET', path, { as: 'admin', query: { [name]: 'bogus' } });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'bad_request', detail: [{ path: `/${name}` }] });
+      expect(res.body.message).toContain(name);
+      const ok = await t.call('GET', path, { as: 'admin', query: { [name]: good } });
+      expect(ok.status).toBe(200);
+    },
+  );
+
+  it('every query parameter of a list declared as an enum refuses a value outside it the same way', async () => {
+    expect(enumParams.length).toBeGreaterThan(ENUM_FILTERS.length);
+    const problems: string[] = [];
+    for (const { path: route, name, values } of enumParams) {
+      const res = await t.call('GET', pathOf(route), { as: 'admin', query: { [name]: 'no-such-value' } });
+      const detail = res.body?.detail?.[0]?.path;
+      if (res.status !== 400 || res.body?.code !== 'bad_request' || detail !== `/${name}`)
+        problems.push(`${route}?${name} (${values.join('|')}): ${res.status} ${res.body?.code} at ${detail}`);
+    }
+    expect(problems).toEqual([]);
+    const res = await t.call('GET', '/api/v1/players', { as: 'admin', query: { status: 'bogus' } });
+    expect(res.body).toEqual(
+      errorBody(res, 400, 'bad_request', 'query status must be one of: unknown, online, offline, disabled', [
+        { path: '/status', message: 'must be one of: unknown, online, offline, disabled' },
+      ]),
+    );
   });
 });

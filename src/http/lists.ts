@@ -73,10 +73,12 @@ export function fuzzyMatch(needle: string | undefined, ...haystack: Array<string
 /**
  * The type of a scalar field filter (C: Responses: "Filters are query parameters named after fields
  * (exact match)"): a string compares as itself, an integer or number as a number, a boolean as
- * `true`/`false`. A value that is not of the type is 400 `bad_request` naming the parameter (the
- * query schema says so); a field that is null matches no filter.
+ * `true`/`false`, and a field with a closed set of values (an enum: a list of them) as a string that
+ * must be one of them. A value that is not of the type is 400 `bad_request` naming the parameter (the
+ * query schema says so; C: Errors, "bad query value"): a filter for a status no entity can have is a
+ * client's mistake, not an empty list. A field that is null matches no filter.
  */
-export type FieldKind = 'string' | 'integer' | 'number' | 'boolean';
+export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | readonly string[];
 
 /** A module's scalar filters: the query parameter (the wire field's name) and its type. */
 export type FieldKinds = Record<string, FieldKind>;
@@ -87,7 +89,21 @@ const FIELD_RULE = {
   boolean: 'must be true or false',
 } as const;
 
+/**
+ * The query schema of a filter on an enum field, `values` its values: anything else is 400
+ * `bad_request` at the parameter. Also for such filters declared on their own (a live `status`).
+ */
+export function enumFilter<V extends string>(values: readonly V[]) {
+  return t.Optional(
+    t.Union(
+      values.map((v) => t.Literal(v)),
+      { error: `must be one of: ${values.join(', ')}` },
+    ),
+  );
+}
+
 function fieldSchema(kind: FieldKind) {
+  if (typeof kind !== 'string') return enumFilter(kind);
   if (kind === 'string') return t.Optional(t.String({ maxLength: 1024 }));
   if (kind === 'boolean')
     return t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { error: FIELD_RULE.boolean }));
@@ -113,7 +129,7 @@ export function fieldFilterValues(query: object, kinds: FieldKinds): Array<[stri
   return Object.entries(kinds).flatMap(([name, kind]): Array<[string, FieldValue]> => {
     const raw = given[name];
     if (typeof raw !== 'string') return [];
-    if (kind === 'string') return [[name, raw]];
+    if (kind === 'string' || typeof kind !== 'string') return [[name, raw]];
     return [[name, kind === 'boolean' ? raw === 'true' : Number(raw)]];
   });
 }

@@ -32,6 +32,11 @@ export interface CallOptions {
   /** The peer address the request comes from; none by default (so not trusted). */
   from?: string;
   headers?: Record<string, string>;
+  /**
+   * The host the client addressed (its `Host` header, from which Bun builds `request.url`): where the
+   * absolute links of the answer point. `localhost` by default.
+   */
+  host?: string;
   query?: Record<string, string | number | boolean>;
 }
 
@@ -132,7 +137,7 @@ export function makeTestApp(
 
   const call = async (method: string, path: string, opts: CallOptions = {}): Promise<CallResult> => {
     const url = new URL(
-      `http://localhost${path.startsWith('/api/') || path.startsWith('/docs') ? path : `/api/v1${path}`}`,
+      `http://${opts.host ?? 'localhost'}${path.startsWith('/api/') || path.startsWith('/docs') ? path : `/api/v1${path}`}`,
     );
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, String(v));
     const headers = new Headers(opts.headers);

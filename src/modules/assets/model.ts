@@ -3,7 +3,7 @@ import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalRef, Metadata, SubsystemNameFields, Tags } from '../../http/fields';
 import { QUERY_DATE_TIME } from '../../http/instant';
-import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
+import { enumFilter, type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 export const ASSET_STATUSES = ['active', 'spare', 'repair', 'retired'] as const;
 /** The bucket lengths of `historicCounts` (§16 rule 2). */
@@ -91,7 +91,7 @@ const filters = {
   type: t.Optional(t.String({ maxLength: 64 })),
   profileType: t.Optional(t.String({ maxLength: 64 })),
   parentId: t.Optional(t.String({ pattern: '^([0-9]{1,15}|null)$', error: 'must be an asset _id or null' })),
-  status: t.Optional(t.String({ maxLength: 16 })),
+  status: enumFilter(ASSET_STATUSES),
   subsystemExternalId: t.Optional(t.String({ maxLength: 128 })),
   externalRef: t.Optional(t.String({ maxLength: 256 })),
   tags: t.Optional(t.String({ maxLength: 50 * 65 })),

@@ -7,7 +7,11 @@
  *   and displayName as their path, its duration, its slot list for the status; broken when it is no
  *   template any more); and a template of the same subsystem, group and name as a broken
  *   composition's path re-links it (`templatePath._id` the new template, status recomputed, its
- *   playable active again). Slot choices and parameter values stay as they were.
+ *   playable active again). Slot choices and parameter values stay as they were, and the parameters
+ *   it names, whose `playableId` the template's delete cleared, name the new template again
+ *   (parameters/service.ts `relinkParameters`): references survive a delete and re-register. A
+ *   parameter of the template that no composition names stays cleared: nothing remembers which
+ *   template it had (its integration sets `playableId` again when it registers it).
  * - `object.uploaded` / `object.deleted` / `object.restored`: the compositions whose slots name that
  *   object recompute their status.
  * The platform makes these changes: they emit `composition.updated` (and `playable.updated` when the
@@ -19,6 +23,7 @@ import { systemPrincipal } from '../../core/principal';
 import { prepared } from '../../db/prepared';
 import { compositions, type TemplatePath } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { relinkParameters } from '../parameters/service';
 import { type PlayableRow, playableRowById } from '../playables/lookup';
 import { liveTemplate, pathOf, statusOf } from './checks';
 import type { CompositionRow } from './mapper';
@@ -100,7 +105,14 @@ function onPlayable(deps: Deps, type: string, id: number): void {
   if (template?.type !== 'template') return;
   for (const row of brokenOf(deps, template.subsystemId)) {
     const { group, name } = row.templatePath;
-    if (group === template.groupName && name === template.displayName) refreshComposition(deps, row, template);
+    if (group !== template.groupName || name !== template.displayName) continue;
+    refreshComposition(deps, row, template);
+    relinkParameters(
+      deps,
+      row.parameters.map((p) => p.parameter),
+      template.subsystemId,
+      template.id,
+    );
   }
 }
 

@@ -1,7 +1,8 @@
 import { t } from 'elysia';
+import { COMPOSITION_STATUSES } from '../../db/schema';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalId, NullableExternalRef, SubsystemNameFields } from '../../http/fields';
-import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
+import { enumFilter, type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 import { MAX_DURATION_MS, MAX_GROUP } from '../playables/model';
 
 export const MAX_SLOTS = 100;
@@ -105,7 +106,7 @@ export const CompositionModel = {
     subsystemExternalId: t.Optional(t.String()),
     subsystemId: t.Optional(t.String()),
     externalRef: t.Optional(t.String()),
-    status: t.Optional(StatusModel),
+    status: enumFilter(COMPOSITION_STATUSES),
     'templatePath._id': t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be a playable _id' })),
     ...fieldFilterQuery(COMPOSITION_FIELD_FILTERS),
     fuzzy: t.Optional(t.String()),

@@ -9,7 +9,13 @@
  *   limited to some subsystems must act for the composition's subsystem and for the target.
  * - A `broken` composition (its template gone) cannot be rendered: its preview is 409. A draft may
  *   be previewed; that is what previews are for. The stop is always queued.
- * - `controlPanelId` is passed on as sent: the panel is the target's business.
+ * - `controlPanelId` must name a control panel that exists (§2, registered or available: a panel the
+ *   preview is shown on); one that names none (never made, or deleted since the console listed it)
+ *   is 400 at `/controlPanelId` and nothing is queued, since the target would be told to show the
+ *   preview on a panel nobody can open. §15's error table gives 404 only to the composition and the
+ *   target, and 400 applies to every field rule (§0.1), so a body field naming nothing is a 400,
+ *   as an `objectId` naming nothing is (§3). Which subsystem the panel belongs to is not checked:
+ *   the target decides where it shows a preview. A stop ignores it (its payload is empty).
  * - Only the preview emits `composition.preview` `{_id, externalRef?, subsystemExternalId,
  *   targetSubsystemId, targetSubsystemExternalId, controlPanelId?, uuid}`; both write an audit entry
  *   for a person or token (`composition.preview`, `composition.preview_stop`).
@@ -18,8 +24,9 @@ import { writeAuditLog } from '../../core/platform-log';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { findSubsystem, requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import type { Deps } from '../../deps';
-import { conflict, notFound } from '../../http/errors';
+import { conflict, invalid, notFound } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
+import { findPanel } from '../control-panels/service';
 import { findInstantPlayable } from '../playables/lookup';
 import { queueMessage } from '../subsystems/actions';
 import { liveHealth } from '../subsystems/health';
@@ -59,6 +66,9 @@ export function previewComposition(
   const panel = body.controlPanelId === undefined ? {} : { controlPanelId: body.controlPanelId };
   let payload: Record<string, unknown> = {};
   if (!stop) {
+    if (body.controlPanelId !== undefined && !findPanel(deps, body.controlPanelId)) {
+      throw invalid('/controlPanelId', 'names no control panel');
+    }
     if (row.status === 'broken') {
       throw conflict(`composition ${row.id} is broken (its template playable is gone) and cannot be previewed`);
     }

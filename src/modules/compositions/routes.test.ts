@@ -185,9 +185,14 @@ describe('previews (POST /compositions/{id}/preview and /preview/stop)', () => {
   it('queues previewPlay with the instant playable for the next heartbeat, then previewStop', async () => {
     const t = await compositionApp();
     const c = await t.compose();
+    const panel = await t.call('POST', '/controlpanels', {
+      as: 'admin',
+      body: { subsystemExternalId: 'light', externalRef: 'preview', connection: { url: 'http://light.local/ui' } },
+    });
+    const controlPanelId = panel.body._id;
     const res = await t.call('POST', `/compositions/${c._id}/preview`, {
       as: 'operator',
-      body: { targetSubsystemId: 'light', controlPanelId: 4 },
+      body: { targetSubsystemId: 'light', controlPanelId },
     });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ type: 'previewPlay', state: 'queued', subsystemId: t.light._id });
@@ -198,14 +203,14 @@ describe('previews (POST /compositions/{id}/preview and /preview/stop)', () => {
         subsystemExternalId: 'media',
         targetSubsystemId: t.light._id,
         targetSubsystemExternalId: 'light',
-        controlPanelId: 4,
+        controlPanelId,
         uuid: res.body.uuid,
       },
     ]);
     const beat = await t.call('PUT', '/subsystems/light/heartbeat', { from: '127.0.0.1' });
     expect(beat.body.message).toHaveLength(1);
     const [message] = beat.body.message;
-    expect(message).toMatchObject({ uuid: res.body.uuid, type: 'previewPlay', payload: { controlPanelId: 4 } });
+    expect(message).toMatchObject({ uuid: res.body.uuid, type: 'previewPlay', payload: { controlPanelId } });
     expect(message.payload.playable).toMatchObject({
       _id: c.playableId,
       type: 'composition',
@@ -274,6 +279,26 @@ describe('previews (POST /compositions/{id}/preview and /preview/stop)', () => {
       ),
     );
     expect(t.emitted('composition.preview')).toEqual([]);
+  });
+
+  it('400 at /controlPanelId for a panel that does not exist (never made, or deleted); nothing queued', async () => {
+    const t = await compositionApp();
+    const c = await t.compose();
+    const panel = await t.call('POST', '/controlpanels', {
+      as: 'admin',
+      body: { subsystemExternalId: 'light', externalRef: 'preview', connection: { url: 'http://light.local/ui' } },
+    });
+    await t.call('DELETE', `/controlpanels/${panel.body._id}`, { as: 'admin' });
+    for (const controlPanelId of [panel.body._id, 999]) {
+      const res = await t.call('POST', `/compositions/${c._id}/preview`, {
+        as: 'operator',
+        body: { targetSubsystemId: 'light', controlPanelId },
+      });
+      expect(res.body).toEqual(validation(res, '/controlPanelId', 'names no control panel'));
+    }
+    expect(t.emitted('composition.preview')).toEqual([]);
+    const beat = await t.call('PUT', '/subsystems/light/heartbeat', { from: '127.0.0.1' });
+    expect(beat.body.message).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 /** Status (§15) kept exact as media and templates change; broken and re-linked templates (rule 2). */
 import { describe, expect, it } from 'bun:test';
+import { recordEvents } from '../../../tests/helpers/app';
 import { pngBytes, putBytes } from '../objects/test-support';
 import { compositionApp } from './test-support';
 
@@ -129,6 +130,55 @@ describe('a template that goes and comes back (rule 2)', () => {
         status: 'ready',
       },
     ]);
+  });
+
+  it("re-links the parameters it names (§6 playableId) with the template: still the template's, values kept", async () => {
+    const t = await compositionApp();
+    const parameter = (externalRef: string, playableId: number) =>
+      t.post('/parameters', { subsystemExternalId: 'media', externalRef, type: 'string', playableId });
+    const headline = await parameter('headline', t.lowerThird._id);
+    const speed = await parameter('speed', t.lowerThird._id);
+    const unused = await parameter('unused', t.lowerThird._id);
+    const other = await t.template({ externalRef: 'full-screen', displayName: 'Full screen' });
+    const elsewhere = await parameter('caption', other._id);
+    const c = await t.compose({
+      parameters: [
+        { parameter: 'headline', value: 'Doors at 7' },
+        { parameter: speed._id, value: '4' },
+      ],
+    });
+    await t.call('DELETE', `/playables/${t.lowerThird._id}`, { as: 'admin' });
+    expect((await t.get(`/parameters/${headline._id}`)).playableId).toBeNull();
+    const events = recordEvents(t, (e) => e.type === 'parameter.updated');
+    const again = await t.template();
+    for (const p of [headline, speed]) {
+      expect(await t.get(`/parameters/${p._id}`)).toMatchObject({ playableId: again._id, value: p.value });
+    }
+    // Nothing remembers which template a parameter no composition names had; another template's stay.
+    expect((await t.get(`/parameters/${unused._id}`)).playableId).toBeNull();
+    expect((await t.get(`/parameters/${elsewhere._id}`)).playableId).toBe(other._id);
+    expect(events.map((e) => e.data)).toEqual([
+      { _id: headline._id, externalRef: 'headline', subsystemExternalId: 'media', changed: ['playableId'] },
+      { _id: speed._id, externalRef: 'speed', subsystemExternalId: 'media', changed: ['playableId'] },
+    ]);
+    const listed = await t.call('GET', '/parameters', { as: 'admin', query: { playableId: again._id } });
+    expect(listed.body.map((p: { _id: number }) => p._id)).toEqual([headline._id, speed._id]);
+    // The composition takes its template's parameters again, by externalRef or _id.
+    const patched = await t.call('PATCH', `/compositions/${c._id}`, {
+      as: 'admin',
+      body: {
+        parameters: [
+          { parameter: 'headline', value: 'Doors at 8' },
+          { parameter: speed._id, value: '5' },
+        ],
+      },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ status: 'ready', templatePath: { _id: again._id } });
+    expect(JSON.parse((await t.get(`/playables/${c.playableId}`)).command).parameters).toEqual({
+      headline: 'Doors at 8',
+      speed: '5',
+    });
   });
 
   it('follows a template renamed or moved, and breaks when it stops being a template', async () => {

@@ -16,12 +16,35 @@ export interface UsedBy {
 
 export const NOT_USED: UsedBy = { playables: 0, compositions: 0, players: 0 };
 
+/**
+ * The `metadata` keys the server fills from the content (§12). They are the server's alone: a
+ * client's keys of these names are ignored when sent (C: Requests: a read-only field in a body is
+ * ignored, never an error, so a whole object fetched and sent back is taken), and any an older build
+ * stored among the user's keys are never shown, matched or kept by the next metadata write. So an
+ * image (which has no `duration`) never shows a client's `duration: "abc"` in reads, lists, search
+ * or its filters.
+ */
+export const SERVER_METADATA_KEYS: ReadonlySet<string> = new Set([
+  'type',
+  'subtype',
+  'extension',
+  'duration',
+  'mediaInfo',
+]);
+
+/** A client's (or stored user) metadata without the server's keys. */
+export function userMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.keys(metadata).some((k) => SERVER_METADATA_KEYS.has(k))) return metadata;
+  return Object.fromEntries(Object.entries(metadata).filter(([k]) => !SERVER_METADATA_KEYS.has(k)));
+}
+
 /** The metadata a client sees: its own keys, then what the server worked out from the content. */
 export function metadataOf(row: ObjectRow): Record<string, unknown> {
-  if (!row.media) return row.metadata;
+  const user = userMetadata(row.metadata);
+  if (!row.media) return user;
   const { type, subtype, extension, duration, mediaInfo } = row.media;
   return {
-    ...row.metadata,
+    ...user,
     type,
     subtype,
     extension,

@@ -80,7 +80,7 @@ export const ObjectModel = {
   list: t.Array(ObjectDtoModel),
   buckets: t.Array(BucketDtoModel),
   tags: t.Array(t.Object({ tag: t.String(), count: Int() })),
-  /** Create (the bucket comes from the path; `bucket`/`bucketName` in the body are ignored there). */
+  /** Create (the bucket comes from the path; `bucket`/`bucketName` in the body must be the same or absent, service.ts). */
   create: t.Object({
     bucket: t.Optional(t.String()),
     bucketName: t.Optional(t.String()),

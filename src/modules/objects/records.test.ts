@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { addSubsystem, auditEntries, makeTestApp, recordEvents, rowCount } from '../../../tests/helpers/app';
-import { expectError } from '../../../tests/helpers/errors';
+import { expectError, validationBody } from '../../../tests/helpers/errors';
 import { putSettingGroup, SETTING_DEFAULTS } from '../../core/settings';
 import { bucketDir } from './files';
 import { afterGrace, newObject, pngBytes, putBytes, textBytes, uploadedObject } from './test-support';
@@ -95,6 +95,28 @@ describe('object records (§12)', () => {
     expect(rowCount(t, 'objects')).toBe(1);
   });
 
+  it('400 at /bucket or /bucketName when the body names another bucket than the path; the same one is fine', async () => {
+    const t = makeTestApp();
+    for (const [field, value] of [
+      ['bucket', 'branding'],
+      ['bucketName', 'backups'],
+      ['bucket', 'nope'],
+      ['bucketName', 'CMS-MEDIA'],
+    ] as const) {
+      const res = await t.call('POST', '/objects/cms-media', { as: 'admin', body: { name: 'a.png', [field]: value } });
+      expect(res.body).toEqual(
+        validationBody(res, `/${field}`, 'must be the bucket the path names (cms-media), or left out'),
+      );
+    }
+    expect(rowCount(t, 'objects')).toBe(0);
+    const same = await t.call('POST', '/objects/cms-media', {
+      as: 'admin',
+      body: { name: 'a.png', bucket: 'cms-media', bucketName: 'cms-media' },
+    });
+    expect(same.status).toBe(201);
+    expect(same.body).toMatchObject({ bucket: 'cms-media', bucketName: 'cms-media' });
+  });
+
   it('lists buckets with their counts and sizes, the trash left out', async () => {
     const t = makeTestApp();
     await uploadedObject(t, 'one.txt', textBytes('hello'));
@@ -155,7 +177,7 @@ describe('object records (§12)', () => {
     expectError(
       await t.call('GET', '/objects/cms-media', { as: 'viewer', query: { status: 'gone' } }),
       400,
-      'validation',
+      'bad_request',
     );
     expectError(await t.call('GET', '/objects/nope', { as: 'viewer' }), 404, 'not_found');
     expect(empty.status).toBe('created');
@@ -299,5 +321,74 @@ describe('object records (§12)', () => {
     expectError(await t.call('POST', `/objects/${obj._id}/restore`, { as: 'viewer' }), 403, 'forbidden');
     expectError(await putBytes(t, `/objects/${obj._id}/content`, textBytes('x'), { as: 'viewer' }), 403, 'forbidden');
     expect(rowCount(t, 'objects')).toBe(1);
+  });
+});
+
+describe('server-owned metadata keys (§12: the server fills type, subtype, extension, duration, mediaInfo)', () => {
+  const SERVER_KEYS = { type: 'video', subtype: 'x-made-up', extension: 'exe', duration: 'abc', mediaInfo: 'none' };
+
+  it("ignores them in a client's metadata (create, PUT, PATCH): a whole object sent back keeps the server's", async () => {
+    const t = makeTestApp();
+    const created = await t.call('POST', '/objects/cms-media', {
+      as: 'admin',
+      body: { name: 'later.png', metadata: { ...SERVER_KEYS, room: 'A' } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.metadata).toEqual({ room: 'A' });
+    const image = await uploadedObject(t, 'poster.png', pngBytes(16, 9));
+    const server = (await t.call('GET', `/objects/${image._id}`, { as: 'admin' })).body.metadata;
+    expect(server).toEqual({
+      type: 'image',
+      subtype: 'png',
+      extension: 'png',
+      mediaInfo: { '@type': 'Image', width: 16, height: 9 },
+    });
+    const patched = await t.call('PATCH', `/objects/${image._id}`, {
+      as: 'operator',
+      body: { metadata: { ...SERVER_KEYS, room: 'B' } },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.metadata).toEqual({ ...server, room: 'B' });
+    // Fetched, two fields changed, PUT back whole (C: Requests).
+    const whole = { ...patched.body, displayName: 'Poster', metadata: { ...patched.body.metadata, duration: 5 } };
+    const put = await t.call('PUT', `/objects/${image._id}`, { as: 'operator', body: whole });
+    expect(put.status).toBe(200);
+    expect(put.body.metadata).toEqual({ ...server, room: 'B' });
+    expect(put.body.displayName).toBe('Poster');
+
+    // Search and CSV show and match the server's keys only.
+    const search = '/objects/cms-media/_advancedSearch';
+    const found = await t.call('POST', search, { as: 'viewer', body: { metadata: { duration: 'abc' } } });
+    expect(found.body).toEqual([]);
+    const byRoom = await t.call('POST', search, { as: 'viewer', body: { metadata: { room: 'B' } } });
+    expect(byRoom.body.map((o: { _id: number }) => o._id)).toEqual([image._id]);
+    expect(byRoom.body[0].metadata).toEqual({ ...server, room: 'B' });
+    const listed = await t.call('GET', '/objects/cms-media', { as: 'viewer', query: { 'metadata[type]': 'video' } });
+    expect(listed.body).toEqual([]);
+    const csv = await t.call('POST', search, { as: 'viewer', query: { csv: true }, body: {} });
+    expect(csv.text).not.toContain('abc');
+    // Stored as the client's own keys they would come back on a read; none was stored.
+    const stored = t.deps.sqlite.query<{ metadata: string }, []>('SELECT metadata FROM objects ORDER BY id').all();
+    expect(stored.map((r) => JSON.parse(r.metadata))).toEqual([{ room: 'A' }, { room: 'B' }]);
+  });
+
+  it('hides such keys stored by an older build, and the next metadata write drops them', async () => {
+    const t = makeTestApp();
+    const image = await uploadedObject(t, 'poster.png', pngBytes(16, 9));
+    t.deps.sqlite.run('UPDATE objects SET metadata = ? WHERE id = ?', [
+      JSON.stringify({ duration: 'abc', room: 'A' }),
+      image._id,
+    ]);
+    const read = await t.call('GET', `/objects/${image._id}`, { as: 'admin' });
+    expect(read.body.metadata).not.toHaveProperty('duration');
+    expect(read.body.metadata.room).toBe('A');
+    const found = await t.call('POST', '/objects/cms-media/_advancedSearch', {
+      as: 'viewer',
+      body: { metadata: { duration: 'abc' } },
+    });
+    expect(found.body).toEqual([]);
+    await t.call('PATCH', `/objects/${image._id}`, { as: 'admin', body: { metadata: { floor: 2 } } });
+    const row = t.deps.sqlite.query<{ metadata: string }, [number]>('SELECT metadata FROM objects WHERE id = ?');
+    expect(JSON.parse(row.get(image._id)?.metadata ?? '')).toEqual({ room: 'A', floor: 2 });
   });
 });

@@ -24,7 +24,7 @@
  *   `createdFrom`. Size and duration bounds are inclusive; an object without a size (no content) or
  *   without a duration (images, documents) never matches a bound on it. A minimum above its maximum → 400.
  * - `metadata: {key: value}` matches the keys a client reads in `metadata`: the server's (`type`,
- *   `subtype`, `extension`, `duration`, `mediaInfo`, which win) and the user's. As the list filter
+ *   `subtype`, `extension`, `duration`, `mediaInfo`: only ever the server's, mapper.ts) and the user's. As the list filter
  *   `metadata[key]=v` (lists.ts `metadataMatches`): a stored string compares as itself, anything else as
  *   its JSON text, and so does the wanted value (`{"room": 5}` and `{"room": "5"}` both match a stored
  *   5 or "5"). Done in SQL (`json_type`, `->`, `->>` on the JSON path `$."<key>"`), so it pages and counts.
@@ -63,7 +63,7 @@ import type { Deps } from '../../deps';
 import { badRequest, invalid } from '../../http/errors';
 import { instantOfBody } from '../../http/instant';
 import { type ListResult, type Page, pageOf } from '../../http/lists';
-import { NOT_USED, type ObjectRow, objectDto } from './mapper';
+import { NOT_USED, type ObjectRow, objectDto, SERVER_METADATA_KEYS } from './mapper';
 import type { ObjectDto } from './model';
 import { requireBucket, usageOf } from './service';
 
@@ -100,9 +100,6 @@ export interface SearchQuery {
 
 /** Rows read per statement while a CSV streams. */
 export const CSV_PAGE = 1000;
-
-/** Keys the server fills from the content; they win over the user's keys of the same name (mapper.ts). */
-const SERVER_KEYS = new Set(['type', 'subtype', 'extension', 'duration', 'mediaInfo']);
 
 /** The `csv` query flag: present (`?csv`), `true` or `1` → CSV; `false` or `0` → JSON. */
 export function csvFlag(raw: string | undefined): boolean {
@@ -168,7 +165,7 @@ function metadataCondition(key: string, wanted: unknown): SQL {
   const path = `$.${JSON.stringify(key)}`;
   const text = typeof wanted === 'string' ? wanted : JSON.stringify(wanted);
   const user = jsonText(sql`${objects.metadata}`, path);
-  const value = SERVER_KEYS.has(key) ? sql`coalesce(${jsonText(sql`${objects.media}`, path)}, ${user})` : user;
+  const value = SERVER_METADATA_KEYS.has(key) ? jsonText(sql`${objects.media}`, path) : user;
   return sql`(${value}) = ${text}`;
 }
 

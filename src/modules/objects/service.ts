@@ -21,7 +21,7 @@ import { getSettingGroup } from '../../core/settings';
 import { prepared } from '../../db/prepared';
 import { objects, objectTags } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { AppError, conflict, invalid, notFound } from '../../http/errors';
+import { AppError, badQuery, conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, mergeMetadata, numericId, tagsOf } from '../../http/fields';
 import { fieldConditions, type ListResult, metadataMatches, type Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
@@ -37,7 +37,7 @@ import {
   retireFile,
 } from './files';
 import { objectLinks } from './links';
-import { bucketDto, metadataOf, NOT_USED, type ObjectRow, objectDto, type UsedBy } from './mapper';
+import { bucketDto, metadataOf, NOT_USED, type ObjectRow, objectDto, type UsedBy, userMetadata } from './mapper';
 import {
   type BucketDto,
   NAME_RULE,
@@ -167,7 +167,8 @@ function statusesOf(raw: string | undefined): Status[] {
   if (raw === undefined || raw.trim() === '') return ['created', 'uploaded'];
   const list = raw.split(',').map((s) => s.trim());
   for (const s of list) {
-    if (!(STATUSES as readonly string[]).includes(s)) throw invalid('/status', 'must be created, uploaded or deleted');
+    if (!(STATUSES as readonly string[]).includes(s))
+      throw badQuery('/status', 'must be one of: created, uploaded, deleted');
   }
   return list as Status[];
 }
@@ -295,9 +296,26 @@ export function requireObjectName(name: string): string {
   return name;
 }
 
+/**
+ * `bucket` and its alias `bucketName` in a create's body (§12: W1, "an existing bucket") must agree with
+ * the bucket the path names, or be left out: a client that names another bucket (a read-only one, one
+ * that does not exist, or another spelling) meant something this request would not do, and the
+ * record is not quietly made in the path's bucket instead (400 at the field). The path's own bucket
+ * (what a record of that bucket reads back) is taken.
+ */
+function requireBodyBucket(bucket: Bucket, body: ObjectCreate): void {
+  for (const field of ['bucket', 'bucketName'] as const) {
+    const named = body[field];
+    if (named !== undefined && named !== bucket) {
+      throw invalid(`/${field}`, `must be the bucket the path names (${bucket}), or left out`);
+    }
+  }
+}
+
 /** `POST /objects/{bucket}`: the record, without content (`created`). */
 export function createObject(deps: Deps, principal: Principal, bucket: string, body: ObjectCreate): ObjectRow {
   const b = requireWritableBucket(bucket);
+  requireBodyBucket(b, body);
   requireObjectName(body.name);
   if (objectRowByName(deps, b, body.name)) throw conflict(`an object named ${body.name} exists in ${b}`);
   const displayName = body.displayName == null ? body.name : cleanName(body.displayName);
@@ -315,7 +333,7 @@ export function createObject(deps: Deps, principal: Principal, bucket: string, b
         tags,
         status: 'created',
         expectedSha256: body.sha256?.toLowerCase() ?? null,
-        metadata: mergeMetadata({}, body.metadata ?? {}),
+        metadata: mergeMetadata({}, userMetadata(body.metadata ?? {})),
         searchText: searchTextOf({ name: body.name, displayName, description, tags }),
         createdAt: now,
         updatedAt: now,
@@ -348,7 +366,10 @@ export function updateObject(deps: Deps, principal: Principal, id: string, body:
           : cleanName(body.displayName),
     description: body.description ?? row.description,
     tags: body.tags === undefined ? row.tags : tagsOf(body.tags, '/tags'),
-    metadata: body.metadata === undefined ? row.metadata : mergeMetadata(row.metadata, body.metadata),
+    metadata:
+      body.metadata === undefined
+        ? row.metadata
+        : mergeMetadata(userMetadata(row.metadata), userMetadata(body.metadata)),
   };
   const changed = (Object.keys(WIRE) as (keyof typeof WIRE)[]).filter(
     (k) => JSON.stringify(next[k]) !== JSON.stringify(row[k]),

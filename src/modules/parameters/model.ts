@@ -2,7 +2,7 @@ import { t } from 'elysia';
 import { PARAMETER_TYPES } from '../../db/schema';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalRef, SubsystemNameFields } from '../../http/fields';
-import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
+import { enumFilter, type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 /** Longest value text (values travel as strings). */
 export const MAX_VALUE_LENGTH = 65536;
@@ -81,7 +81,7 @@ export const ParameterModel = {
     subsystemId: t.Optional(t.String()),
     externalRef: t.Optional(t.String()),
     playableId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be an integer' })),
-    type: t.Optional(t.String()),
+    type: enumFilter(PARAMETER_TYPES),
     ...fieldFilterQuery(PARAMETER_FIELD_FILTERS),
     fuzzy: t.Optional(t.String()),
   }),

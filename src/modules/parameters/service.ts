@@ -1,7 +1,7 @@
 /** Parameters (§6), the read side and the look-ups the writes and presets share. */
 import { and, asc, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import { audit } from '../../core/platform-log';
-import type { Principal } from '../../core/principal';
+import { type Principal, systemPrincipal } from '../../core/principal';
 import { parameters, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
@@ -153,4 +153,32 @@ export function announce(
     },
     changed,
   );
+}
+
+/**
+ * A template registered again (§15 rule 2) takes back the parameters its composition names (`ids`,
+ * the composition's entries): those of its subsystem whose `playableId` the template's delete
+ * cleared (the foreign key sets it null) name the new template again, so the composition's
+ * parameters stay "of the template" (§15 `parameters`) and its next save takes them. A parameter
+ * that names another playable meanwhile (its integration registered it again) is left alone. A
+ * platform change: `parameter.updated` (`changed: ["playableId"]`), no audit entry.
+ */
+export function relinkParameters(deps: Deps, ids: readonly number[], subsystemId: number, templateId: number): void {
+  const now = deps.clock.now();
+  const cleared = parameterRows(deps, ids)
+    .filter((row) => row.subsystemId === subsystemId && row.playableId === null)
+    .sort((a, b) => a.id - b.id);
+  for (const row of cleared) {
+    deps.db.update(parameters).set({ playableId: templateId, updatedAt: now }).where(eq(parameters.id, row.id)).run();
+    const subsystemExternalId =
+      deps.db.select({ externalId: subsystems.externalId }).from(subsystems).where(eq(subsystems.id, subsystemId)).get()
+        ?.externalId ?? '';
+    announce(
+      deps,
+      systemPrincipal(),
+      'updated',
+      { _id: row.id, externalRef: row.externalRef, subsystemId, subsystemExternalId },
+      ['playableId'],
+    );
+  }
 }

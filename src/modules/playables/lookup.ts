@@ -11,6 +11,7 @@ import { findSubsystem } from '../../core/subsystems';
 import { playables, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
+import { objectLinks } from '../objects/links';
 import { localOrigin, namedObjects } from '../objects/media-playable';
 import { upcomingPlayableIds } from '../schedule/snapshot/usage';
 import { copyStatusRows } from './copy-summary';
@@ -109,4 +110,16 @@ export function findInstantPlayable(
 ): InstantPlayable | undefined {
   const dto = findPlayable(deps, id, origin);
   return dto ? toInstantPlayable(dto) : undefined;
+}
+
+/**
+ * An instant playable already built (a queued message's payload) with its objects' links made again
+ * for `origin`: the absolute, signed `get` of each of `objectsDetails` points where its reader
+ * reaches the daemon, signed from now. The rest is kept as it was built.
+ */
+export function instantPlayableOn(deps: Deps, playable: InstantPlayable, origin: string): InstantPlayable {
+  return {
+    ...playable,
+    objectsDetails: playable.objectsDetails.map((d) => ({ ...d, _links: objectLinks(deps, origin, d._id) })),
+  };
 }

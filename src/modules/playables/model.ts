@@ -60,7 +60,7 @@ export const PLAYABLE_FIELD_FILTERS = {
   description: 'string',
   command: 'string',
   duration: 'integer',
-  durationType: 'string',
+  durationType: DURATION_TYPES,
   thumbId: 'integer',
   availableInSubsystem: 'boolean',
   isCached: 'boolean',

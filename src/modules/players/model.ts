@@ -1,8 +1,9 @@
 import { t } from 'elysia';
 import { ExternalId } from '../../http/fields';
-import { fieldFilterQuery, PageQuery } from '../../http/lists';
+import { enumFilter, fieldFilterQuery, PageQuery } from '../../http/lists';
 import { InstantPlayableModel } from '../playables/model';
 import { SUBSYSTEM_FIELD_FILTERS, SubsystemModel } from '../subsystems/model';
+import { HEALTH_STATUSES } from '../subsystems/state';
 
 export const MEDIA_TYPES = ['none', 'single', 'playlist'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -64,7 +65,7 @@ export const PlayerModel = {
     ...PageQuery,
     container: t.Optional(t.String()),
     type: t.Optional(t.String()),
-    status: t.Optional(t.String()),
+    status: enumFilter(HEALTH_STATUSES),
     zoneId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be a zone _id' })),
     externalId: t.Optional(t.String()),
     /** The subsystem's filters, on a player's subsystem fields (subsystems/model.ts), and `metadata[key]=v`. */

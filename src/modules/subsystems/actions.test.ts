@@ -241,6 +241,50 @@ describe('forcePlay and previewPlay of a cms-media object (objectId)', () => {
   });
 });
 
+describe('object links in a play message: built for the host of whoever reads it', () => {
+  it("the heartbeat gets them on the host the player used, not the operator's; the actions list on its reader's", async () => {
+    const t = setup({ start: T0 });
+    await t.create({ externalId: 'screen', directMediaPlayback: true });
+    const clip = await uploadedObject(t, 'clip.mp4', mp4());
+    const media = await t.call('POST', '/playables', {
+      as: 'admin',
+      body: { subsystemExternalId: 'screen', externalRef: 'clip', type: 'media', objects: [clip._id] },
+    });
+    // An operator's browser reaches the appliance as pms.example (a tunnel, a DNS name the player lacks).
+    const operator = { as: 'admin' as const, host: 'pms.example' };
+    for (const body of [
+      { type: 'forcePlay', objectId: clip._id },
+      { type: 'previewPlay', playableId: media.body._id },
+    ]) {
+      expect((await t.call('PUT', '/subsystems/screen/action', { ...operator, body })).status).toBe(202);
+    }
+    expect((await t.call('POST', `/playables/${media.body._id}/play`, { ...operator, body: {} })).status).toBe(202);
+    const list = await t.call('GET', '/subsystems/screen/actions', { as: 'admin', host: 'desk.local:8080' });
+    for (const m of list.body) {
+      expect(m.payload.playable.objectsDetails[0]._links.get).toStartWith(
+        `http://desk.local:8080/api/v1/objects/${clip._id}/content?`,
+      );
+    }
+    t.clock.advance(1000);
+    for (let i = 0; i < 3; i += 1) {
+      const beat = await t.call('PUT', '/subsystems/screen/heartbeat', { from: '127.0.0.1', host: '10.0.0.5' });
+      const [message] = beat.body.messages;
+      const details = message.payload.playable.objectsDetails;
+      expect(details).toHaveLength(1);
+      expect(details[0]._links).toMatchObject({
+        self: `/api/v1/objects/${clip._id}`,
+        object: `/api/v1/objects/${clip._id}/content`,
+      });
+      const get = new URL(details[0]._links.get);
+      expect(get.origin).toBe('http://10.0.0.5');
+      // Signed at delivery: 24 h from now, and it downloads without a credential.
+      expect(Number(get.searchParams.get('expires'))).toBe(Math.floor((Date.parse(T0) + 1000 + 24 * 3600_000) / 1000));
+      const download = await t.call('GET', `${get.pathname}${get.search}`, { host: '10.0.0.5' });
+      expect(download.status).toBe(200);
+    }
+  });
+});
+
 describe('GET /subsystems/:id/actions', () => {
   it('lists the last 24 h, newest first, with state and delivery time', async () => {
     const t = setup();

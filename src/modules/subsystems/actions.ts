@@ -21,10 +21,14 @@
  *   as §3's action errors say ("409 object not uploaded").
  * - Media (an object, or a playable of type `media`) to a subsystem without `directMediaPlayback`
  *   → 409: it would not fetch the content.
- * - The payload's object links (`objectsDetails[]._links.get`) are built for the origin of the
- *   request that queued the message (the route passes it); without one, for the daemon's loopback
- *   address (`localOrigin`). The payload is fixed when queued, as every message is: a heartbeat
- *   delivers it as it was (its signed links last 24 h, longer than a message waits).
+ * - The payload's object links (`objectsDetails[]._links.get`, absolute and signed, §12) are built
+ *   for whoever reads the message, when it reads it: the heartbeat that collects it gets them on the
+ *   origin that heartbeat was sent to (its Host: the address the player itself knows the appliance
+ *   by), signed from delivery; the actions list on its own request's origin. The host of the request
+ *   that queued it (an operator's browser, through a tunnel or a name the player cannot resolve) is
+ *   never handed to the device. When queued they are built on that request's origin (or, without
+ *   one, the daemon's loopback address, `localOrigin`) and stored so; the rest of the payload is
+ *   delivered as it was queued. A heartbeat with nothing waiting does no part of this.
  */
 import { and, asc, desc, eq, gte, inArray, lt, lte, ne, sql } from 'drizzle-orm';
 import { writeAuditLog } from '../../core/platform-log';
@@ -35,10 +39,11 @@ import { prepared } from '../../db/prepared';
 import { subsystemMessages, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { type AppError, conflict, invalid } from '../../http/errors';
+import { originOf } from '../../http/links';
 import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { instantPlayableOfObject, localOrigin, mediaObject } from '../objects/media-playable';
-import { findPlayable, toInstantPlayable } from '../playables/lookup';
+import { findPlayable, instantPlayableOn, toInstantPlayable } from '../playables/lookup';
 import type { InstantPlayable, PlayableDto } from '../playables/model';
 import { findZoneRow } from '../schedule/zones/service';
 import { liveHealth } from './health';
@@ -199,13 +204,21 @@ export function queueMessage(deps: Deps, subsystemId: number, input: QueueInput)
   });
 }
 
+/** A stored message with its payload's object links made for `origin` (decisions above); others as stored. */
+function forReader(deps: Deps, row: MessageRow, origin: string): MessageRow {
+  const playable = row.payload.playable as InstantPlayable | undefined;
+  if (!Array.isArray(playable?.objectsDetails) || playable.objectsDetails.length === 0) return row;
+  return { ...row, payload: { ...row.payload, playable: instantPlayableOn(deps, playable, origin) } };
+}
+
 /**
  * The heartbeat's part (rule 1): the oldest queued, unexpired message, marked delivered so it is
  * sent once (a field driver reads only `message[0]`); overdue ones before it are marked expired and
  * skipped; the ones behind it start counting their time to live from now, one after the other.
- * Writes only when something waits.
+ * Writes only when something waits. `request`: the heartbeat's, whose origin the delivered message's
+ * object links are built for (read only when a message is delivered).
  */
-export function collectMessages(deps: Deps, subsystem: SubsystemRow): DeliveredMessageDto[] {
+export function collectMessages(deps: Deps, subsystem: SubsystemRow, request: Request): DeliveredMessageDto[] {
   const candidates = mayWait(deps);
   if (!candidates.has(subsystem.id)) return [];
   const waiting = waitingOf(deps, subsystem.id);
@@ -233,7 +246,7 @@ export function collectMessages(deps: Deps, subsystem: SubsystemRow): DeliveredM
     // Nothing waits any more; a rollback keeps the id.
     if (behind.length === 0) unit.afterCommit(() => candidates.delete(subsystem.id));
   });
-  return due ? [toDeliveredMessage(due)] : [];
+  return due ? [toDeliveredMessage(forReader(deps, due, originOf(request)))] : [];
 }
 
 /** Marks every overdue queued message expired (`subsystem.action.expired`); run every second by the jobs (prepared once). */
@@ -269,8 +282,17 @@ export function pruneMessages(deps: Deps): void {
     .run();
 }
 
-/** `GET /subsystems/{id}/actions`: messages of the last 24 h, at most 100, newest first, filtered, paged. */
-export function listActions(deps: Deps, id: string, query: object, page: Page): ListResult<ActionMessageDto> {
+/**
+ * `GET /subsystems/{id}/actions`: messages of the last 24 h, at most 100, newest first, filtered, paged;
+ * their object links on `origin`, the reading request's.
+ */
+export function listActions(
+  deps: Deps,
+  id: string,
+  query: object,
+  page: Page,
+  origin: string,
+): ListResult<ActionMessageDto> {
   const subsystem = requireSubsystem(deps, id);
   const now = deps.clock.now();
   const rows = deps.db
@@ -282,7 +304,7 @@ export function listActions(deps: Deps, id: string, query: object, page: Page): 
     .all();
   return paginate(
     whereFields(
-      rows.map((m) => toActionMessage(m, now)),
+      rows.map((m) => toActionMessage(forReader(deps, m, origin), now)),
       query,
       ACTION_FIELD_FILTERS,
     ),

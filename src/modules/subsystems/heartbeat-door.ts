@@ -36,7 +36,7 @@ export function heartbeatDoor(deps: Deps, answers: ErrorAnswers): Door {
     limitHeartbeat(deps, request, segment);
     const principal = authorize(deps, request, RULE);
     await discardBody(request);
-    const answer = await heartbeat(deps, principal, id, deps.remoteAddress(request));
+    const answer = await heartbeat(deps, principal, id, deps.remoteAddress(request), request);
     return new Response(JSON.stringify(answer), {
       headers: { 'content-type': 'application/json;charset=utf-8', 'x-request-id': requestMeta(request).id },
     });

@@ -63,13 +63,15 @@ function storeIpAddress(deps: Deps, id: number, address: string): void {
 /**
  * A heartbeat: contact, then every queued message, oldest first, each sent once. It answers from
  * memory unless something must be stored (a status change, the throttled last contact, the first
- * address, delivered messages); then it answers after that is committed.
+ * address, delivered messages); then it answers after that is committed. `request` is the heartbeat
+ * itself: a delivered message's object links are built on the origin it was sent to (actions.ts).
  */
 export function heartbeat(
   deps: Deps,
   principal: Principal,
   id: string,
   remoteAddress: string | null,
+  request: Request,
 ): HeartbeatAnswer | Promise<HeartbeatAnswer> {
   const started = performance.now();
   const row = requireSubsystem(deps, id);
@@ -79,7 +81,7 @@ export function heartbeat(
   const contact = recordContact(deps, row.id, { heartbeat: true, remoteAddress: address });
   const filled = fillIpAddress(deps, row, address);
   const answer = (): HeartbeatAnswer => {
-    const messages = collectMessages(deps, row);
+    const messages = collectMessages(deps, row, request);
     return { message: messages, messages, queryTime: Math.round(performance.now() - started) };
   };
   if (contact === null && filled === null) return answer();

@@ -1,7 +1,8 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName, ExternalId, Metadata } from '../../http/fields';
-import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
+import { enumFilter, type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
+import { HEALTH_STATUSES } from './state';
 
 const Time = t.Union([t.String({ format: 'date-time' }), t.Null()]);
 
@@ -49,7 +50,7 @@ const SubsystemDtoModel = t.Object({
 export const SUBSYSTEM_FIELD_FILTERS = {
   displayName: 'string',
   description: 'string',
-  kind: 'string',
+  kind: ['subsystem', 'player'],
   healthEnabled: 'boolean',
   healthGracePeriod: 'integer',
   directMediaPlayback: 'boolean',
@@ -80,7 +81,7 @@ export const SubsystemModel = {
   listQuery: t.Object({
     ...PageQuery,
     type: t.Optional(t.String()),
-    status: t.Optional(t.String()),
+    status: enumFilter(HEALTH_STATUSES),
     externalId: t.Optional(t.String()),
     ...fieldFilterQuery(SUBSYSTEM_FIELD_FILTERS),
     fuzzy: t.Optional(t.String()),
@@ -116,11 +117,11 @@ const DeliveredMessage = t.Object(MessageFields);
  */
 export const ACTION_FIELD_FILTERS = {
   uuid: 'string',
-  type: 'string',
+  type: [...ACTION_TYPES, 'setParameters'],
   zone: 'string',
   zoneId: 'integer',
-  playType: 'string',
-  state: 'string',
+  playType: ['once', 'infinite'],
+  state: ['queued', 'delivered', 'expired'],
 } as const satisfies FieldKinds;
 
 export const ActionModel = {

@@ -39,7 +39,7 @@ export function subsystemsRoutes(deps: Deps) {
       '/:id/heartbeat',
       ({ principal, params, request }) => {
         requestMeta(request).quiet = true;
-        return heartbeat(deps, principal, params.id, deps.remoteAddress(request));
+        return heartbeat(deps, principal, params.id, deps.remoteAddress(request), request);
       },
       {
         auth: { permission: 'subsystems:write', integration: true, body: 'ignore' },
@@ -66,7 +66,7 @@ export function subsystemsRoutes(deps: Deps) {
       '/:id/actions',
       (ctx) => {
         const page = pageOf(ctx.query);
-        return sendList(ctx, listActions(deps, ctx.params.id, ctx.query, page), page);
+        return sendList(ctx, listActions(deps, ctx.params.id, ctx.query, page, originOf(ctx.request)), page);
       },
       {
         auth: 'subsystems:read',

@@ -4,7 +4,9 @@
  * Data only; health.ts is the state machine acting on the first, actions.ts keeps the second.
  */
 
-export type HealthStatus = 'unknown' | 'online' | 'offline' | 'disabled';
+/** The states of §3's health state machine, as `status` reads. */
+export const HEALTH_STATUSES = ['unknown', 'online', 'offline', 'disabled'] as const;
+export type HealthStatus = (typeof HEALTH_STATUSES)[number];
 
 /** One subsystem's live health. */
 export interface HealthEntry {

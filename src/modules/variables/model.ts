@@ -110,7 +110,7 @@ const Bool = t.Optional(t.Union([t.Literal('true'), t.Literal('false')]));
 export const VARIABLE_FIELD_FILTERS = {
   userDefinedDisplayName: 'boolean',
   description: 'string',
-  type: 'string',
+  type: VARIABLE_TYPES,
   lastValue: 'string',
   unit: 'string',
   log: 'boolean',

@@ -20,7 +20,7 @@ export const WEBHOOK_FIELD_FILTERS = {
   active: 'boolean',
   timeoutSeconds: 'integer',
   allowPrivateNetwork: 'boolean',
-  state: 'string',
+  state: ['active', 'failing', 'disabled'],
   disabledReason: 'string',
   consecutiveFailures: 'integer',
 } as const satisfies FieldKinds;
