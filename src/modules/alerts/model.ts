@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
 import { Description, DisplayName } from '../../http/fields';
-import { Instant, QueryInstant } from '../../http/instant';
+import { QueryInstant } from '../../http/instant';
 import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 const Time = t.String({ format: 'date-time' });

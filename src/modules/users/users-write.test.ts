@@ -237,7 +237,11 @@ describe('users audit', () => {
         value: `user ${id} (ria) created: username, displayName, email, roleIds, enabled, controlpanels, templateId, preferences`,
         createdBy: 'test admin',
       },
-      { key: 'user.updated', value: `user ${id} (ria) updated: displayName, passwordChangedAt`, createdBy: 'test admin' },
+      {
+        key: 'user.updated',
+        value: `user ${id} (ria) updated: displayName, passwordChangedAt`,
+        createdBy: 'test admin',
+      },
       { key: 'user.updated', value: `user ${id} (ria) updated: passwordChangedAt`, createdBy: 'test admin' },
       { key: 'user.updated', value: `user ${id} (ria) updated: controlpanels`, createdBy: 'test admin' },
       { key: 'user.deleted', value: `user ${id} (ria) deleted`, createdBy: 'test admin' },
