@@ -8,6 +8,7 @@ import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
 import { type ListResult, type Page, paginate, whereFields } from '../../../http/lists';
 import { MAX_BLOCK_DEPTH } from '../engine/expand';
+import { keptPair } from '../items/targets';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
 import type { BlockRow, LoadedSchedule } from '../snapshot/loaded';
@@ -93,6 +94,7 @@ const heldKey = (item: { type: StoredBlockItem['type']; typeId: number }) => `${
  * The §11.4 item rules against the block's `duration` (400 at `/items/<n>/…`), nesting and cycles.
  * A target the stored block already holds may be gone (deleted since; read back with an empty
  * name): keeping it is no new reference, so a block read and PUT back is accepted (C: Requests).
+ * An EVENT or PLAYABLE item keeps its target's pair, by which it re-links (items/targets.ts, rule 17).
  */
 function itemsOf(
   loaded: LoadedSchedule,
@@ -101,7 +103,7 @@ function itemsOf(
   list: NonNullable<BlockCreate['items']>,
   stored: readonly StoredBlockItem[] = [],
 ): StoredBlockItem[] {
-  const held = new Set(stored.map(heldKey));
+  const held = new Map(stored.map((item) => [heldKey(item), item]));
   const items = list.map((item, i): StoredBlockItem => {
     const at = `/items/${i}`;
     if (!exists(loaded, item) && !held.has(heldKey(item)))
@@ -116,7 +118,8 @@ function itemsOf(
     if (end !== null && end <= item.startTimeOffset)
       throw invalid(`${at}/endTimeOffset`, 'must be after startTimeOffset');
     if (end !== null && end > duration) throw invalid(`${at}/endTimeOffset`, "must be at most the block's duration");
-    return { type: item.type, typeId: item.typeId, startTimeOffset: item.startTimeOffset, endTimeOffset: end };
+    const pair = keptPair(loaded, item.type, item.typeId, held.get(heldKey(item)));
+    return { type: item.type, typeId: item.typeId, startTimeOffset: item.startTimeOffset, endTimeOffset: end, ...pair };
   });
   const depth = nestingDepth(loaded, selfId, items);
   if (depth === null) throw invalid('/items', 'would make the block contain itself');
