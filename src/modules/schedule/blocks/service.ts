@@ -8,6 +8,7 @@ import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
 import { type ListResult, type Page, paginate, whereFields } from '../../../http/lists';
 import { MAX_BLOCK_DEPTH } from '../engine/expand';
+import { releaseDetached } from '../items/orphans';
 import { keptPair } from '../items/targets';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
@@ -216,6 +217,7 @@ export function deleteBlock(deps: Deps, principal: Principal, id: string, force:
   const now = deps.clock.now();
   scheduleWrite(deps, () => {
     deps.db.delete(scheduledItems).where(placed).run();
+    releaseDetached(deps);
     for (const parent of parents) {
       const kept = parent.items.filter((x) => !(x.type === 'BLOCK' && x.typeId === row.id));
       deps.db.update(scheduleBlocks).set({ items: kept, updatedAt: now }).where(eq(scheduleBlocks.id, parent.id)).run();

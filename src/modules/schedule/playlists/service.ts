@@ -8,6 +8,7 @@ import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
 import { type ListResult, type Page, paginate, whereFields } from '../../../http/lists';
 import { clearDefaultStates, playersShowing } from '../../players/default-states';
+import { releaseDetached } from '../items/orphans';
 import { keptPair } from '../items/targets';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
@@ -190,6 +191,7 @@ export function deletePlaylist(deps: Deps, principal: Principal, id: string, for
       .delete(scheduledItems)
       .where(and(eq(scheduledItems.itemType, 'PLAYLIST'), eq(scheduledItems.itemId, row.id)))
       .run();
+    releaseDetached(deps);
     for (const block of blocks) {
       const kept = block.items.filter((x) => !(PLAYLIST_BLOCK_TYPES.has(x.type) && x.typeId === row.id));
       deps.db.update(scheduleBlocks).set({ items: kept, updatedAt: now }).where(eq(scheduleBlocks.id, block.id)).run();
