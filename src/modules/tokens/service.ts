@@ -66,9 +66,16 @@ function rowOf(deps: Deps, id: string): TokenRow {
   return row;
 }
 
-function checkSubsystems(deps: Deps, ids: readonly number[]): number[] {
+/**
+ * Each id names an existing subsystem, or one the token already holds: a subsystem deleted since
+ * stays in its list (it then acts for nothing there; ids are never reused), so a token read and
+ * PUT back is accepted (C: Requests), and dropping the id never turns a limited token into one
+ * that acts for every subsystem (`[]`).
+ */
+function checkSubsystems(deps: Deps, ids: readonly number[], held: readonly number[] = []): number[] {
   ids.forEach((id, i) => {
-    if (!findSubsystem(deps, id)) throw invalid(`/subsystemIds/${i}`, 'names a subsystem that does not exist');
+    if (!findSubsystem(deps, id) && !held.includes(id))
+      throw invalid(`/subsystemIds/${i}`, 'names a subsystem that does not exist');
   });
   return unique(ids);
 }
@@ -152,7 +159,8 @@ export function updateToken(deps: Deps, principal: Principal, id: string, body: 
     assertGrantableRole(deps, null, body.roleId, '/roleId');
     changes.roleId = body.roleId;
   }
-  if (body.subsystemIds !== undefined) changes.subsystemIds = checkSubsystems(deps, body.subsystemIds);
+  if (body.subsystemIds !== undefined)
+    changes.subsystemIds = checkSubsystems(deps, body.subsystemIds, row.subsystemIds);
   if (body.expiresAt !== undefined && !sameExpiry(body.expiresAt, row.expiresAt)) {
     changes.expiresAt = checkExpiry(deps, body.expiresAt);
   }
