@@ -15,13 +15,13 @@ import { asc, eq } from 'drizzle-orm';
 import { sameValue } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import { type Holdings, type Principal, requireCovers } from '../../core/principal';
-import { findSubsystem } from '../../core/subsystems';
+import { checkSubsystemIds } from '../../core/subsystems';
 import { randomSecret, sha256Hex } from '../../crypto';
 import { findRow, updateRow } from '../../db/prepared';
 import { tokens } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
-import { cleanName, numericId, unique } from '../../http/fields';
+import { cleanName, numericId } from '../../http/fields';
 import { instantOfBody } from '../../http/instant';
 import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { parseInstant } from '../../instant';
@@ -66,20 +66,6 @@ function rowOf(deps: Deps, id: string): TokenRow {
   return row;
 }
 
-/**
- * Each id names an existing subsystem, or one the token already holds: a subsystem deleted since
- * stays in its list (it then acts for nothing there; ids are never reused), so a token read and
- * PUT back is accepted (C: Requests), and dropping the id never turns a limited token into one
- * that acts for every subsystem (`[]`).
- */
-function checkSubsystems(deps: Deps, ids: readonly number[], held: readonly number[] = []): number[] {
-  ids.forEach((id, i) => {
-    if (!findSubsystem(deps, id) && !held.includes(id))
-      throw invalid(`/subsystemIds/${i}`, 'names a subsystem that does not exist');
-  });
-  return unique(ids);
-}
-
 /** What a token with this role and these subsystems holds, for `requireCovers`. */
 function holdingsOf(deps: Deps, roleId: number, subsystemIds: readonly number[]): Holdings {
   return { ...grantsOf(deps, [roleId]), subsystemIds };
@@ -120,7 +106,7 @@ export function getToken(deps: Deps, id: string): TokenDto {
 export function createToken(deps: Deps, principal: Principal, body: TokenCreate): TokenDto {
   const displayName = cleanName(body.displayName);
   assertGrantableRole(deps, null, body.roleId, '/roleId');
-  const subsystemIds = checkSubsystems(deps, body.subsystemIds ?? []);
+  const subsystemIds = checkSubsystemIds(deps, body.subsystemIds ?? []);
   const expiresAt = checkExpiry(deps, body.expiresAt);
   requireCovers(principal, holdingsOf(deps, body.roleId, subsystemIds), `token ${displayName}`);
   const secret = TOKEN_PREFIX + randomSecret();
@@ -160,7 +146,7 @@ export function updateToken(deps: Deps, principal: Principal, id: string, body: 
     changes.roleId = body.roleId;
   }
   if (body.subsystemIds !== undefined)
-    changes.subsystemIds = checkSubsystems(deps, body.subsystemIds, row.subsystemIds);
+    changes.subsystemIds = checkSubsystemIds(deps, body.subsystemIds, row.subsystemIds);
   if (body.expiresAt !== undefined && !sameExpiry(body.expiresAt, row.expiresAt)) {
     changes.expiresAt = checkExpiry(deps, body.expiresAt);
   }
