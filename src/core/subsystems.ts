@@ -8,7 +8,7 @@ import { findRow } from '../db/prepared';
 import { subsystems } from '../db/schema';
 import type { Deps } from '../deps';
 import { invalid, notFound } from '../http/errors';
-import { numericId } from '../http/fields';
+import { numericId, unique } from '../http/fields';
 import type { SubsystemRow } from './subsystem-rows';
 
 export type { SubsystemRow } from './subsystem-rows';
@@ -95,4 +95,19 @@ export function subsystemNamedBy(deps: Deps, names: SubsystemNames): SubsystemRo
     throw invalid('/subsystemExternalId', 'does not name the subsystem of subsystemId');
   }
   return row;
+}
+
+/**
+ * A `subsystemIds` list written to a record that limits itself to some subsystems (a token's, a
+ * webhook's): each id names an existing subsystem (400 at `/subsystemIds/<n>`), or one the record
+ * already holds. A subsystem deleted since stays in the list and matches nothing (ids are never
+ * reused), so the record read and PUT back is accepted (C: Requests) and never widens to `[]`
+ * (every subsystem) by losing its last id. Duplicates dropped.
+ */
+export function checkSubsystemIds(deps: Deps, ids: readonly number[], held: readonly number[] = []): number[] {
+  ids.forEach((id, i) => {
+    if (!findSubsystem(deps, id) && !held.includes(id))
+      throw invalid(`/subsystemIds/${i}`, 'names a subsystem that does not exist');
+  });
+  return unique(ids);
 }

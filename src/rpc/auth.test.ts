@@ -93,6 +93,83 @@ describe('rpc server: who may subscribe', () => {
     expect(t.deps.push.publish(['media-own'], 'm', {})).toEqual(['media-own']);
   });
 
+  it('a limited connection stops receiving an externalId once another subsystem holds it (renamed, or deleted and created again)', async () => {
+    const t = untrusted();
+    const own = await subsystem(t, 'media-own');
+    const other = await subsystem(t, 'media-other');
+    const c = await t.client();
+    c.call({ jsonrpc: '2.0', method: 'auth', params: [t.tokenWith(['schedule:read'], [own])], id: 1 });
+    expect(await c.next()).toEqual(ok(1, true));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-own'], id: 2 });
+    expect(await c.next()).toEqual(ok(2, true));
+    expect(t.deps.push.publish(['media-own'], 'm', {})).toEqual(['media-own']);
+    expect(await c.next()).toEqual({ jsonrpc: '2.0', method: 'm', params: {} });
+
+    const rename = (from: string, to: string) =>
+      t.call('PATCH', `/subsystems/${from}`, { as: 'admin', body: { externalId: to } });
+    expect((await rename('media-own', 'media-own-old')).status).toBe(200);
+    expect((await rename('media-other', 'media-own')).status).toBe(200);
+    expect(t.deps.push.publish(['media-own'], 'm', { of: other })).toEqual([]);
+    expect((await rename('media-own', 'media-other')).status).toBe(200);
+    expect((await rename('media-own-old', 'media-own')).status).toBe(200);
+    expect(t.deps.push.publish(['media-own'], 'm', { of: own })).toEqual(['media-own']);
+    expect(await c.next()).toEqual({ jsonrpc: '2.0', method: 'm', params: { of: own } });
+
+    expect((await t.call('DELETE', '/subsystems/media-own', { as: 'admin' })).status).toBe(204);
+    await subsystem(t, 'media-own');
+    expect(t.deps.push.publish(['media-own'], 'm', { again: true })).toEqual([]);
+    expect(c.waiting).toBe(0);
+  });
+
+  it('an expired token stops receiving at once; a narrowed or revoked one by the next sweep (every 5 s)', async () => {
+    const t = untrusted();
+    const own = await subsystem(t, 'media-own');
+    const token = await t.call('POST', '/tokens', {
+      as: 'admin',
+      body: {
+        displayName: 'driver',
+        roleId: 4,
+        subsystemIds: [own],
+        expiresAt: new Date(t.clock.now() + 3_600_000).toISOString(),
+      },
+    });
+    expect(token.status).toBe(201);
+    const c = await t.client();
+    c.call({ jsonrpc: '2.0', method: 'auth', params: [token.body.token], id: 1 });
+    expect(await c.next()).toEqual(ok(1, true));
+    c.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-own'], id: 2 });
+    expect(await c.next()).toEqual(ok(2, true));
+    const received = async (expected: string[]) => {
+      expect(t.deps.push.publish(['media-own'], 'm', {})).toEqual(expected);
+      if (expected.length > 0) expect(await c.next()).toEqual({ jsonrpc: '2.0', method: 'm', params: {} });
+    };
+    await received(['media-own']);
+    t.clock.advance(3_600_000);
+    await received([]);
+
+    const authWith = async (id: number, secret: string) => {
+      c.call({ jsonrpc: '2.0', method: 'auth', params: [secret], id });
+      expect(await c.next()).toEqual(ok(id, true));
+    };
+    const other = await subsystem(t, 'media-other');
+    const wide = (await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'd2', roleId: 4 } })).body;
+    await authWith(3, wide.token);
+    await received(['media-own']);
+    const narrow = await t.call('PATCH', `/tokens/${wide._id}`, { as: 'admin', body: { subsystemIds: [other] } });
+    expect(narrow.status).toBe(200);
+    t.server.sweepIdle();
+    await received([]);
+
+    const third = (await t.call('POST', '/tokens', { as: 'admin', body: { displayName: 'd3', roleId: 4 } })).body;
+    await authWith(4, third.token);
+    await received(['media-own']);
+    expect((await t.call('DELETE', `/tokens/${third._id}`, { as: 'admin' })).status).toBe(204);
+    await received(['media-own']);
+    t.server.sweepIdle();
+    await received([]);
+    expect(c.waiting).toBe(0);
+  });
+
   it("lets a container's token subscribe to its players, not to another container's (§13)", async () => {
     const t = untrusted();
     const wall = (

@@ -8,6 +8,12 @@ import type { Logger } from '../log';
 export interface PushConnection {
   /** Writes one JSON-RPC message line; returns false when the connection could not take it. */
   send(line: string): boolean;
+  /**
+   * Whether a notification for this subscribed target may reach the connection now. A subscription
+   * names an externalId, and what holds that externalId can change after it was checked (renamed,
+   * deleted and created again); the credential can lapse or be narrowed. Absent: always.
+   */
+  mayReceive?(target: string): boolean;
 }
 
 /** One field driver drops lines of 1 000 bytes or more (C: Realtime): every server line stays below. */
@@ -78,7 +84,8 @@ export class PushHub implements PushChannel {
     let line: string | null = null;
     const delivered = new Set<string>();
     for (const [connection, subscribed] of this.subscriptions) {
-      const hits = targets.filter((t) => subscribed.has(t));
+      let hits = targets.filter((t) => subscribed.has(t));
+      if (hits.length > 0 && connection.mayReceive) hits = hits.filter((t) => connection.mayReceive?.(t));
       if (hits.length === 0) continue;
       line ??= pushLine(method, params, this.onOversize);
       if (connection.send(line)) for (const t of hits) delivered.add(t);

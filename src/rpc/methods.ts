@@ -4,6 +4,14 @@
  * as the integration role without a credential; any other must `auth` first with an API token or a
  * session. Subscribing needs `schedule:read` (what the notifications carry) or the integration role,
  * and a credential limited to some subsystems subscribes only to their externalIds.
+ *
+ * A connection that authenticated is judged again when something is delivered (`mayReceive`): a
+ * subscription names an externalId, and another subsystem may hold it later (renamed, or deleted and
+ * created again), so a limited credential receives only what is delivered to a subsystem it acts for
+ * at that moment; an expired credential receives nothing (unless the address is trusted). The secret
+ * is read again by the idle sweep (`recheckCredential`, every 5 s), so a revoked token, a role
+ * change or narrowed `subsystemIds` reach delivery as on the WebSocket. Connections that never sent
+ * `auth` (field drivers on a trusted network) are not judged again: nothing changes for them.
  */
 
 import { actsFor, can, type Principal } from '../core/principal';
@@ -22,6 +30,8 @@ export interface RpcSession {
   address: string | null;
   /** Set by a successful `auth`; a trusted connection without one acts as the integration role. */
   principal: Principal | null;
+  /** The secret of the last successful `auth`, read again by `recheckCredential`; null before any. */
+  secret: string | null;
   connection: PushConnection;
 }
 
@@ -81,7 +91,24 @@ function authenticateWith(deps: Deps, session: RpcSession, params: unknown): tru
   const principal = deps.identity.fromSecret(deps, secret, () => session.address);
   if (!principal) throw new RpcError('badCredential');
   session.principal = principal;
+  session.secret = secret;
   return true;
+}
+
+/** Whether a notification for `target` may reach this connection now (the hub's `mayReceive`). */
+export function mayReceive(deps: Deps, session: RpcSession, target: string): boolean {
+  if (session.secret === null) return true;
+  const principal = currentPrincipal(deps, session);
+  if (!principal) return false;
+  if (principal.subsystemIds.length === 0) return true;
+  const subsystem = findSubsystem(deps, target);
+  return subsystem !== undefined && actsFor(principal, subsystem.id);
+}
+
+/** Reads the connection's secret again: a revoked token or a changed role or `subsystemIds` applies. */
+export function recheckCredential(deps: Deps, session: RpcSession): void {
+  if (session.secret === null) return;
+  session.principal = deps.identity.fromSecret(deps, session.secret, () => session.address);
 }
 
 function run(deps: Deps, session: RpcSession, method: string, params: unknown): unknown {

@@ -7,7 +7,7 @@
 import type { Socket, TCPSocketListener } from 'bun';
 import type { Deps } from '../deps';
 import type { PushConnection } from './hub';
-import { handleLine, type RpcSession } from './methods';
+import { handleLine, mayReceive, type RpcSession, recheckCredential } from './methods';
 import { errorLine, LineReader, MAX_LINE_BYTES, TOO_LONG } from './protocol';
 
 export const IDLE_CLOSE_MS = 5 * 60 * 1000;
@@ -26,7 +26,7 @@ interface SocketState {
 export interface RpcServer {
   hostname: string;
   port: number;
-  /** Closes connections silent for IDLE_CLOSE_MS; returns how many. */
+  /** Closes connections silent for IDLE_CLOSE_MS; returns how many. Also reads each authenticated connection's credential again. */
   sweepIdle(): number;
   readonly connectionCount: number;
   /** Closes every connection and stops listening. */
@@ -110,9 +110,12 @@ export function startRpcServer(deps: Deps, options: RpcServerOptions = {}): RpcS
     port: options.port ?? deps.config.rpcPort,
     socket: {
       open(socket) {
-        const connection: PushConnection = { send: (line) => send(socket, line) };
+        const connection: PushConnection = {
+          send: (line) => send(socket, line),
+          mayReceive: (target) => mayReceive(deps, socket.data.session, target),
+        };
         socket.data = {
-          session: { address: socket.remoteAddress || null, principal: null, connection },
+          session: { address: socket.remoteAddress || null, principal: null, secret: null, connection },
           reader: new LineReader(),
           lastActivity: deps.clock.monotonic(),
           outbox: [],
@@ -141,6 +144,7 @@ export function startRpcServer(deps: Deps, options: RpcServerOptions = {}): RpcS
       const now = deps.clock.monotonic();
       const idle = [...sockets].filter((s) => now - s.data.lastActivity >= IDLE_CLOSE_MS);
       for (const socket of idle) close(socket);
+      for (const socket of sockets) recheckCredential(deps, socket.data.session);
       if (idle.length > 0) deps.log.info({ closed: idle.length }, 'idle rpc connections closed');
       return idle.length;
     },

@@ -6,6 +6,9 @@ export interface StoredBlockItem {
   typeId: number;
   startTimeOffset: number | null;
   endTimeOffset: number | null;
+  /** EVENT and PLAYABLE: the target's pair when written (§11.6 rule 17), as playlist entries keep it. */
+  subsystemExternalId?: string;
+  externalRef?: string;
 }
 
 /** Blocks (§11.4): a reusable timed sequence placed as one scheduled item. */

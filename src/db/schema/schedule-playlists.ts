@@ -5,6 +5,9 @@ export interface StoredPlaylistEntry {
   itemType: 'PLAYABLE' | 'EVENT';
   itemId: number;
   durationMs: number | null;
+  /** The target's pair when written (§11.6 rule 17): the entry re-links when the pair appears again. Absent in rows of older builds. */
+  subsystemExternalId?: string;
+  externalRef?: string;
 }
 
 /** Playlists (§11.3): entries played in order, looping until the occurrence ends by default. */

@@ -5,6 +5,8 @@ describe('POST /events/:id/trigger', () => {
   it('sends schedule.item.start to subscribers, sets lastTriggeredAt and emits event.triggered', async () => {
     const t = await setup();
     const made = await t.create({ subsystemExternalId: 'media-1', externalRef: 'intro', command: 'PLAY intro' });
+    for (const displayName of ['Lobby', 'Hall'])
+      expect((await t.call('POST', '/zones', { as: 'admin', body: { displayName } })).status).toBe(201);
     const subscribed = t.connect(['media-1']);
     const elsewhere = t.connect(['dmx']);
     t.clock.advance(2500);
@@ -41,7 +43,12 @@ describe('POST /events/:id/trigger', () => {
       },
     ]);
     expect(t.logEntries('system')).toEqual([]);
-    expect(t.logEntries('audit').map((l) => l.key)).toEqual(['event.created', 'event.triggered']);
+    expect(t.logEntries('audit').map((l) => l.key)).toEqual([
+      'event.created',
+      'zone.created',
+      'zone.created',
+      'event.triggered',
+    ]);
   });
 
   it('zone 1 by default, with an empty body', async () => {
@@ -96,6 +103,19 @@ describe('POST /events/:id/trigger', () => {
     const bad = await t.call('POST', `/events/${made.body._id}/trigger`, { as: 'admin', body: { zoneId: 0 } });
     expect(bad.status).toBe(400);
     expect(bad.body.detail).toEqual([{ path: '/zoneId', message: 'must be an integer of at least 1' }]);
+  });
+
+  it('refuses a zoneId naming no zone with 400, sending and recording nothing', async () => {
+    const t = await setup();
+    const made = await t.create({ subsystemExternalId: 'dmx', externalRef: 'go' });
+    const lines = t.connect(['dmx']);
+    const res = await t.call('POST', `/events/${made.body._id}/trigger`, { as: 'operator', body: { zoneId: 999 } });
+    expect(res.body).toEqual(
+      errorBody(res, 400, 'validation', 'zoneId names no zone', [{ path: '/zoneId', message: 'names no zone' }]),
+    );
+    expect(lines).toEqual([]);
+    expect((await t.call('GET', `/events/${made.body._id}`, { as: 'admin' })).body.lastTriggeredAt).toBeNull();
+    expect(t.events.filter((e) => e.type === 'event.triggered')).toEqual([]);
   });
 
   it('integrations (tokens and trusted networks) may not trigger', async () => {

@@ -1,6 +1,8 @@
 /**
  * Firing an event by hand (§5 `POST /events/{id}/trigger`, rule 1): `schedule.item.start` to every
- * push connection subscribed to the subsystem, with start = end = now and no end message.
+ * push connection subscribed to the subsystem, with start = end = now and no end message. A
+ * `zoneId` naming no zone is 400 at `/zoneId` before anything is sent or stamped, as for instant
+ * play and actions (decision: §5 is silent; a driver must never be told of a zone that does not exist).
  */
 import { eq } from 'drizzle-orm';
 import { iso } from '../../clock';
@@ -8,9 +10,10 @@ import { writeAuditLog, writePlatformLog } from '../../core/platform-log';
 import { type Principal, requireOwnWrite } from '../../core/principal';
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { conflict } from '../../http/errors';
+import { conflict, invalid } from '../../http/errors';
 import { emit, transact } from '../../realtime/emit';
 import { deliveryTargetsNow } from '../schedule/snapshot/usage';
+import { findZoneRow } from '../schedule/zones/service';
 import { eventDto, eventRow } from './service';
 
 export interface Triggered {
@@ -22,6 +25,7 @@ export interface Triggered {
 export function triggerEvent(deps: Deps, principal: Principal, id: string, zoneId = 1): Triggered {
   const row = eventRow(deps, id);
   requireOwnWrite(principal, 'events:write', row.subsystemId);
+  if (!findZoneRow(deps, zoneId)) throw invalid('/zoneId', 'names no zone');
   if (!row.active) throw conflict('the event is inactive and cannot be triggered');
   const event = eventDto(deps, row.id);
   const now = deps.clock.now();

@@ -85,6 +85,52 @@ describe('an expired token read and sent back', () => {
   });
 });
 
+describe('a limited token whose subsystem was deleted, read and sent back', () => {
+  it('PUT of the GET body is 200 and keeps it limited; a new unknown id is still 400', async () => {
+    const t = makeTestApp();
+    const gone = (await addSubsystem(t, 'gone'))._id as number;
+    const kept = (await addSubsystem(t, 'kept'))._id as number;
+    const roleId = builtInRoleId(t.deps, 'integration');
+    const made = await t.call('POST', '/tokens', {
+      as: 'admin',
+      body: { displayName: 'driver', roleId, subsystemIds: [gone] },
+    });
+    expect(made.status).toBe(201);
+    expect((await t.call('DELETE', '/subsystems/gone', { as: 'admin' })).status).toBe(204);
+    const read = await t.call('GET', `/tokens/${made.body._id}`, { as: 'admin' });
+    expect(read.body.subsystemIds).toEqual([gone]);
+    const before = storedTokens(t);
+    const put = await t.call('PUT', `/tokens/${made.body._id}`, {
+      as: 'admin',
+      body: { ...read.body, displayName: 'driver 2' },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.subsystemIds).toEqual([gone]);
+    const added = await t.call('PATCH', `/tokens/${made.body._id}`, {
+      as: 'admin',
+      body: { subsystemIds: [gone, kept] },
+    });
+    expect(added.body.subsystemIds).toEqual([gone, kept]);
+    const after = storedTokens(t);
+    const bad = await t.call('PATCH', `/tokens/${made.body._id}`, { as: 'admin', body: { subsystemIds: [gone, 999] } });
+    expect(bad.body).toEqual(validationBody(bad, '/subsystemIds/1', 'names a subsystem that does not exist'));
+    expect(storedTokens(t)).toEqual(after);
+    expect(before).not.toEqual(after);
+    // Still limited: it acts for nothing but `kept`.
+    const write = await t.call('PUT', '/subsystems/kept/variables/v/lastValue', {
+      token: made.body.token,
+      body: { value: 1 },
+    });
+    expect(write.status).toBe(201);
+    await addSubsystem(t, 'gone');
+    const other = await t.call('PUT', '/subsystems/gone/variables/v/lastValue', {
+      token: made.body.token,
+      body: { value: 1 },
+    });
+    expect(other.status).toBe(403);
+  });
+});
+
 describe('a token never outranks the caller that makes or changes it', () => {
   it('re-pointing a token the caller covers at a role it does not is 403, nothing changed', async () => {
     const t = makeTestApp();

@@ -15,13 +15,13 @@ import { asc, eq } from 'drizzle-orm';
 import { sameValue } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import { type Holdings, type Principal, requireCovers } from '../../core/principal';
-import { findSubsystem } from '../../core/subsystems';
+import { checkSubsystemIds } from '../../core/subsystems';
 import { randomSecret, sha256Hex } from '../../crypto';
 import { findRow, updateRow } from '../../db/prepared';
 import { tokens } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
-import { cleanName, numericId, unique } from '../../http/fields';
+import { cleanName, numericId } from '../../http/fields';
 import { instantOfBody } from '../../http/instant';
 import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { parseInstant } from '../../instant';
@@ -66,13 +66,6 @@ function rowOf(deps: Deps, id: string): TokenRow {
   return row;
 }
 
-function checkSubsystems(deps: Deps, ids: readonly number[]): number[] {
-  ids.forEach((id, i) => {
-    if (!findSubsystem(deps, id)) throw invalid(`/subsystemIds/${i}`, 'names a subsystem that does not exist');
-  });
-  return unique(ids);
-}
-
 /** What a token with this role and these subsystems holds, for `requireCovers`. */
 function holdingsOf(deps: Deps, roleId: number, subsystemIds: readonly number[]): Holdings {
   return { ...grantsOf(deps, [roleId]), subsystemIds };
@@ -113,7 +106,7 @@ export function getToken(deps: Deps, id: string): TokenDto {
 export function createToken(deps: Deps, principal: Principal, body: TokenCreate): TokenDto {
   const displayName = cleanName(body.displayName);
   assertGrantableRole(deps, null, body.roleId, '/roleId');
-  const subsystemIds = checkSubsystems(deps, body.subsystemIds ?? []);
+  const subsystemIds = checkSubsystemIds(deps, body.subsystemIds ?? []);
   const expiresAt = checkExpiry(deps, body.expiresAt);
   requireCovers(principal, holdingsOf(deps, body.roleId, subsystemIds), `token ${displayName}`);
   const secret = TOKEN_PREFIX + randomSecret();
@@ -152,7 +145,8 @@ export function updateToken(deps: Deps, principal: Principal, id: string, body: 
     assertGrantableRole(deps, null, body.roleId, '/roleId');
     changes.roleId = body.roleId;
   }
-  if (body.subsystemIds !== undefined) changes.subsystemIds = checkSubsystems(deps, body.subsystemIds);
+  if (body.subsystemIds !== undefined)
+    changes.subsystemIds = checkSubsystemIds(deps, body.subsystemIds, row.subsystemIds);
   if (body.expiresAt !== undefined && !sameExpiry(body.expiresAt, row.expiresAt)) {
     changes.expiresAt = checkExpiry(deps, body.expiresAt);
   }

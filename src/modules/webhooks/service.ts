@@ -7,11 +7,11 @@ import { asc, eq } from 'drizzle-orm';
 import { changedFields } from '../../core/changes';
 import { type AuditSubject, audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
-import { findSubsystem } from '../../core/subsystems';
+import { checkSubsystemIds } from '../../core/subsystems';
 import { webhooks } from '../../db/schema';
 import type { Deps } from '../../deps';
-import { invalid, notFound } from '../../http/errors';
-import { cleanName, numericId, unique } from '../../http/fields';
+import { notFound } from '../../http/errors';
+import { cleanName, numericId } from '../../http/fields';
 import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { invalidateWebhookCache } from '../../realtime/outbox';
@@ -43,13 +43,6 @@ export function webhookRow(deps: Deps, id: string): WebhookRow {
   return row;
 }
 
-function checkSubsystems(deps: Deps, ids: readonly number[]): number[] {
-  ids.forEach((id, i) => {
-    if (!findSubsystem(deps, id)) throw invalid(`/subsystemIds/${i}`, 'names a subsystem that does not exist');
-  });
-  return unique(ids);
-}
-
 /** Every webhook, oldest first. */
 export function listWebhooks(deps: Deps, query: object, page: Page): ListResult<WebhookDto> {
   const rows = deps.db.select().from(webhooks).orderBy(asc(webhooks.id)).all();
@@ -72,7 +65,7 @@ export async function createWebhook(deps: Deps, principal: Principal, body: Webh
   const displayName = cleanName(body.displayName);
   const url = checkUrl(body.url);
   const events = checkEvents(body.events);
-  const subsystemIds = checkSubsystems(deps, body.subsystemIds ?? []);
+  const subsystemIds = checkSubsystemIds(deps, body.subsystemIds ?? []);
   const headers = mergeHeaders({}, body.headers ?? {});
   const secret = secretOf(body.secret);
   const allowPrivateNetwork = body.allowPrivateNetwork ?? false;
@@ -146,7 +139,8 @@ export async function updateWebhook(
   if (body.url !== undefined) set('url', body.url);
   const url = checkUrl(body.url ?? row.url);
   if (body.events !== undefined) set('events', checkEvents(body.events));
-  if (body.subsystemIds !== undefined) set('subsystemIds', checkSubsystems(deps, body.subsystemIds));
+  if (body.subsystemIds !== undefined)
+    set('subsystemIds', checkSubsystemIds(deps, body.subsystemIds, row.subsystemIds));
   if (body.headers !== undefined) set('headers', mergeHeaders(row.headers, body.headers));
   if (body.timeoutSeconds !== undefined) set('timeoutSeconds', body.timeoutSeconds);
   if (body.allowPrivateNetwork !== undefined) set('allowPrivateNetwork', body.allowPrivateNetwork);

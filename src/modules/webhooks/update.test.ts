@@ -6,6 +6,20 @@ import { addWebhook, webhookApp } from './test-support';
 const ADDRESS_RULE = 'names an address webhooks may not reach (see allowPrivateNetwork)';
 
 describe('webhook update, delete and rotation', () => {
+  it('a webhook limited to a subsystem deleted since is read and PUT back as it is; a new unknown id is 400', async () => {
+    const t = webhookApp();
+    const gone = (await t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'gone' } })).body._id;
+    const made = await addWebhook(t, { url: 'https://hooks.example.com/', subsystemIds: [gone] });
+    expect((await t.call('DELETE', '/subsystems/gone', { as: 'admin' })).status).toBe(204);
+    const read = (await t.call('GET', `/webhook/${made._id}`, { as: 'admin' })).body;
+    const put = await t.call('PUT', `/webhook/${made._id}`, { as: 'admin', body: { ...read, displayName: 'Again' } });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ displayName: 'Again', subsystemIds: [gone] });
+    const bad = await t.call('PATCH', `/webhook/${made._id}`, { as: 'admin', body: { subsystemIds: [gone, 999] } });
+    expect(bad.body).toEqual(validationBody(bad, '/subsystemIds/1', 'names a subsystem that does not exist'));
+    expect((await t.call('GET', `/webhook/${made._id}`, { as: 'admin' })).body.subsystemIds).toEqual([gone]);
+  });
+
   it('updates the fields present, ignores the secret and read-only fields, merges headers', async () => {
     const t = webhookApp();
     const made = await addWebhook(t, { url: 'https://hooks.example.com/', headers: { 'x-a': '1', 'x-b': '2' } });

@@ -8,6 +8,8 @@ import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
 import { type ListResult, type Page, paginate, whereFields } from '../../../http/lists';
 import { MAX_BLOCK_DEPTH } from '../engine/expand';
+import { releaseDetached } from '../items/orphans';
+import { keptPair } from '../items/targets';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
 import type { BlockRow, LoadedSchedule } from '../snapshot/loaded';
@@ -93,6 +95,7 @@ const heldKey = (item: { type: StoredBlockItem['type']; typeId: number }) => `${
  * The §11.4 item rules against the block's `duration` (400 at `/items/<n>/…`), nesting and cycles.
  * A target the stored block already holds may be gone (deleted since; read back with an empty
  * name): keeping it is no new reference, so a block read and PUT back is accepted (C: Requests).
+ * An EVENT or PLAYABLE item keeps its target's pair, by which it re-links (items/targets.ts, rule 17).
  */
 function itemsOf(
   loaded: LoadedSchedule,
@@ -101,7 +104,7 @@ function itemsOf(
   list: NonNullable<BlockCreate['items']>,
   stored: readonly StoredBlockItem[] = [],
 ): StoredBlockItem[] {
-  const held = new Set(stored.map(heldKey));
+  const held = new Map(stored.map((item) => [heldKey(item), item]));
   const items = list.map((item, i): StoredBlockItem => {
     const at = `/items/${i}`;
     if (!exists(loaded, item) && !held.has(heldKey(item)))
@@ -116,7 +119,8 @@ function itemsOf(
     if (end !== null && end <= item.startTimeOffset)
       throw invalid(`${at}/endTimeOffset`, 'must be after startTimeOffset');
     if (end !== null && end > duration) throw invalid(`${at}/endTimeOffset`, "must be at most the block's duration");
-    return { type: item.type, typeId: item.typeId, startTimeOffset: item.startTimeOffset, endTimeOffset: end };
+    const pair = keptPair(loaded, item.type, item.typeId, held.get(heldKey(item)));
+    return { type: item.type, typeId: item.typeId, startTimeOffset: item.startTimeOffset, endTimeOffset: end, ...pair };
   });
   const depth = nestingDepth(loaded, selfId, items);
   if (depth === null) throw invalid('/items', 'would make the block contain itself');
@@ -213,6 +217,7 @@ export function deleteBlock(deps: Deps, principal: Principal, id: string, force:
   const now = deps.clock.now();
   scheduleWrite(deps, () => {
     deps.db.delete(scheduledItems).where(placed).run();
+    releaseDetached(deps);
     for (const parent of parents) {
       const kept = parent.items.filter((x) => !(x.type === 'BLOCK' && x.typeId === row.id));
       deps.db.update(scheduleBlocks).set({ items: kept, updatedAt: now }).where(eq(scheduleBlocks.id, parent.id)).run();

@@ -8,6 +8,7 @@ import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
 import { type ListResult, type Page, paginate, whereFields } from '../../../http/lists';
 import { isLocalDate } from '../engine/tz';
+import { releaseDetached } from '../items/orphans';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { nextPaletteColor } from '../zones/palette';
 import { type CalendarRow, toCalendarDto } from './mapper';
@@ -149,6 +150,7 @@ export function deleteCalendar(deps: Deps, principal: Principal, id: string, for
   if (items > 0 && !force) throw conflict(`calendar ${row.id} still has ${items} scheduled item(s); use force=true`);
   scheduleWrite(deps, () => {
     deps.db.delete(scheduledItems).where(eq(scheduledItems.calendarId, row.id)).run();
+    releaseDetached(deps);
     deps.db.delete(scheduleCalendars).where(eq(scheduleCalendars.id, row.id)).run();
     announceScheduleWrite(deps, principal, 'calendar', 'deleted', toCalendarDto(row, 0), [], { deletedItems: items });
   });

@@ -23,6 +23,44 @@ describe('exclusions and detach (§11.2, rule 18)', () => {
     expect(weekly.body.exclusions).toEqual(['2026-01-26']);
   });
 
+  it('deleting a series keeps its detached one-offs and clears their parentId (by itself or with its calendar)', async () => {
+    const t = await scheduleApp();
+    const calendar = await t.call('POST', '/schedule/calendars', { as: 'operator', body: { displayName: 'Shows' } });
+    for (const calendarId of [1, calendar.body._id])
+      await daily(t, []).then((r) =>
+        t.call('PATCH', `/schedules/${r.body._id}`, { as: 'operator', body: { calendarId } }),
+      );
+    const one = await t.call('POST', '/schedule/calendars/1/scheduledItems/1/detach', {
+      as: 'operator',
+      body: { date: '2026-01-21' },
+    });
+    const two = await t.call('POST', `/schedule/calendars/${calendar.body._id}/scheduledItems/2/detach`, {
+      as: 'operator',
+      body: { date: '2026-01-22', calendarId: 1 },
+    });
+    expect([one.status, two.status, one.body.parentId, two.body.parentId, two.body.calendarId]).toEqual([
+      201, 201, 1, 2, 1,
+    ]);
+    t.events.length = 0;
+    expect((await t.call('DELETE', '/schedules/1', { as: 'operator' })).status).toBe(204);
+    expect(
+      (await t.call('DELETE', `/schedule/calendars/${calendar.body._id}?force=true`, { as: 'operator' })).status,
+    ).toBe(204);
+    for (const kept of [one.body._id, two.body._id]) {
+      const read = await t.call('GET', `/schedules/${kept}`, { as: 'viewer' });
+      expect([read.status, read.body.parentId, read.body.startTimeLocal.slice(0, 10)]).toEqual([
+        200,
+        null,
+        kept === one.body._id ? '2026-01-21' : '2026-01-22',
+      ]);
+    }
+    const updates = t.events.filter((e) => e.type === 'scheduleditem.updated').map((e) => e.data);
+    expect(updates).toEqual([
+      { _id: one.body._id, changed: ['parentId'] },
+      { _id: two.body._id, changed: ['parentId'] },
+    ]);
+  });
+
   it('detach: the occurrence becomes a one-off with parentId and its date joins exclusions', async () => {
     const t = await scheduleApp();
     await daily(t, []);

@@ -13,6 +13,7 @@ import { engineItem, loadSchedule } from '../snapshot/load';
 import type { LoadedSchedule } from '../snapshot/loaded';
 import { type ItemRow, toItemDto } from './mapper';
 import { ITEM_FIELD_FILTERS, type ItemDto, type ItemListQuery, type ItemWrite } from './model';
+import { releaseDetached } from './orphans';
 import { draftItem } from './rules';
 import { targetView } from './targets';
 
@@ -198,6 +199,7 @@ export function deleteItem(deps: Deps, principal: Principal, id: string, calenda
   const row = itemRow(deps, id, calendar);
   scheduleWrite(deps, () => {
     deps.db.delete(scheduledItems).where(eq(scheduledItems.id, row.id)).run();
+    releaseDetached(deps);
     announceScheduleWrite(
       deps,
       principal,

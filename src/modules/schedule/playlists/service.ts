@@ -8,6 +8,8 @@ import { conflict, invalid, notFound } from '../../../http/errors';
 import { cleanName, numericId } from '../../../http/fields';
 import { type ListResult, type Page, paginate, whereFields } from '../../../http/lists';
 import { clearDefaultStates, playersShowing } from '../../players/default-states';
+import { releaseDetached } from '../items/orphans';
+import { keptPair } from '../items/targets';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { loadSchedule } from '../snapshot/load';
 import type { LoadedSchedule, PlaylistRow } from '../snapshot/loaded';
@@ -58,7 +60,8 @@ const heldKey = (entry: { itemType: string; itemId: number }) => `${entry.itemTy
  * Each entry names an existing event or non-template playable (400 at `/entries/<n>/itemId`); a
  * playable without a fixed duration needs `durationMs`. An entry the stored playlist already holds
  * may name a target deleted since (it reads back `missing`): keeping it is no new reference, so a
- * playlist read and PUT back is accepted (C: Requests).
+ * playlist read and PUT back is accepted (C: Requests). Each entry keeps its target's pair, by which
+ * it re-links when the target is registered again (items/targets.ts, rule 17).
  */
 function entriesOf(
   deps: Deps,
@@ -66,11 +69,13 @@ function entriesOf(
   stored: readonly StoredPlaylistEntry[] = [],
 ): StoredPlaylistEntry[] {
   const loaded = loadSchedule(deps);
-  const held = new Set(stored.map(heldKey));
+  const held = new Map(stored.map((entry) => [heldKey(entry), entry]));
   return list.map((entry, i) => {
     const target = entry.itemType === 'EVENT' ? loaded.events : loaded.playables;
-    if (!target.has(entry.itemId) && held.has(heldKey(entry))) {
-      return { itemType: entry.itemType, itemId: entry.itemId, durationMs: entry.durationMs ?? null };
+    const kept = held.get(heldKey(entry));
+    const pair = keptPair(loaded, entry.itemType, entry.itemId, kept);
+    if (!target.has(entry.itemId) && kept) {
+      return { itemType: entry.itemType, itemId: entry.itemId, durationMs: entry.durationMs ?? null, ...pair };
     }
     if (entry.itemType === 'EVENT') {
       if (!loaded.events.has(entry.itemId)) throw invalid(`/entries/${i}/itemId`, 'names no event');
@@ -82,7 +87,7 @@ function entriesOf(
       if ((entry.durationMs ?? null) === null && (playable.durationType === 'infinite' || !playable.durationMs))
         throw invalid(`/entries/${i}/durationMs`, 'is required for a playable without a fixed duration');
     }
-    return { itemType: entry.itemType, itemId: entry.itemId, durationMs: entry.durationMs ?? null };
+    return { itemType: entry.itemType, itemId: entry.itemId, durationMs: entry.durationMs ?? null, ...pair };
   });
 }
 
@@ -186,6 +191,7 @@ export function deletePlaylist(deps: Deps, principal: Principal, id: string, for
       .delete(scheduledItems)
       .where(and(eq(scheduledItems.itemType, 'PLAYLIST'), eq(scheduledItems.itemId, row.id)))
       .run();
+    releaseDetached(deps);
     for (const block of blocks) {
       const kept = block.items.filter((x) => !(PLAYLIST_BLOCK_TYPES.has(x.type) && x.typeId === row.id));
       deps.db.update(scheduleBlocks).set({ items: kept, updatedAt: now }).where(eq(scheduleBlocks.id, block.id)).run();
