@@ -15,6 +15,7 @@ import m0009 from './0009_asset_health.sql' with { type: 'text' };
 import m0010 from './0010_asset_counts.sql' with { type: 'text' };
 import m0011 from './0011_history_recent.sql' with { type: 'text' };
 import m0012 from './0012_schedule_fold.sql' with { type: 'text' };
+import m0013 from './0013_alert_variable_ref.sql' with { type: 'text' };
 
 export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0000_foundation', sql: m0000 },
@@ -30,4 +31,5 @@ export const migrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: '0010_asset_counts', sql: m0010 },
   { tag: '0011_history_recent', sql: m0011 },
   { tag: '0012_schedule_fold', sql: m0012 },
+  { tag: '0013_alert_variable_ref', sql: m0013 },
 ];

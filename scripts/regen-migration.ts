@@ -12,7 +12,7 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } 
 import { join } from 'node:path';
 
 /** The migration being built by the current piece of work; released ones are never regenerated. */
-const TAG = '0013_next';
+const TAG = '0014_next';
 const NAME = 'next';
 const RELEASED = [
   '0000_foundation',
@@ -28,6 +28,7 @@ const RELEASED = [
   '0010_asset_counts',
   '0011_history_recent',
   '0012_schedule_fold',
+  '0013_alert_variable_ref',
 ];
 if (RELEASED.includes(TAG)) throw new Error(`${TAG} is released; start a new migration instead`);
 const dir = join(import.meta.dir, '..', 'migrations');

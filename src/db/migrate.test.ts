@@ -59,4 +59,35 @@ describe('migrations', () => {
     expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get()?.n).toBe(0);
     expect(pendingMigrations(db, broken).map((m) => m.tag)).toEqual(['9999_broken']);
   });
+
+  it('0013 fills the variable pair of existing rules whose variable still exists', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pms-mig-')), 'pms.db');
+    const db = openSqlite(path);
+    const before = migrations.filter((m) => m.tag < '0013_alert_variable_ref');
+    migrate(db, path, 1, before);
+    db.run(
+      "INSERT INTO subsystems (id, external_id, display_name, health_check, metadata, created_at, updated_at) VALUES (1, 'media', 'Media', '{}', '{}', 1, 1)",
+    );
+    db.run(
+      "INSERT INTO variables (id, subsystem_id, external_ref, display_name, value_mapping, tags, health_rules, composite_definition, created_at, updated_at) VALUES (5, 1, 'temp', 'Temp', '{}', '[]', '[]', '[]', 1, 1)",
+    );
+    const rule = (id: number, variableId: number | null, type = 'variable') =>
+      db.run(
+        `INSERT INTO alert_rules (id, display_name, type, variable_id, subsystem_id, destinations, created_at, updated_at) VALUES (${id}, 'r', '${type}', ${variableId}, 1, '[]', 1, 1)`,
+      );
+    rule(1, 5);
+    rule(2, 99);
+    rule(3, null, 'system');
+    expect(migrate(db, path, 2).applied).toEqual(['0013_alert_variable_ref']);
+    const pairs = db
+      .query<{ id: number; sx: string | null; ref: string | null }, []>(
+        'SELECT id, variable_subsystem_external_id AS sx, variable_external_ref AS ref FROM alert_rules ORDER BY id',
+      )
+      .all();
+    expect(pairs).toEqual([
+      { id: 1, sx: 'media', ref: 'temp' },
+      { id: 2, sx: null, ref: null },
+      { id: 3, sx: null, ref: null },
+    ]);
+  });
 });

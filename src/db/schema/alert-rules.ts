@@ -12,7 +12,9 @@ export interface StoredAlertDestination {
  * Alert rules (§8). `variable` rules watch one variable; `system` rules (one per `systemKind`) watch a
  * platform condition. `pendingSince` (the condition holds, `delaySeconds` not yet passed) and
  * `snoozedUntil` are stored so a restart keeps them. The variable is not a foreign key: a rule whose
- * variable disappears stays, deactivated (`inactiveReason: variable_missing`).
+ * variable disappears stays, deactivated (`inactiveReason: variable_missing`), and keeps the
+ * variable's subsystem externalId and externalRef so it re-links when a driver registers that
+ * variable again (modules/alerts/relink.ts).
  */
 export const alertRules = sqliteTable(
   'alert_rules',
@@ -25,6 +27,9 @@ export const alertRules = sqliteTable(
     variableId: integer(),
     /** The variable's subsystem when the rule was written (a variable never moves), for the list filter. */
     subsystemId: integer(),
+    /** The variable's subsystem externalId and externalRef, kept after it is deleted (re-link). */
+    variableSubsystemExternalId: text(),
+    variableExternalRef: text(),
     operator: text(),
     value: text(),
     delaySeconds: integer().notNull().default(0),
@@ -48,5 +53,6 @@ export const alertRules = sqliteTable(
     uniqueIndex('alert_rules_system_kind').on(t.systemKind),
     index('alert_rules_variable').on(t.variableId),
     index('alert_rules_subsystem').on(t.subsystemId),
+    index('alert_rules_variable_pair').on(t.variableSubsystemExternalId, t.variableExternalRef),
   ],
 );

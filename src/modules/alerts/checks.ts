@@ -30,19 +30,40 @@ function notFoundToInvalid<T>(lookup: () => T, path: string, message: string): T
   }
 }
 
+/** What a rule keeps of the variable it watches: `_id`, subsystem, and the pair it re-links by. */
+export interface RuleVariable {
+  variableId: number;
+  subsystemId: number;
+  variableSubsystemExternalId: string;
+  variableExternalRef: string;
+}
+
+/** The columns a rule watching `v` stores. */
+export function ruleVariable(v: {
+  _id: number;
+  subsystemId: number;
+  subsystemExternalId: string;
+  externalRef: string;
+}): RuleVariable {
+  return {
+    variableId: v._id,
+    subsystemId: v.subsystemId,
+    variableSubsystemExternalId: v.subsystemExternalId,
+    variableExternalRef: v.externalRef,
+  };
+}
+
 /** The variable a body names: `_id`, or `externalRef` with `subsystemExternalId` (or `subsystemId`). */
-function variableOf(deps: Deps, body: AlertWrite): { id: number; subsystemId: number } {
+function variableOf(deps: Deps, body: AlertWrite): RuleVariable {
   const raw = body.variable ?? '';
   const subsystem = body.subsystemExternalId ?? body.subsystemId ?? null;
   const unknown = 'names a variable that does not exist';
   if (typeof raw === 'string' && subsystem !== null) {
-    const v = notFoundToInvalid(() => getVariableByRef(deps, String(subsystem), raw), '/variable', unknown);
-    return { id: v._id, subsystemId: v.subsystemId };
+    return ruleVariable(notFoundToInvalid(() => getVariableByRef(deps, String(subsystem), raw), '/variable', unknown));
   }
   const id = typeof raw === 'number' ? raw : numericId(raw);
   if (id === null) throw invalid('/subsystemExternalId', 'is required with a variable externalRef');
-  const v = notFoundToInvalid(() => getVariable(deps, String(id)), '/variable', unknown);
-  return { id: v._id, subsystemId: v.subsystemId };
+  return ruleVariable(notFoundToInvalid(() => getVariable(deps, String(id)), '/variable', unknown));
 }
 
 function isNumeric(text: string): boolean {
@@ -100,9 +121,7 @@ export function ruleValues(deps: Deps, body: AlertWrite, existing?: AlertRow): R
     // The stored `_id` sent back names no change, even when that variable was deleted since.
     const unchanged = typeof body.variable === 'number' && body.variable === existing?.variableId;
     if (body.variable !== undefined && body.variable !== null && !unchanged) {
-      const v = variableOf(deps, body);
-      values.variableId = v.id;
-      values.subsystemId = v.subsystemId;
+      Object.assign(values, variableOf(deps, body));
     } else if (!existing) throw invalid('/variable', 'is required');
     const operator = body.operator ?? existing?.operator ?? undefined;
     if (operator === undefined) throw invalid('/operator', 'is required');
@@ -140,8 +159,9 @@ export function ruleValues(deps: Deps, body: AlertWrite, existing?: AlertRow): R
 /** The wire names of the fields whose value differs from the stored row (every set one on create). */
 export function changedRuleFields(values: RuleValues, row?: AlertRow): string[] {
   const wire: Record<string, string> = { variableId: 'variable' };
-  // Both follow from other fields: the variable names its subsystem, activation clears the reason.
+  // These follow from other fields: the variable names its subsystem and pair, activation clears the reason.
+  const derived = ['inactiveReason', 'subsystemId', 'variableSubsystemExternalId', 'variableExternalRef'];
   return changedFields(row, values)
-    .filter((k) => k !== 'inactiveReason' && k !== 'subsystemId')
+    .filter((k) => !derived.includes(k))
     .map((k) => wire[k] ?? k);
 }

@@ -7,7 +7,9 @@
  * reports them (`deps.work.react`, db/unit-of-work.ts): the incident and its notification commit with
  * the transition. A venue's power cut turns thousands of subsystems offline (100 per transaction,
  * one per turn of the event loop) and back online in a few writer batches; their incidents share those
- * transactions instead of one each. The rest is heard on the bus, after the commit.
+ * transactions instead of one each. A variable created (a driver registering one again) re-links the
+ * rules that kept its subsystem externalId + externalRef in the same unit (relink.ts), and a
+ * subsystem's new externalId is kept by its rules there too. The rest is heard on the bus, after the commit.
  */
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { alertRules } from '../../db/schema';
@@ -16,6 +18,7 @@ import type { BusEvent } from '../../realtime/bus';
 import { emit, transact } from '../../realtime/emit';
 import { closeAll } from './engine';
 import { dropAlertIndex, onVariableValue } from './evaluate';
+import { followSubsystemExternalId, relinkRules } from './relink';
 import { acknowledgeByNoticeKey } from './service';
 import { variableInfo } from './store';
 import {
@@ -138,9 +141,20 @@ export function installAlertListeners(deps: Deps): () => void {
   const offLicense = deps.work.react(LICENSE_EVENTS, (type, data) =>
     type === 'license.expiring' ? onLicenseExpiring(deps, data) : onLicenseChanged(deps, data.status),
   );
+  const offCreated = deps.work.react(['variable.created'], (_type, data) => {
+    const { _id, subsystemExternalId, externalRef } = data;
+    if (typeof _id === 'number' && typeof subsystemExternalId === 'string' && typeof externalRef === 'string')
+      relinkRules(deps, _id, subsystemExternalId, externalRef);
+  });
+  const offRenamed = deps.work.react(['subsystem.updated', 'player.updated'], (_type, data) => {
+    const changed = Array.isArray(data.changed) ? data.changed : [];
+    if (typeof data._id === 'number' && changed.includes('externalId')) followSubsystemExternalId(deps, data._id);
+  });
   return () => {
     offBus();
     offUnit();
     offLicense();
+    offCreated();
+    offRenamed();
   };
 }

@@ -1,7 +1,10 @@
 /**
  * Alerts (§8): rules (list, read, upsert, update, delete), acknowledging, and the incident history.
  * A write re-evaluates the rule against its variable's current value (rule 1); deactivating or
- * deleting closes its incidents without a recovery notice (rule 9).
+ * deleting closes its incidents without a recovery notice (rule 9). A rule whose variable a driver
+ * deletes is deactivated (`variable_missing`, listeners.ts) and re-links when the driver registers
+ * the same subsystem externalId + externalRef again (relink.ts, where the decisions are written): a
+ * rule the platform deactivated comes back active, one an operator deactivated stays inactive.
  */
 import { and, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { changedFields } from '../../core/changes';
@@ -87,8 +90,11 @@ export function getAlert(deps: Deps, id: string): AlertDto {
   return alertDto(deps, requireRule(deps, id).id);
 }
 
-/** What follows any rule write: the index, closing on deactivation, re-evaluation, a lifted snooze. */
-function afterWrite(deps: Deps, before: AlertRow | undefined, id: number): void {
+/**
+ * What follows any rule write (also a re-link, relink.ts): the index, closing on deactivation,
+ * re-evaluation (unless `evaluate` is false: a value write about to be heard evaluates it), a lifted snooze.
+ */
+export function afterWrite(deps: Deps, before: AlertRow | undefined, id: number, evaluate = true): void {
   dropAlertIndex(deps);
   const rule = findRule(deps, id);
   if (!rule) return;
@@ -104,7 +110,7 @@ function afterWrite(deps: Deps, before: AlertRow | undefined, id: number): void 
   }
   if (!isSnoozed(rule, deps.clock.now())) notifyUnnotified(deps, rule);
   const fresh = findRule(deps, id);
-  if (fresh?.type === 'variable') evaluateNow(deps, fresh);
+  if (evaluate && fresh?.type === 'variable') evaluateNow(deps, fresh);
 }
 
 function create(deps: Deps, principal: Principal, body: AlertWrite): AlertDto {
