@@ -7,6 +7,20 @@ import { errorBody, subsystemApp as setup, validation } from './test-support';
 const T0 = '2026-01-15T12:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
 
+/** A registered control panel of `subsystem`, for a preview to name. */
+async function panelOf(t: ReturnType<typeof setup>, subsystem: string): Promise<number> {
+  const panel = await t.call('POST', '/controlpanels', {
+    as: 'admin',
+    body: {
+      subsystemExternalId: subsystem,
+      externalRef: `preview-${subsystem}`,
+      connection: { url: 'http://panel.local/ui' },
+    },
+  });
+  expect(panel.status).toBe(201);
+  return panel.body._id;
+}
+
 describe('PUT /subsystems/:id/action', () => {
   it.each([
     [{}, '/type', 'is required'],
@@ -103,14 +117,15 @@ describe('forcePlay and previewPlay', () => {
     const { t, make } = await withPlayable();
     const mine = await make('media', { active: false });
     const theirs = await make('other');
+    const panelId = await panelOf(t, 'media');
     const preview = await t.call('PUT', '/subsystems/media/action', {
       as: 'admin',
-      body: { type: 'previewPlay', playableId: mine._id, controlPanelId: 7 },
+      body: { type: 'previewPlay', playableId: mine._id, controlPanelId: panelId },
     });
     expect(preview.status).toBe(202);
     expect((await t.beat('media')).body.messages[0].payload).toEqual({
       playable: expect.objectContaining({ _id: mine._id }),
-      controlPanelId: 7,
+      controlPanelId: panelId,
     });
     const inactive = await t.call('PUT', '/subsystems/media/action', {
       as: 'admin',
@@ -179,7 +194,8 @@ describe('forcePlay and previewPlay of a cms-media object (objectId)', () => {
       },
     });
     const image = await uploadedObject(t, 'poster.png', pngBytes(16, 9));
-    const preview = await act(t, 'screen', { type: 'previewPlay', objectId: image._id, controlPanelId: 4 });
+    const controlPanelId = await panelOf(t, 'screen');
+    const preview = await act(t, 'screen', { type: 'previewPlay', objectId: image._id, controlPanelId });
     expect(preview.status).toBe(202);
     expect((await t.beat('screen')).body.messages[0].payload).toEqual({
       playable: expect.objectContaining({
@@ -189,7 +205,7 @@ describe('forcePlay and previewPlay of a cms-media object (objectId)', () => {
         }),
         duration: 10_000,
       }),
-      controlPanelId: 4,
+      controlPanelId,
     });
   });
 
@@ -370,5 +386,24 @@ describe('GET /subsystems/:id/actions', () => {
     const t = setup();
     const res = await t.call('GET', '/subsystems/nope/actions', { as: 'admin' });
     expect(res.body).toEqual(errorBody(res, 404, 'not_found', 'subsystem nope not found'));
+  });
+});
+
+describe('previewPlay names a control panel that exists', () => {
+  it('400 at /controlPanelId for a panel never made or deleted; nothing queued', async () => {
+    const t = setup();
+    await t.call('POST', '/subsystems', { as: 'admin', body: { externalId: 'media' } });
+    await t.call('PUT', '/playables', { as: 'admin', body: { subsystemExternalId: 'media', externalRef: 'clip' } });
+    const clip = (await t.call('GET', '/playables/media/clip', { as: 'admin' })).body;
+    const gone = await panelOf(t, 'media');
+    await t.call('DELETE', `/controlpanels/${gone}`, { as: 'admin' });
+    for (const controlPanelId of [gone, 999]) {
+      const res = await t.call('PUT', '/subsystems/media/action', {
+        as: 'admin',
+        body: { type: 'previewPlay', playableId: clip._id, controlPanelId },
+      });
+      expect(res.body).toEqual(validation(res, '/controlPanelId', 'names no control panel'));
+    }
+    expect((await t.beat('media')).body.messages).toEqual([]);
   });
 });

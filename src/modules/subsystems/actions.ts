@@ -21,6 +21,9 @@
  *   as §3's action errors say ("409 object not uploaded").
  * - Media (an object, or a playable of type `media`) to a subsystem without `directMediaPlayback`
  *   → 409: it would not fetch the content.
+ * - `previewPlay`'s `controlPanelId` must name a control panel that exists (registered or available,
+ *   as a composition's preview requires): 400 at `/controlPanelId`, nothing queued; the device would
+ *   be told to show the preview on a panel nobody can open.
  * - The payload's object links (`objectsDetails[]._links.get`, absolute and signed, §12) are built
  *   for whoever reads the message, when it reads it: the heartbeat that collects it gets them on the
  *   origin that heartbeat was sent to (its Host: the address the player itself knows the appliance
@@ -42,6 +45,7 @@ import { type AppError, conflict, invalid } from '../../http/errors';
 import { originOf } from '../../http/links';
 import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
+import { findPanel } from '../control-panels/service';
 import { instantPlayableOfObject, localOrigin, mediaObject } from '../objects/media-playable';
 import { findPlayable, instantPlayableOn, toInstantPlayable } from '../playables/lookup';
 import type { InstantPlayable, PlayableDto } from '../playables/model';
@@ -412,6 +416,8 @@ function inputOf(deps: Deps, subsystem: SubsystemRow, body: ActionRequest, origi
       };
     }
     case 'previewPlay': {
+      if (body.controlPanelId !== undefined && !findPanel(deps, body.controlPanelId))
+        throw invalid('/controlPanelId', 'names no control panel');
       const playable = instantPlayableFor(deps, subsystem, body, false, origin);
       const panel = body.controlPanelId === undefined ? {} : { controlPanelId: body.controlPanelId };
       return { type: body.type, payload: { playable, ...panel } };
