@@ -28,22 +28,14 @@
  *   pair and do not re-link; they can be pointed at the variable again by hand.
  */
 import { and, eq, ne, sql } from 'drizzle-orm';
-import { changedFields } from '../../core/changes';
 import { findSubsystem } from '../../core/subsystems';
 import { prepared } from '../../db/prepared';
 import { alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { emit, transact } from '../../realtime/emit';
 import { getVariable } from '../variables/service';
-import { ruleVariable } from './checks';
+import { changedRuleFields, ruleVariable } from './checks';
 import { afterWrite } from './service';
-
-/** Wire names of the columns a re-link changes (`subsystemId` and the pair follow from `variable`). */
-const WIRE: Record<string, string | null> = {
-  variableId: 'variable',
-  active: 'active',
-  inactiveReason: 'inactiveReason',
-};
 
 function statements(deps: Deps) {
   return prepared(deps, 'alerts.relink', () => ({
@@ -80,9 +72,9 @@ export function relinkRules(deps: Deps, id: number, subsystemExternalId: string,
         ...target,
         ...(row.inactiveReason === 'variable_missing' ? { active: true, inactiveReason: null } : {}),
       };
-      const changed = changedFields(row, next)
-        .map((k) => WIRE[k])
-        .filter((k): k is string => typeof k === 'string');
+      // The wire names of an update's changes; the platform's clearing of the reason is named too.
+      const changed = changedRuleFields(next, row);
+      if (row.inactiveReason !== null && 'inactiveReason' in next) changed.push('inactiveReason');
       deps.db
         .update(alertRules)
         .set({ ...next, updatedAt: deps.clock.now() })
