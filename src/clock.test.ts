@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { iso, isoOrNull } from './clock';
+import { FakeClock, iso, isoOrNull, WallSteps } from './clock';
 
 describe('iso', () => {
   test('formats every time as toISOString does, whatever order the times come in', () => {
@@ -45,5 +45,24 @@ describe('iso', () => {
     expect(isoOrNull(null)).toBeNull();
     expect(isoOrNull(undefined)).toBeNull();
     expect(isoOrNull(0)).toBe('1970-01-01T00:00:00.000Z');
+  });
+});
+
+describe('WallSteps', () => {
+  test('reports a step of the wall clock once, and never adds up slewing under the tolerance', () => {
+    const clock = new FakeClock();
+    const steps = new WallSteps(1000);
+    expect(steps.take(clock)).toBe(0);
+    clock.advance(5000);
+    expect(steps.take(clock)).toBe(0);
+    clock.setWall(clock.now() - 3_600_000);
+    expect(steps.take(clock)).toBe(-3_600_000);
+    expect(steps.take(clock)).toBe(0);
+    for (let i = 0; i < 10; i++) {
+      clock.setWall(clock.now() + 500);
+      expect(steps.take(clock)).toBe(0);
+    }
+    clock.setWall(clock.now() + 1000);
+    expect(steps.take(clock)).toBe(1000);
   });
 });

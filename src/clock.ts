@@ -34,6 +34,24 @@ export class FakeClock implements Clock {
   }
 }
 
+/**
+ * Steps of the wall clock against the monotonic one (NTP, an operator's date change), for durations
+ * kept as wall-clock starts because they must survive a restart: moving such a start by the step
+ * makes the duration count elapsed time. Differences under `toleranceMs` between two looks are
+ * drift or slewing, never a step, and do not add up.
+ */
+export class WallSteps {
+  private offset: number | null = null;
+  constructor(private readonly toleranceMs = 1000) {}
+  /** How far the wall clock stepped since the last look; 0 at the first look and below the tolerance. */
+  take(clock: Clock): number {
+    const offset = clock.now() - clock.monotonic();
+    const step = this.offset === null ? 0 : offset - this.offset;
+    this.offset = offset;
+    return Math.abs(step) < this.toleranceMs ? 0 : step;
+  }
+}
+
 // The last two times formatted. A value write formats its own time (the answer's and the event data's
 // fields) and the moment its event is staged, which may be a millisecond later: with one slot the two
 // evicted each other on every write (bench/RESULTS.md, "Hot paths, session 12").

@@ -70,7 +70,7 @@ function texts(rule: AlertRow, incident: IncidentRow, ctx: NoticeContext): { tit
     case 'schedule-missed':
       return {
         title: 'Scheduled runs missed',
-        message: `${incident.lastValue} scheduled run(s) were missed while the daemon was down; see GET /api/v1/schedule/runs?status=missed.`,
+        message: `${incident.lastValue} scheduled run(s) were missed while the daemon was down or when its clock stepped ahead; see GET /api/v1/schedule/runs?status=missed.`,
       };
     case 'storage-low':
       return {

@@ -3,9 +3,13 @@
  * and the `schedule.run.missed` events of the current turn. Data only: evaluate.ts and system.ts
  * fill and drop it. Imports no Deps, so deps.ts can name it.
  */
+import { WallSteps } from '../../clock';
+
 export class AlertState {
   /** Variable `_id` → active variable-rule ids; null until read, and again after any alert write. */
   ruleIndex: Map<number, number[]> | null = null;
   /** The missed runs counted this turn of the event loop; null between turns. */
   missedBatch: { count: number } | null = null;
+  /** Wall-clock steps seen by the per-second tick, which moves the pending delays and repeats by them. */
+  readonly wallSteps = new WallSteps();
 }

@@ -8,7 +8,7 @@ import { at, notificationsApp as setup } from './test-support';
 const DAY = 24 * 3600_000;
 
 describe('expiry (expiresAt)', () => {
-  it('the minute job clears a shown notification once its time has come, by system', async () => {
+  it('the per-second job clears a shown notification once its time has come, by system', async () => {
     const t = await setup();
     const soon = (await t.show({ title: 'Soon', expiresAt: at(90_000) })).body;
     const later = (await t.show({ title: 'Later', expiresAt: at(10 * 60_000) })).body;
@@ -28,6 +28,8 @@ describe('expiry (expiresAt)', () => {
   it('main schedules the expiry and retention jobs, each runnable now', async () => {
     const t = await setup();
     const { notificationJobs } = await import('./jobs');
+    // "Cleared by the system at that time" (§7): within a second, not at the next whole minute.
+    expect(notificationJobs(t.deps).jobs.find((j) => j.name === 'notifications.expiry')?.pattern).toBe('* * * * * *');
     t.deps.scheduler.install(notificationJobs(t.deps));
     expect(t.deps.scheduler.names()).toEqual(
       expect.arrayContaining(['notifications.expiry', 'notifications.retention']),

@@ -6,7 +6,9 @@
  * `limit`), the same cache, and the same `Last-Modified`/`ETag` and 304 as `GET /scheduledItems`.
  * Entries are the resolved segments: an occurrence preempted whole by a higher priority shows nothing.
  */
+
 import { t } from 'elysia';
+import { getTimezone } from '../../core/settings';
 import type { Deps } from '../../deps';
 import { conditional } from '../schedule/document/conditional';
 import { playableReadQuery, readQuery, type ScheduleReadQueryIn } from '../schedule/document/query';
@@ -20,7 +22,7 @@ export const InstancesModel = {
 /** The answer: 304 when the client's copy is current, else the bare entry list with `X-Total-Count`. */
 export function playableInstances(deps: Deps, id: string, query: ScheduleReadQueryIn, request: Request): Response {
   const row = requirePlayableRow(deps, id);
-  const read = scheduleRead(deps, playableReadQuery(readQuery(query, deps.clock.now()), row.id));
+  const read = scheduleRead(deps, playableReadQuery(readQuery(query, deps.clock.now(), getTimezone(deps)), row.id));
   const { headers, unchanged } = conditional(request, readLastModified(deps, read), `W/"${read.id}"`);
   if (unchanged) return unchanged;
   return new Response(read.valuesJson, {

@@ -159,6 +159,22 @@ function markExpired(deps: Deps, messages: readonly MessageRow[]): void {
     .run();
 }
 
+/**
+ * A time to live counts elapsed time (rule 8): when the wall clock steps (NTP, an operator's date
+ * change), the stored expiries of queued messages move with it, before anything compares them with now.
+ */
+function followWallStep(deps: Deps): void {
+  const step = deps.actionQueue.wallSteps.take(deps.clock);
+  if (step === 0) return;
+  transact(deps, () => {
+    deps.db
+      .update(subsystemMessages)
+      .set({ expiresAt: sql`${subsystemMessages.expiresAt} + ${step}` })
+      .where(eq(subsystemMessages.state, 'queued'))
+      .run();
+  });
+}
+
 const ttlOf = (deps: Deps): number => getSettingGroup(deps, 'subsystems').actionMessageTtlSeconds * 1000;
 
 /**
@@ -168,6 +184,7 @@ const ttlOf = (deps: Deps): number => getSettingGroup(deps, 'subsystems').action
  */
 export function queueMessage(deps: Deps, subsystemId: number, input: QueueInput): MessageRow {
   const subsystem = requireSubsystem(deps, subsystemId);
+  followWallStep(deps);
   const now = deps.clock.now();
   const ttlMs = ttlOf(deps);
   return transact(deps, () => {
@@ -225,6 +242,7 @@ function forReader(deps: Deps, row: MessageRow, origin: string): MessageRow {
 export function collectMessages(deps: Deps, subsystem: SubsystemRow, request: Request): DeliveredMessageDto[] {
   const candidates = mayWait(deps);
   if (!candidates.has(subsystem.id)) return [];
+  followWallStep(deps);
   const waiting = waitingOf(deps, subsystem.id);
   if (waiting.length === 0) {
     candidates.delete(subsystem.id);
@@ -264,6 +282,7 @@ export function sweepExpiredMessages(deps: Deps): number {
       .orderBy(asc(subsystemMessages.id))
       .prepare(),
   }));
+  followWallStep(deps);
   const overdue = overdueNow.all({ now: deps.clock.now() });
   if (overdue.length === 0) return 0;
   transact(deps, () => {

@@ -4,6 +4,8 @@
  * Data only; health.ts is the state machine acting on the first, actions.ts keeps the second.
  */
 
+import { WallSteps } from '../../clock';
+
 /** The states of §3's health state machine, as `status` reads. */
 export const HEALTH_STATUSES = ['unknown', 'online', 'offline', 'disabled'] as const;
 export type HealthStatus = (typeof HEALTH_STATUSES)[number];
@@ -44,4 +46,6 @@ export class HealthState {
 export class ActionQueueState {
   /** Null until read from the table. */
   waiting: Set<number> | null = null;
+  /** Wall-clock steps, which the queued messages' expiries follow (actions.ts). */
+  readonly wallSteps = new WallSteps();
 }

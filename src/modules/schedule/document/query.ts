@@ -8,7 +8,7 @@ import { t } from 'elysia';
 import { badRequest } from '../../../http/errors';
 import { queryInstant } from '../../../http/instant';
 import { MAX_LIMIT } from '../../../http/lists';
-import { parseNaive } from '../engine/tz';
+import { fromLocalNaive, parseNaive } from '../engine/tz';
 
 const DAY = 86_400_000;
 
@@ -58,12 +58,19 @@ function integer(raw: string | undefined, name: string, min: number, max: number
   return n;
 }
 
-function instant(raw: string | undefined, name: string): number | null {
+/**
+ * A date alone is the start of that day in the appliance time zone, as every other date of the
+ * schedule (exclusions, closed dates, `until`): `from=2027-01-01&to=2027-01-02` is the venue's
+ * 1 January, 23 or 25 hours long on a change day, its midnight inside a gap at the gap's end (rule 2).
+ * It was UTC midnight, so a venue in New York asking for a day got 19:00 the evening before to 19:00.
+ * Both forms strict (2026-02-30 was read as 2 March), but for an offset's `+` that the query string
+ * decoded to a space (http/instant.ts).
+ */
+function instant(raw: string | undefined, name: string, timezone: string): number | null {
   if (raw === undefined) return null;
-  // A date alone is its UTC midnight; both forms strict (2026-02-30 was read as 2 March), but for an
-  // offset's `+` that the query string decoded to a space (http/instant.ts).
-  const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? parseNaive(raw) : queryInstant(raw);
-  if (ms === null) bad(name, 'must be an ISO-8601 time with Z or an offset');
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? parseNaive(raw) : null;
+  const ms = date !== null ? fromLocalNaive(timezone, date) : queryInstant(raw);
+  if (ms === null) bad(name, 'must be an ISO-8601 time with Z or an offset, or a local date YYYY-MM-DD');
   return ms;
 }
 
@@ -72,9 +79,9 @@ const ITEM_TYPES = ['EVENT', 'PLAYABLE', 'PLAYLIST', 'BLOCK'] as const;
 /**
  * Checks and normalises the query. Only `from`: a 24-hour window from it; only `to`: from now.
  */
-export function readQuery(query: ScheduleReadQueryIn, now: number): ReadQuery {
-  let from = instant(query.from, 'from');
-  let to = instant(query.to, 'to');
+export function readQuery(query: ScheduleReadQueryIn, now: number, timezone: string): ReadQuery {
+  let from = instant(query.from, 'from', timezone);
+  let to = instant(query.to, 'to', timezone);
   if (from !== null && to === null) to = from + DAY;
   if (from === null && to !== null) from = now;
   if (from !== null && to !== null) {

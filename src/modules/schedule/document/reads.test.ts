@@ -149,14 +149,44 @@ describe('GET /schedule (§11.5)', () => {
     expect((await t.call('GET', '/health')).status).toBe(200);
   });
 
+  it('reads a date alone as the start of that day in the appliance time zone, 23 hours long on a spring-forward day', async () => {
+    const t = await scheduleApp('2027-03-01T12:00:00.000Z');
+    putTimezone(t.deps, 'America/New_York');
+    for (const startTimeLocal of [
+      '2027-03-13T23:30:00',
+      '2027-03-14T00:30:00',
+      '2027-03-14T20:00:00',
+      '2027-03-15T00:30:00',
+    ])
+      expect((await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTimeLocal })).status).toBe(201);
+    for (const path of ['/schedule', '/scheduledItems']) {
+      const res = await t.call('GET', path, { as: 'viewer', query: { from: '2027-03-14', to: '2027-03-15' } });
+      expect(res.status).toBe(200);
+      const values = (path === '/schedule' ? res.body.values : res.body) as { startTimeLocal: string }[];
+      expect(values.map((v) => v.startTimeLocal)).toEqual([
+        '2027-03-14T00:30:00.000-05:00',
+        '2027-03-14T20:00:00.000-04:00',
+      ]);
+    }
+    const plays = await t.call('GET', `/playables/${t.playable._id}/instances`, {
+      as: 'viewer',
+      query: { from: '2027-03-14', to: '2027-03-15' },
+    });
+    expect(plays.status).toBe(200);
+  });
+
   it('refuses bad query values with 400 bad_request naming the parameter', async () => {
     const t = await scheduleApp();
     const cases: Array<[Record<string, string>, string, string]> = [
       [{ from: '2026-01-16T00:00:00Z', to: '2026-01-16T00:00:00Z' }, 'to', 'must be after from'],
       [{ from: '2026-01-16T00:00:00Z', to: '2027-01-18T00:00:00Z' }, 'to', 'must be at most 366 days after from'],
-      [{ from: 'yesterday' }, 'from', 'must be an ISO-8601 time with Z or an offset'],
-      [{ from: '2026-02-30T00:00:00Z' }, 'from', 'must be an ISO-8601 time with Z or an offset'],
-      [{ from: '2026-02-30' }, 'from', 'must be an ISO-8601 time with Z or an offset'],
+      [{ from: 'yesterday' }, 'from', 'must be an ISO-8601 time with Z or an offset, or a local date YYYY-MM-DD'],
+      [
+        { from: '2026-02-30T00:00:00Z' },
+        'from',
+        'must be an ISO-8601 time with Z or an offset, or a local date YYYY-MM-DD',
+      ],
+      [{ from: '2026-02-30' }, 'from', 'must be an ISO-8601 time with Z or an offset, or a local date YYYY-MM-DD'],
       [{ beforeCount: '1001' }, 'beforeCount', 'must be an integer from 0 to 1000'],
       [{ afterCount: '-1' }, 'afterCount', 'must be an integer from 0 to 10000'],
       [{ limit: '0' }, 'limit', 'must be an integer from 1 to 10000'],

@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia';
+import { getTimezone } from '../../../core/settings';
 import { findSubsystem } from '../../../core/subsystems';
 import type { Deps } from '../../../deps';
 import { authPlugin } from '../../../http/auth';
@@ -95,7 +96,7 @@ export function readsRoutes(deps: Deps) {
       '/schedule',
       ({ query, request }) => {
         const startedAt = performance.now();
-        const q = readQuery(query, deps.clock.now());
+        const q = readQuery(query, deps.clock.now(), getTimezone(deps));
         const read = scheduleRead(deps, q);
         const origin = q.objectList ? originOf(request) : null;
         const player = q.objectList ? filteringPlayer(deps, q) : null;
@@ -111,7 +112,7 @@ export function readsRoutes(deps: Deps) {
     .get(
       '/scheduledItems',
       ({ query, request }) => {
-        const read = scheduleRead(deps, readQuery(query, deps.clock.now()));
+        const read = scheduleRead(deps, readQuery(query, deps.clock.now(), getTimezone(deps)));
         return answer(deps, request, read, () => read.valuesJson, { 'x-total-count': String(read.count) });
       },
       {

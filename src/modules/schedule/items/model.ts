@@ -8,12 +8,19 @@ const ItemType = t.Union([t.Literal('EVENT'), t.Literal('PLAYABLE'), t.Literal('
 const TimeText = t.String({ minLength: 1, maxLength: 64 });
 const LocalDate = t.String({ minLength: 1, maxLength: 32 });
 
-/** Loosely typed: the rules (and their messages at `/recurrence/<field>`) are the engine's validateRecurrence. */
+/**
+ * Loosely typed: the rules (and their messages at `/recurrence/<field>`) are the engine's
+ * validateRecurrence. §11.2 writes `byDay` as "`MO`…`SU`" and `byMonthDay` as "1–31 or -1", so one
+ * value is taken as well as a list: `"byMonthDay": -1`, `"byDay": "MO"` or `"MO,WE,FR"` (as `tags`
+ * takes a comma-separated string); answers always carry the list.
+ */
 const Recurrence = t.Object({
   freq: t.String({ maxLength: 16 }),
   interval: t.Optional(t.Union([t.Number(), t.Null()])),
-  byDay: t.Optional(t.Union([t.Array(t.String({ maxLength: 8 }), { maxItems: 35 }), t.Null()])),
-  byMonthDay: t.Optional(t.Union([t.Array(t.Number(), { maxItems: 32 }), t.Null()])),
+  byDay: t.Optional(
+    t.Union([t.Array(t.String({ maxLength: 8 }), { maxItems: 35 }), t.String({ maxLength: 320 }), t.Null()]),
+  ),
+  byMonthDay: t.Optional(t.Union([t.Array(t.Number(), { maxItems: 32 }), t.Number(), t.Null()])),
   until: t.Optional(t.Union([LocalDate, t.Null()])),
   count: t.Optional(t.Union([t.Number(), t.Null()])),
 });

@@ -76,14 +76,22 @@ function timeFrom(tz: string, utc: string | null | undefined, local: string | nu
 
 const FREQS: ReadonlyArray<StoredRecurrence['freq']> = ['daily', 'weekly', 'monthly', 'yearly'];
 
+/** A list without duplicates, or null when empty or absent. */
+function listOrNull<T>(list: readonly T[] | null | undefined, each: (x: T) => T): T[] | null {
+  const kept = (list ?? []).filter((x) => x !== '').map(each);
+  return kept.length > 0 ? unique(kept) : null;
+}
+
 function recurrenceOf(body: NonNullable<ItemWrite['recurrence']>): StoredRecurrence {
   const freq = FREQS.find((f) => f === body.freq);
   if (!freq) throw invalid('/recurrence/freq', 'must be daily, weekly, monthly or yearly');
   return {
     freq,
     interval: body.interval ?? 1,
-    byDay: body.byDay && body.byDay.length > 0 ? unique(body.byDay.map((d) => d.toUpperCase())) : null,
-    byMonthDay: body.byMonthDay && body.byMonthDay.length > 0 ? unique(body.byMonthDay) : null,
+    byDay: listOrNull(typeof body.byDay === 'string' ? body.byDay.split(',').map((d) => d.trim()) : body.byDay, (d) =>
+      d.toUpperCase(),
+    ),
+    byMonthDay: listOrNull(typeof body.byMonthDay === 'number' ? [body.byMonthDay] : body.byMonthDay, (d) => d),
     until: body.until ?? null,
     count: body.count ?? null,
   };

@@ -15,9 +15,11 @@ export interface RunnerState {
   /** Exclusive lower bound of the next tick's window; null before the first tick. */
   lastTick: number | null;
   running: Map<string, Running>;
-  /** Segments already started once (a later start is a resume, rule 7), until they end. */
+  /** Segments already started once (a later start is a resume, rule 7), until a day after they end (runner.ts). */
   started: Map<string, number>;
-  /** Missed segments that must not run (rule 15, catch-up off or out of its window), until they end. */
+  /** Event segments whose `schedule.item.end` was sent, as long as `started` remembers them. */
+  ended: Map<string, number>;
+  /** Missed segments that must not run (rule 15, catch-up off or out of its window), as long as `started`. */
   suppressed: Map<string, number>;
   /** Segments started by the recovery after a restart: recorded `caught_up`. */
   catchingUp: Set<string>;

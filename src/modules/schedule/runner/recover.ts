@@ -10,6 +10,7 @@ import { getSettingGroup } from '../../../core/settings';
 import type { Deps } from '../../../deps';
 import { emit, transact } from '../../../realtime/emit';
 import { resolveWindow } from '../engine/resolve';
+import type { Entry } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
 import { plannedThrough, recordRun } from './runs';
 
@@ -43,26 +44,32 @@ export function judgeMissedRuns(deps: Deps, state: RunnerState): { missed: numbe
     if (e.start > e.originalStart) continue; // a later piece of a segment already judged
     state.suppressed.set(key, Math.max(e.originalEnd, e.end));
     missed++;
-    const reason = catchUp ? 'outside its catch-up window' : 'catch-up is off';
-    // The run record, its log entry and `schedule.run.missed` commit together (§10 rule 3).
-    transact(deps, () => {
-      const run = recordRun(deps, e, {
-        scheduledStart: e.originalStart,
-        actualStart: null,
-        status: 'missed',
-        deliveredTo: [],
-        reason,
-      });
-      writePlatformLog(deps, {
-        category: 'system',
-        severity: 'warning',
-        key: 'schedule.run.missed',
-        value: `scheduled item ${e.scheduledItemId} (${e.itemType} ${e.itemId}, ${e.subsystemExternalId}/${e.externalRef}) due at ${iso(e.originalStart)} was missed while the daemon was down (${reason})`,
-        subsystemId: e.subsystemId,
-        subsystemExternalId: e.subsystemExternalId,
-      });
-      emit(deps, 'schedule.run.missed', { ...run });
-    });
+    recordMissed(deps, e, catchUp ? 'outside its catch-up window' : 'catch-up is off', 'while the daemon was down');
   }
   return { missed, tickFrom: through };
+}
+
+/**
+ * Records one missed segment start: the run record, its system log entry and `schedule.run.missed`
+ * commit together (§10 rule 3). `when` says how it was missed, for the people reading the log.
+ */
+export function recordMissed(deps: Deps, e: Entry, reason: string, when: string): void {
+  transact(deps, () => {
+    const run = recordRun(deps, e, {
+      scheduledStart: e.originalStart,
+      actualStart: null,
+      status: 'missed',
+      deliveredTo: [],
+      reason,
+    });
+    writePlatformLog(deps, {
+      category: 'system',
+      severity: 'warning',
+      key: 'schedule.run.missed',
+      value: `scheduled item ${e.scheduledItemId} (${e.itemType} ${e.itemId}, ${e.subsystemExternalId}/${e.externalRef}) due at ${iso(e.originalStart)} was missed ${when} (${reason})`,
+      subsystemId: e.subsystemId,
+      subsystemExternalId: e.subsystemExternalId,
+    });
+    emit(deps, 'schedule.run.missed', { ...run });
+  });
 }

@@ -12,13 +12,21 @@ import { resolveCached } from '../engine/cache';
 import { expandItem } from '../engine/recurrence';
 import type { Entry, ScheduleSnapshot } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
-import { judgeMissedRuns } from './recover';
+import { judgeMissedRuns, recordMissed } from './recover';
 import { type RunStatus, recordRun, savePlannedThrough } from './runs';
 
 export type SnapshotLoader = (deps: Deps) => ScheduleSnapshot;
 
 /** How far back a tick still delivers what it finds due (ticks come at least every minute). */
 const MAX_LATE_MS = 5 * 60_000;
+
+/**
+ * How far a stepped wall clock is followed exactly. A segment that started is remembered for a day
+ * after its end, so a clock stepped back (NTP, an operator's correction) by up to a day never starts
+ * it as new again: an event does not fire twice, a playable playing again is a resume with no second
+ * run record. A clock stepped ahead records the starts it jumped over (up to a day back) as `missed`.
+ */
+const STEP_MEMORY_MS = 24 * 3_600_000;
 
 /**
  * Installs the runner for `deps` (boot: every deps gets one, so tests drive the same code). A second
@@ -30,6 +38,7 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
     lastTick: null,
     running: new Map(),
     started: new Map(),
+    ended: new Map(),
     suppressed: new Map(),
     catchingUp: new Set(),
     timer: null,
@@ -125,14 +134,19 @@ export function runScheduleTick(deps: Deps): void {
   // (after a restart, the recovery has judged every start since the persisted progress).
   const from = state.catchingUp.size > 0 ? state.lastTick : Math.max(state.lastTick, now - MAX_LATE_MS);
   const snapshot = state.load();
+  if (from > state.lastTick)
+    recordJumpedOver(deps, state, snapshot, Math.max(state.lastTick, now - STEP_MEMORY_MS), from);
   const { entries } = resolveCached(snapshot, Math.min(from, now), now + 1);
 
   for (const e of entries) {
     if (e.itemType !== 'EVENT') continue;
     const key = playKey(e);
-    if (e.start > from && e.start <= now && !state.suppressed.has(key)) startEntry(deps, state, e, key);
-    if (e.end > e.start && e.end > from && e.end <= now && state.started.has(key))
+    const due = e.start > from && e.start <= now;
+    if (due && !state.suppressed.has(key) && !state.started.has(key)) startEntry(deps, state, e, key);
+    if (e.end > e.start && e.end > from && e.end <= now && state.started.has(key) && !state.ended.has(key)) {
       deliver(deps, 'schedule.item.end', e);
+      state.ended.set(key, e.originalEnd);
+    }
   }
 
   const desired = new Map<string, Entry>();
@@ -158,8 +172,9 @@ export function runScheduleTick(deps: Deps): void {
   }
 
   recordSkipped(deps, snapshot, from, now);
-  for (const map of [state.started, state.suppressed])
-    for (const [key, end] of map) if (end <= now && !state.running.has(key)) map.delete(key);
+  const forgetBefore = now - STEP_MEMORY_MS;
+  for (const map of [state.started, state.suppressed, state.ended])
+    for (const [key, end] of map) if (end <= forgetBefore && !state.running.has(key)) map.delete(key);
   state.lastTick = now;
   savePlannedThrough(deps, now);
 }
@@ -177,6 +192,23 @@ export function recoverMissedRuns(deps: Deps): number {
   }
   runScheduleTick(deps);
   return missed;
+}
+
+/**
+ * Starts in (from, to] that a wall clock stepped ahead (or a daemon stalled past MAX_LATE_MS) left
+ * behind: each event, and each playable segment over by now, is recorded `missed` as after an outage
+ * (rule 15), instead of vanishing without a trace. A playable still running starts late, as any tick.
+ */
+function recordJumpedOver(deps: Deps, state: RunnerState, snapshot: ScheduleSnapshot, from: number, to: number): void {
+  const now = deps.clock.now();
+  for (const e of resolveCached(snapshot, from, to + 1).entries) {
+    if (e.start <= from || e.start > to || e.start > e.originalStart) continue;
+    const key = playKey(e);
+    if (state.started.has(key) || state.suppressed.has(key)) continue;
+    if (e.itemType === 'PLAYABLE' && e.end > now) continue;
+    state.suppressed.set(key, Math.max(e.originalEnd, e.end));
+    recordMissed(deps, e, 'the wall clock jumped past its start', 'when the wall clock stepped ahead');
+  }
 }
 
 /** Rule 17: occurrences of items whose target is missing are recorded `skipped`. */

@@ -1,0 +1,82 @@
+/**
+ * Alert durations while the wall clock steps (NTP, an operator's date change): `delaySeconds` and
+ * `repeatIntervalSeconds` count elapsed time (jobs.ts), while `snoozedUntil`, a moment a person chose,
+ * stays on the wall clock.
+ */
+import { describe, expect, it } from 'bun:test';
+import { tickAlerts } from './jobs';
+import { alertsApp } from './test-support';
+
+const HOUR = 3_600_000;
+
+/** Seconds of the fake clock, the per-second tick after each. */
+function seconds(t: Awaited<ReturnType<typeof alertsApp>>, n: number): void {
+  for (let i = 0; i < n; i++) {
+    t.clock.advance(1000);
+    tickAlerts(t.deps);
+  }
+}
+
+describe('a delay while the wall clock steps', () => {
+  it('stepped ahead an hour, a 10-minute delay still waits its 10 minutes', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    const a = await t.rule({ delaySeconds: 600 });
+    await t.write('95');
+    seconds(t, 60);
+    t.clock.setWall(t.clock.now() + HOUR);
+    seconds(t, 5);
+    expect(await t.read(a._id)).toMatchObject({ state: 'pending' });
+    expect(t.emitted('alert.fired')).toEqual([]);
+    seconds(t, 600 - 65 - 1);
+    expect(t.emitted('alert.fired')).toEqual([]);
+    seconds(t, 1);
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+    expect(await t.read(a._id)).toMatchObject({ state: 'firing' });
+  });
+
+  it('stepped back an hour, it fires after its 10 minutes, not 70', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    await t.rule({ delaySeconds: 600 });
+    await t.write('95');
+    seconds(t, 60);
+    t.clock.setWall(t.clock.now() - HOUR);
+    seconds(t, 540);
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+  });
+});
+
+describe('a repeat while the wall clock steps', () => {
+  it('an hourly repeat is sent once an hour of elapsed time, whichever way the clock stepped', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    await t.rule({ lifeCycle: 'repeat', repeatIntervalSeconds: 3600 });
+    await t.write('95');
+    expect(t.notices()).toEqual([expect.objectContaining({ count: 1 })]);
+    seconds(t, 600);
+    t.clock.setWall(t.clock.now() + HOUR);
+    seconds(t, 60);
+    expect(t.notices()).toEqual([expect.objectContaining({ count: 1 })]);
+    seconds(t, 3600 - 660);
+    expect(t.notices()).toEqual([expect.objectContaining({ count: 2 })]);
+    t.clock.setWall(t.clock.now() - 2 * HOUR);
+    seconds(t, 3600);
+    expect(t.notices()).toEqual([expect.objectContaining({ count: 3 })]);
+  });
+});
+
+describe('a snooze while the wall clock steps', () => {
+  it('ends at the wall-clock moment it names', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    const until = new Date(t.clock.now() + 2 * HOUR).toISOString();
+    await t.rule({ snoozedUntil: until });
+    await t.write('95');
+    t.clock.setWall(t.clock.now() + 2 * HOUR - 2000);
+    seconds(t, 1);
+    expect(t.notices()).toEqual([]);
+    seconds(t, 1);
+    expect(t.notices()).toEqual([expect.objectContaining({ state: 'shown', count: 1 })]);
+  });
+});
