@@ -104,9 +104,7 @@ describe('object records (§12)', () => {
       ['bucketName', 'CMS-MEDIA'],
     ] as const) {
       const res = await t.call('POST', '/objects/cms-media', { as: 'admin', body: { name: 'a.png', [field]: value } });
-      expect(res.body).toEqual(
-        validationBody(res, `/${field}`, 'must be the bucket the path names (cms-media), or left out'),
-      );
+      expect(res.body).toEqual(validationBody(res, `/${field}`, 'must be cms-media as in the path, or left out'));
     }
     expect(rowCount(t, 'objects')).toBe(0);
     const same = await t.call('POST', '/objects/cms-media', {

@@ -201,7 +201,7 @@ describe('field rules', () => {
       'more than 200 options',
       { type: 'enum', options: Array.from({ length: 201 }, (_, i) => `o${i}`) },
       '/options',
-      'must have at most 200 items',
+      'must have at most 200 entries',
     ],
     ['a blank displayName', { displayName: '  ' }, '/displayName', 'must not be blank'],
   ];
