@@ -3,7 +3,7 @@
  * seeded random source: a missing-fields body, wrong-typed and null fields, huge strings, deep JSON,
  * bad unicode, non-object bodies, an oversized body, wrong content types, bad percent-encoding and
  * path tricks in its parameters, odd query values and odd Host names. For every answer: never a 5xx,
- * every non-2xx is the one error body, and a refused request leaves stored data unchanged.
+ * every non-2xx is the one error body (no detail message spelling its own field), and a refused request leaves stored data unchanged.
  *
  * Bounded: about 6 000 requests, well under a minute. `FUZZ_SLOW=<ms>` prints the slower cases,
  * `FUZZ_ONLY=<path part>` limits the run to matching operations. A failure prints the seed and the case;
@@ -14,6 +14,7 @@ import { ERROR_STATUS } from '../src/http/errors';
 import { jobsIdle } from '../src/modules/backups/job';
 import { seededRandom } from '../src/prng';
 import { makeTestApp } from './helpers/app';
+import { detailsSpellingTheirField } from './helpers/errors';
 import {
   BAD_SEGMENTS,
   deepJsonText,
@@ -192,6 +193,8 @@ function problemWith(status: number, headers: Headers, text: string): string | n
   if (typeof body.message !== 'string' || body.message === '') return 'no message';
   if (body.requestId !== headers.get('x-request-id')) return 'requestId differs from x-request-id';
   if (!(headers.get('content-type') ?? '').startsWith('application/json')) return 'error without JSON content type';
+  const doubled = detailsSpellingTheirField(body);
+  if (doubled.length > 0) return `a detail message spells its field: ${doubled.join('; ')}`;
   return null;
 }
 

@@ -93,7 +93,13 @@ export function fieldName(path: string): string {
 export const badQuery = (path: string, message: string): AppError =>
   new AppError('bad_request', `${fieldName(path)} ${message}`, [{ path, message }]);
 
-/** A rule broken by one field: `path` is a JSON pointer such as `/roleIds/0`. */
+/**
+ * A rule broken by one field: `path` is a JSON pointer such as `/roleIds/0`. The one rule of every
+ * detail (C: Errors): the path names the field, the message says what is wrong with it and never
+ * spells the field again, since the top-level message is the two joined ("recurrence.until cannot be
+ * given together with count", not "recurrence.until until and count …"). The test harness refuses an
+ * answer that breaks it (tests/helpers/errors.ts `spellsItsField`).
+ */
 export const invalid = (path: string, message: string): AppError =>
   new AppError('validation', `${fieldName(path)} ${message}`, [{ path, message }]);
 

@@ -209,7 +209,6 @@ export function tagConditions(column: SQLiteColumn, raw: string): SQL[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (tags.length > 50)
-    throw badRequest('tags must name at most 50 tags', [{ path: '/tags', message: 'must name at most 50 tags' }]);
+  if (tags.length > 50) throw badQuery('/tags', 'must have at most 50 entries');
   return tags.map((tag) => sql`exists (select 1 from json_each(${column}) where json_each.value = ${tag})`);
 }

@@ -74,6 +74,12 @@ function onlyUnsafe(s: SchemaLike, raw: unknown): boolean {
   return shown(own) === undefined;
 }
 
+/**
+ * A count of an array's entries in a message. Not "items": a field may be called `items` (a block's),
+ * and a message never spells its own field (errors.ts `invalid`).
+ */
+const entries = (n: number | undefined): string => (n === 1 ? '1 entry' : `${n} entries`);
+
 function describe(s: SchemaLike, errorType: number, value: unknown): string {
   if (typeof s.error === 'string') return s.error;
   if (s.anyOf) {
@@ -108,8 +114,8 @@ function describe(s: SchemaLike, errorType: number, value: unknown): string {
       if (s.minLength !== undefined) return `must be a string of at least ${s.minLength} characters`;
       return 'must be a string';
     case 'array':
-      if (errorType === ValueErrorType.ArrayMaxItems) return `must have at most ${s.maxItems} items`;
-      if (errorType === ValueErrorType.ArrayMinItems) return `must have at least ${s.minItems} items`;
+      if (errorType === ValueErrorType.ArrayMaxItems) return `must have at most ${entries(s.maxItems)}`;
+      if (errorType === ValueErrorType.ArrayMinItems) return `must have at least ${entries(s.minItems)}`;
       return 'must be an array';
     case 'object':
       return 'must be an object';

@@ -1,7 +1,8 @@
 /**
  * The test harness (STYLE.md "Tests"): a fresh app on a temp SQLite file with the real migrations,
  * a silent logger and a fake clock; `call()` talks to it through `app.handle`, so every request goes
- * through the real routing, auth, parsing and error path.
+ * through the real routing, auth, parsing and error path. An error answer whose detail message spells
+ * its own field (C: Errors) fails the test that provoked it, as a response that breaks its schema does.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ import { upsertSubsystem } from '../../src/modules/subsystems/service';
 import { createToken } from '../../src/modules/tokens/service';
 import type { BusEvent } from '../../src/realtime/bus';
 import { versionInfo } from '../../src/version';
+import { detailsSpellingTheirField } from './errors';
 
 export interface CallOptions {
   body?: unknown;
@@ -161,6 +163,10 @@ export function makeTestApp(
         parsed = text;
       }
     }
+    // C: Errors, for every answer a test provokes: a detail's message never spells its own field.
+    const doubled = response.status >= 400 ? detailsSpellingTheirField(parsed) : [];
+    if (doubled.length > 0)
+      throw new Error(`${method} ${path}: a detail message spells its field: ${doubled.join('; ')}`);
     return { status: response.status, body: parsed, headers: response.headers, text };
   };
 

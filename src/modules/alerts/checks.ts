@@ -57,7 +57,7 @@ export function ruleVariable(v: {
 function variableOf(deps: Deps, body: AlertWrite): RuleVariable {
   const raw = body.variable ?? '';
   const subsystem = body.subsystemExternalId ?? body.subsystemId ?? null;
-  const unknown = 'names a variable that does not exist';
+  const unknown = 'does not exist';
   if (typeof raw === 'string' && subsystem !== null) {
     return ruleVariable(notFoundToInvalid(() => getVariableByRef(deps, String(subsystem), raw), '/variable', unknown));
   }
@@ -79,12 +79,12 @@ function checkCondition(operator: string, value: string): void {
 
 function userIdOf(deps: Deps, key: number | string, path: string): number {
   const row = typeof key === 'number' ? findUserById(deps, key) : findUserByUsername(deps, key);
-  if (!row) throw invalid(path, 'names a user that does not exist');
+  if (!row) throw invalid(path, 'does not exist');
   return row.id;
 }
 
 function roleIdOf(deps: Deps, key: number | string, path: string): number {
-  return notFoundToInvalid(() => getRole(deps, String(key)), path, 'names a role that does not exist')._id;
+  return notFoundToInvalid(() => getRole(deps, String(key)), path, 'does not exist')._id;
 }
 
 function smtpConfigured(deps: Deps): boolean {

@@ -129,12 +129,8 @@ describe('POST/PUT /alerts (upsert)', () => {
         '/value',
         'must be a valid regular expression of at most 200 characters',
       ],
-      [{ ...base, variable: 9999 }, '/variable', 'names a variable that does not exist'],
-      [
-        { ...base, variable: 'nope', subsystemExternalId: 'media' },
-        '/variable',
-        'names a variable that does not exist',
-      ],
+      [{ ...base, variable: 9999 }, '/variable', 'does not exist'],
+      [{ ...base, variable: 'nope', subsystemExternalId: 'media' }, '/variable', 'does not exist'],
       [{ ...base, variable: 'temp' }, '/subsystemExternalId', 'is required with a variable externalRef'],
       [{ ...base, criticality: 'fatal' }, '/criticality', 'must be one of: info, warning, error, critical (or 1 to 4)'],
       [{ ...base, criticality: 5 }, '/criticality', 'must be one of: info, warning, error, critical (or 1 to 4)'],
@@ -143,15 +139,11 @@ describe('POST/PUT /alerts (upsert)', () => {
       [{ ...base, lifeCycle: 'always' }, '/lifeCycle', 'must be one of: once, repeat'],
       [{ ...base, message: 'm'.repeat(1001) }, '/message', 'must be a string of at most 1000 characters'],
       [{ ...base, destinations: [{ method: ['notification'] }] }, '/destinations/0', 'needs a user or a role'],
-      [
-        { ...base, destinations: [{ user: 999, method: ['notification'] }] },
-        '/destinations/0/user',
-        'names a user that does not exist',
-      ],
+      [{ ...base, destinations: [{ user: 999, method: ['notification'] }] }, '/destinations/0/user', 'does not exist'],
       [
         { ...base, destinations: [{ role: 'ghosts', method: ['notification'] }] },
         '/destinations/0/role',
-        'names a role that does not exist',
+        'does not exist',
       ],
       [
         { ...base, destinations: [{ role: 'operator', method: ['email'] }] },

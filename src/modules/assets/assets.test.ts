@@ -165,6 +165,38 @@ describe('POST /assets', () => {
   });
 });
 
+describe('an asset of no subsystem sent back whole to the collection (C: Requests)', () => {
+  it('POST, PUT /assets and PUT /asset take the fetched record (null subsystem and externalRef): 200, unchanged', async () => {
+    const t = await setup();
+    const site = await t.call('POST', '/assets', { as: 'admin', body: { displayName: 'Site', type: 'site' } });
+    const room = await t.call('POST', '/assets', {
+      as: 'operator',
+      body: { displayName: 'Room 1', type: 'room', parentId: site.body._id, tags: ['a'] },
+    });
+    const read = (await t.call('GET', `/assets/${room.body._id}`, { as: 'admin' })).body;
+    expect(read).toMatchObject({ subsystemId: null, subsystemExternalId: null, externalRef: null });
+    for (const [method, path] of [
+      ['POST', '/assets'],
+      ['PUT', '/assets'],
+      ['PUT', '/asset'],
+    ] as const) {
+      const res = await t.call(method, path, { as: 'operator', body: read });
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      expect((await t.call('GET', `/assets/${room.body._id}`, { as: 'admin' })).body).toEqual(read);
+    }
+    // The same record without its _id is a new asset of no subsystem, as if the three were left out.
+    const { _id, ...copy } = read;
+    const made = await t.call('POST', '/assets', { as: 'operator', body: { ...copy, displayName: 'Room 2' } });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ subsystemId: null, externalRef: null, parentId: site.body._id, tags: ['a'] });
+    expect(t.count()).toBe(3);
+    expect(t.events.filter((e) => e.type === 'asset.updated')).toEqual([]);
+    // A viewer may not, and a credential is needed, whatever the body.
+    expect((await t.call('POST', '/assets', { as: 'viewer', body: read })).status).toBe(403);
+    expect((await t.call('POST', '/assets', { body: read })).status).toBe(401);
+  });
+});
+
 describe('parentId', () => {
   it('refuses cycles (400 at /parentId) and more than 10 levels, counting the subtree moved', async () => {
     const t = await setup();

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Description, DisplayName, ExternalRef, Metadata, SubsystemNameFields, Tags } from '../../http/fields';
+import { Description, DisplayName, ExternalRef, Metadata, Tags } from '../../http/fields';
 import { QUERY_DATE_TIME } from '../../http/instant';
 import { enumFilter, type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
@@ -127,11 +127,15 @@ export const AssetModel = {
    * One body for every write (C: Requests): `displayName` is required on create (checked by the
    * service), `externalRef` and the subsystem are W1 (ignored on update). Read-only and unknown
    * fields are ignored; `metadata.subsystemId` and `metadata.subsystemName` are the server's.
+   * `null` in the three W1 fields is what an asset of no subsystem reads back (a site, a room): the
+   * same as leaving them out, so such an asset fetched and sent back to the collection is taken
+   * (C: Requests).
    */
   write: t.Object({
     _id: t.Optional(t.Integer({ minimum: 1 })),
-    ...SubsystemNameFields,
-    externalRef: t.Optional(ExternalRef),
+    subsystemId: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
+    subsystemExternalId: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 128 }), t.Null()])),
+    externalRef: t.Optional(t.Union([ExternalRef, t.Null()])),
     displayName: t.Optional(DisplayName),
     description: t.Optional(Description),
     tags: t.Optional(Tags),

@@ -221,7 +221,11 @@ function create(
  */
 export function upsertAsset(deps: Deps, principal: Principal, body: AssetWrite, scope: Scope): Upserted {
   // Read only once `_id` named nothing: a body naming its asset by `_id` needs no known subsystem.
-  const subsystem = () => subsystemNamedBy(deps, body);
+  const subsystem = () =>
+    subsystemNamedBy(deps, {
+      subsystemId: body.subsystemId ?? undefined,
+      subsystemExternalId: body.subsystemExternalId ?? undefined,
+    });
   const ref = body.externalRef ?? null;
   const existing = upsertTarget(
     body._id,

@@ -63,7 +63,7 @@ export function templateOf(
   }
   const found = templatePathOf(deps, subsystemId, null, sent);
   const row = found ? liveTemplate(deps, subsystemId, found._id) : undefined;
-  if (!row) throw invalid('/templatePath/_id', 'must be the _id of a template playable of the same subsystem');
+  if (!row) throw invalid('/templatePath/_id', 'must name a template playable of the same subsystem');
   return { path: pathOf(row), row };
 }
 
@@ -174,7 +174,7 @@ function fresh(
   i: number,
 ): CompositionParameter {
   const parameter = templateParameter(deps, subsystemId, template.row?.id ?? null, key);
-  if (!parameter) throw invalid(`/parameters/${i}/parameter`, 'is not a parameter of the template');
+  if (!parameter) throw invalid(`/parameters/${i}/parameter`, 'does not belong to the template');
   const value = text ?? parameter.defaultValue;
   if (value === null) throw invalid(`/parameters/${i}/value`, 'must not be null when the parameter has no default');
   const problem = valueProblem(deps, parameter, value);

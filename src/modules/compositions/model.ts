@@ -88,7 +88,7 @@ export const CompositionModel = {
       t.Array(
         t.Object({
           parameter: t.Union([t.Integer({ minimum: 1 }), t.String({ minLength: 1, maxLength: 256 })], {
-            error: "must be a parameter's _id or externalRef",
+            error: 'must be an _id or externalRef',
           }),
           value: t.Unknown({ description: 'text; numbers and booleans as their text; null: the default' }),
         }),

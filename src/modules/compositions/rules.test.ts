@@ -5,7 +5,7 @@ import { mp4 } from '../objects/probe/test-support';
 import { uploadedObject } from '../objects/test-support';
 import { type CompositionApp, compositionApp, validation } from './test-support';
 
-const NOT_A_TEMPLATE = 'must be the _id of a template playable of the same subsystem';
+const NOT_A_TEMPLATE = 'must name a template playable of the same subsystem';
 
 async function refused(t: CompositionApp, body: Record<string, unknown>, path: string, message: string) {
   const res = await t.call('POST', '/compositions', { as: 'admin', body: t.body(body) });
@@ -133,7 +133,7 @@ describe('parameters', () => {
         t,
         { parameters: [{ parameter: key, value: 'x' }] },
         '/parameters/0/parameter',
-        'is not a parameter of the template',
+        'does not belong to the template',
       );
     }
     await refused(

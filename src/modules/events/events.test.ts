@@ -194,7 +194,7 @@ describe('POST /events', () => {
     [
       { subsystemExternalId: 'media-1', command: 'play /media/a.mp4' },
       '/externalRef',
-      'is required when command is not a valid externalRef (1–256 characters without / ? #)',
+      'is required when command cannot serve as one (1–256 characters without / ? #)',
     ],
     [{ subsystemExternalId: 'media-1', externalRef: 'e', displayName: '  ' }, '/displayName', 'must not be blank'],
     [

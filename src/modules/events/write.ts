@@ -56,10 +56,7 @@ function refOf(body: EventWrite): string {
   if (body.externalRef !== undefined) return body.externalRef;
   if (body.command === undefined) throw invalid('/externalRef', 'or command is required');
   if (!isExternalRef(body.command)) {
-    throw invalid(
-      '/externalRef',
-      'is required when command is not a valid externalRef (1–256 characters without / ? #)',
-    );
+    throw invalid('/externalRef', 'is required when command cannot serve as one (1–256 characters without / ? #)');
   }
   return body.command;
 }

@@ -75,7 +75,7 @@ describe('signing and verifying (envelope.ts)', () => {
       'payload must be base64url (without padding) of at most 12 KiB',
     );
     expect(refusal(() => parseEnvelope(JSON.stringify({ ...file, signature: 'AAAA' }))).message).toBe(
-      'signature must be base64url of a 64-byte Ed25519 signature',
+      'signature must be base64url of 64 bytes (Ed25519)',
     );
     expect(parseEnvelope(`\uFEFF${JSON.stringify({ ...file, extra: 1 })}`).kid).toBe('test-1');
   });

@@ -52,7 +52,7 @@ export function parseEnvelope(text: string): Envelope {
   const payload = payloadText.length > 16384 ? null : fromBase64url(payloadText);
   if (!payload) throw invalid('/payload', 'must be base64url (without padding) of at most 12 KiB');
   const signature = fromBase64url(field(fields, 'signature'));
-  if (signature?.length !== 64) throw invalid('/signature', 'must be base64url of a 64-byte Ed25519 signature');
+  if (signature?.length !== 64) throw invalid('/signature', 'must be base64url of 64 bytes (Ed25519)');
   return { kid, payloadText, payload, signature };
 }
 

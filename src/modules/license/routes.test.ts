@@ -175,7 +175,7 @@ describe('PUT/POST /license (rule 1)', () => {
       [
         'another product',
         () => licenseFile(licenseJson({ product: 'other' })),
-        (res) => validation(res, '/payload/product', 'is not pms: the license is for another product'),
+        (res) => validation(res, '/payload/product', 'is not pms: the license is for other software'),
       ],
       [
         'expired',

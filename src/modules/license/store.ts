@@ -83,7 +83,7 @@ export function checkLicenseFile(deps: Deps, text: string): { envelope: Envelope
   if (!signatureValid(envelope, key))
     throw invalid('/signature', 'does not match the payload: the license was altered or not signed by the vendor');
   const license = parseLicense(envelope.payload);
-  if (license.product !== PRODUCT) throw invalid('/payload/product', 'is not pms: the license is for another product');
+  if (license.product !== PRODUCT) throw invalid('/payload/product', 'is not pms: the license is for other software');
   if (license.machineId !== null && license.machineId !== machineId(deps))
     throw invalid('/payload/machineId', `names another appliance; this one is ${machineId(deps)}`);
   return { envelope, license };

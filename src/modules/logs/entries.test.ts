@@ -103,7 +103,7 @@ describe('POST /logs', () => {
       'must be an array of at most 50 strings of 1 to 64 characters, or a comma-separated string',
     ],
     [{ tags: `a,${'t'.repeat(65)}` }, '/tags', 'must hold strings of 1 to 64 characters'],
-    [{ tags: Array.from({ length: 51 }, (_, i) => `t${i}`).join(',') }, '/tags', 'must have at most 50 items'],
+    [{ tags: Array.from({ length: 51 }, (_, i) => `t${i}`).join(',') }, '/tags', 'must have at most 50 entries'],
   ])('refuses %j', async (body, path, message) => {
     const t = setup();
     const res = await t.post(body);

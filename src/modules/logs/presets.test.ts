@@ -161,7 +161,7 @@ describe('/logs/presets', () => {
     [
       { name: 'n', tags: Array.from({ length: 51 }, (_, i) => `t${i}`).join(',') },
       '/tags',
-      'must have at most 50 items',
+      'must have at most 50 entries',
     ],
   ])('refuses %#', async (body, path, message) => {
     const t = people();

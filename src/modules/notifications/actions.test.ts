@@ -139,7 +139,7 @@ describe('POST /notifications/:id/action (rule 3)', () => {
     const none = await t.act(n._id, {});
     expect(none.body).toEqual(validation(none, '/action', 'is required'));
     const unknown = await t.act(n._id, { action: 'nope' });
-    expect(unknown.body).toEqual(validation(unknown, '/action', 'does not name an action of this notification'));
+    expect(unknown.body).toEqual(validation(unknown, '/action', "matches none of this notification's actions"));
     expect((await t.read(n._id)).lastAction).toBeNull();
     await t.call('PUT', `/notifications/${n._id}/clear`, { as: 'operator' });
     const cleared = await t.act(n._id, { action: 'done' });

@@ -86,7 +86,7 @@ export function checkActions(
   actions: readonly NotificationActionWrite[],
   platform = false,
 ): StoredNotificationAction[] {
-  if (actions.length > 5) throw invalid('/actions', 'must hold at most 5 actions');
+  if (actions.length > 5) throw invalid('/actions', 'must have at most 5 entries');
   const seen = new Set<string>();
   return actions.map((a, i) => {
     if (seen.has(a.id)) throw invalid(`/actions/${i}/id`, 'must be unique in the notification');
@@ -136,7 +136,7 @@ export async function runAction(
   const actionId = body.action ?? body.actionId;
   if (actionId === undefined) throw invalid('/action', 'is required');
   const action = row.actions.find((a) => a.id === actionId);
-  if (!action) throw invalid('/action', 'does not name an action of this notification');
+  if (!action) throw invalid('/action', "matches none of this notification's actions");
   if (row.state === 'cleared') throw conflict('the notification is cleared');
   const result = await perform(deps, principal, action);
   const now = deps.clock.now();

@@ -178,7 +178,7 @@ describe('POST|PUT /notifications/show', () => {
         (r) => validation(r, '/severity', 'must be one of: info, warning, error, critical, warn'),
       ],
       [{ title: 'a', key: 'k'.repeat(201) }, (r) => validation(r, '/key', 'must be at most 200 characters')],
-      [{ title: 'a', actions: six }, (r) => validation(r, '/actions', 'must have at most 5 items')],
+      [{ title: 'a', actions: six }, (r) => validation(r, '/actions', 'must have at most 5 entries')],
       [
         { title: 'a', expiresAt: 'tomorrow' },
         (r) => validation(r, '/expiresAt', 'must be an ISO-8601 time with Z or an offset'),

@@ -80,7 +80,12 @@ export const ObjectModel = {
   list: t.Array(ObjectDtoModel),
   buckets: t.Array(BucketDtoModel),
   tags: t.Array(t.Object({ tag: t.String(), count: Int() })),
-  /** Create (the bucket comes from the path; `bucket`/`bucketName` in the body must be the same or absent, service.ts). */
+  /**
+   * Create (the bucket comes from the path; `bucket`/`bucketName` in the body must be the same or
+   * absent, service.ts). A fetched record sent back is a create body (C: Requests): its
+   * read-only fields are ignored, and `sha256` is the expected checksum of the content to come, `null`
+   * (what a record without content reads back) the same as none.
+   */
   create: t.Object({
     bucket: t.Optional(t.String()),
     bucketName: t.Optional(t.String()),
@@ -89,7 +94,7 @@ export const ObjectModel = {
     description: t.Optional(Description),
     tags: t.Optional(Tags),
     metadata: t.Optional(Metadata),
-    sha256: t.Optional(Sha256),
+    sha256: t.Optional(t.Union([Sha256, t.Null()])),
   }),
   /** PUT and PATCH: the writable fields; everything else in the body is ignored (C: Requests). */
   update: t.Object({

@@ -104,9 +104,7 @@ describe('object records (§12)', () => {
       ['bucketName', 'CMS-MEDIA'],
     ] as const) {
       const res = await t.call('POST', '/objects/cms-media', { as: 'admin', body: { name: 'a.png', [field]: value } });
-      expect(res.body).toEqual(
-        validationBody(res, `/${field}`, 'must be the bucket the path names (cms-media), or left out'),
-      );
+      expect(res.body).toEqual(validationBody(res, `/${field}`, 'must be cms-media as in the path, or left out'));
     }
     expect(rowCount(t, 'objects')).toBe(0);
     const same = await t.call('POST', '/objects/cms-media', {
@@ -115,6 +113,54 @@ describe('object records (§12)', () => {
     });
     expect(same.status).toBe(201);
     expect(same.body).toMatchObject({ bucket: 'cms-media', bucketName: 'cms-media' });
+  });
+
+  it('a fetched record POSTed back (a copy, a restore after a purge) is created; its read-only fields are ignored', async () => {
+    const t = makeTestApp();
+    // A record without content reads sha256: null (and objectSize, objectMD5 … null): the copy has no expected checksum.
+    const bare = await newObject(t, 'notes.txt', { tags: ['lobby'], metadata: { room: 'A' } });
+    const bareRead = (await t.call('GET', `/objects/${bare._id}`, { as: 'admin' })).body;
+    expect(bareRead.sha256).toBeNull();
+    const bareCopy = await t.call('POST', '/objects/cms-media', {
+      as: 'operator',
+      body: { ...bareRead, name: 'notes-copy.txt' },
+    });
+    expect(bareCopy.status).toBe(201);
+    expect(bareCopy.body).toMatchObject({
+      name: 'notes-copy.txt',
+      displayName: 'notes.txt',
+      tags: ['lobby'],
+      metadata: { room: 'A' },
+      status: 'created',
+      sha256: null,
+    });
+    expect((await putBytes(t, `/objects/${bareCopy.body._id}/content`, textBytes('any text'))).status).toBe(200);
+
+    // An uploaded record carries its content's sha256: the copy expects that content (§12 rule 2).
+    const bytes = pngBytes(4, 3);
+    const clip = await uploadedObject(t, 'clip.png', bytes);
+    const read = (await t.call('GET', `/objects/${clip._id}`, { as: 'admin' })).body;
+    const copy = await t.call('POST', '/objects/cms-media', { as: 'admin', body: { ...read, name: 'clip-copy.png' } });
+    expect(copy.status).toBe(201);
+    expect(copy.body).toMatchObject({ status: 'created', objectSize: null, sha256: null, usedBy: { playables: 0 } });
+    expect(copy.body.metadata).toEqual({});
+    const wrong = await putBytes(t, `/objects/${copy.body._id}/content`, pngBytes(5, 5));
+    expect(wrong.status).toBe(400);
+    const right = await putBytes(t, `/objects/${copy.body._id}/content`, bytes);
+    expect(right.body).toMatchObject({ status: 'uploaded', sha256: read.sha256 });
+
+    // Restored after a purge: the record read before, sent back under its own name.
+    expect((await t.call('DELETE', `/objects/${clip._id}`, { as: 'admin', query: { purge: true } })).status).toBe(204);
+    const restored = await t.call('POST', '/objects/cms-media', { as: 'admin', body: read });
+    expect(restored.status).toBe(201);
+    expect(restored.body).toMatchObject({ name: 'clip.png', status: 'created', deletedAt: null, purgeAt: null });
+    expect((await putBytes(t, `/objects/${restored.body._id}/content`, bytes)).status).toBe(200);
+
+    // The same rights as any create: none for a viewer, a credential needed.
+    const viewer = await t.call('POST', '/objects/cms-media', { as: 'viewer', body: { ...read, name: 'v.png' } });
+    expectError(viewer, 403, 'forbidden');
+    const anonymous = await t.call('POST', '/objects/cms-media', { body: { ...read, name: 'a.png' } });
+    expectError(anonymous, 401, 'unauthorized');
   });
 
   it('lists buckets with their counts and sizes, the trash left out', async () => {

@@ -301,13 +301,15 @@ export function requireObjectName(name: string): string {
  * the bucket the path names, or be left out: a client that names another bucket (a read-only one, one
  * that does not exist, or another spelling) meant something this request would not do, and the
  * record is not quietly made in the path's bucket instead (400 at the field). The path's own bucket
- * (what a record of that bucket reads back) is taken.
+ * (what a record of that bucket reads back) is taken. That is all a fetched record sent back carries:
+ * only cms-media records can be read (branding images are settings, archives are never served
+ * here), and cms-media is the one bucket a record can be made in.
  */
 function requireBodyBucket(bucket: Bucket, body: ObjectCreate): void {
   for (const field of ['bucket', 'bucketName'] as const) {
     const named = body[field];
     if (named !== undefined && named !== bucket) {
-      throw invalid(`/${field}`, `must be the bucket the path names (${bucket}), or left out`);
+      throw invalid(`/${field}`, `must be ${bucket} as in the path, or left out`);
     }
   }
 }

@@ -73,7 +73,7 @@ export function resolveParameter(deps: Deps, subsystemId: number, key: string | 
   if (byId?.subsystemId === subsystemId) return byId;
   const byRef = typeof key === 'string' ? findParameterByRef(deps, subsystemId, key) : undefined;
   if (byRef) return byRef;
-  throw invalid(path, byId ? 'names a parameter of another subsystem' : 'names no parameter of this subsystem');
+  throw invalid(path, byId ? 'belongs to another subsystem' : 'matches nothing in this subsystem');
 }
 
 export function getParameter(deps: Deps, id: string): ParameterDto {

@@ -51,14 +51,34 @@ describe('PUT /parameters/:id/value', () => {
 
   it('400 without a value, or null without a default; null with a default sets the default', async () => {
     const t = await setup();
-    const p = await t.param({ externalRef: 'line' });
+    const p = await t.param({ externalRef: 'line', value: 'Doors at 7' });
+    await t.settle();
     const missing = await t.call('PUT', `/parameters/${p._id}/value`, { as: 'admin', body: {} });
     expect(missing.body).toEqual(validation(missing, '/value', 'is required'));
+    // A value once set is never cleared to none: the subsystem could not be told (the upsert answers the same).
     const nulled = await t.call('PUT', `/parameters/${p._id}/value`, { as: 'admin', body: { value: null } });
     expect(nulled.body).toEqual(validation(nulled, '/value', 'must not be null when the parameter has no default'));
+    expect(t.values()).toEqual(['line=Doors at 7']);
+    expect(await t.beat()).toEqual([]);
     const q = await t.param({ externalRef: 'q', default: 'dflt', value: 'x' });
+    await t.settle();
     const reset = await t.call('PUT', `/parameters/${q._id}/value`, { as: 'admin', body: { value: null } });
     expect(reset.body.value).toBe('dflt');
+    expect(await t.beat()).toEqual([setParameters([{ externalRef: 'q', value: 'dflt' }])]);
+  });
+
+  it('null for a parameter with neither a value nor a default changes nothing: 200, nothing sent', async () => {
+    const t = await setup();
+    const p = await t.param({ externalRef: 'unset' });
+    const res = await t.call('PUT', `/parameters/${p._id}/value`, { as: 'operator', body: { value: null } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(p);
+    expect(t.emitted('parameter.changed')).toEqual([]);
+    expect(await t.beat()).toEqual([]);
+    expect((await t.call('PUT', `/parameters/${p._id}/value`, { as: 'viewer', body: { value: null } })).status).toBe(
+      403,
+    );
+    expect((await t.call('PUT', `/parameters/${p._id}/value`, { body: { value: null } })).status).toBe(401);
   });
 
   it('404 for an unknown parameter', async () => {

@@ -30,19 +30,35 @@ export interface ValueWrite {
 }
 
 /**
- * The text a body's `value` stores: as sent (numbers and booleans as their text); `null` resets to
- * the parameter's `default`. Where a value must result (an explicit set, a preset entry) a null
- * without a default is refused. Not checked against the type here.
+ * The text a body's `value` stores, the one rule of every route that sets a parameter's value (the
+ * upsert, PUT/PATCH by `{id}`, `PUT …/value`, a preset entry): as sent (numbers and booleans as their
+ * text); `null` is the parameter's `default` (RESOURCES §6: `value` defaults to `default`). A
+ * parameter without a default has nothing to go back to, so null is refused (400, nothing stored),
+ * except where it changes nothing: `stored` (the value the parameter holds now, passed by the routes
+ * that set the parameter itself) is null too, as a parameter never given a value reads back, so its
+ * record fetched and sent back whole is taken; then null is returned and nothing is set. A value once
+ * set is never cleared to none: the subsystem is sent values as text (`setParameters`) and could not
+ * be told "no value", so the platform and the device would disagree; an empty text is `""`.
+ * A preset entry passes no `stored`: it must hold a value. Not checked against the type here.
  */
 export function valueInput(value: unknown, defaultValue: string | null, path: string): string;
-export function valueInput(value: unknown, defaultValue: string | null, path: string, unset: 'allow'): string | null;
-export function valueInput(value: unknown, defaultValue: string | null, path: string, unset?: 'allow'): string | null {
+export function valueInput(
+  value: unknown,
+  defaultValue: string | null,
+  path: string,
+  stored: string | null,
+): string | null;
+export function valueInput(
+  value: unknown,
+  defaultValue: string | null,
+  path: string,
+  stored?: string | null,
+): string | null {
   const text = valueText(value, path);
   if (text !== null) return text;
-  if (defaultValue === null && unset !== 'allow') {
-    throw invalid(path, 'must not be null when the parameter has no default');
-  }
-  return defaultValue;
+  if (defaultValue !== null) return defaultValue;
+  if (stored === null) return null;
+  throw invalid(path, 'must not be null when the parameter has no default');
 }
 
 /**
@@ -107,7 +123,9 @@ export function setParameterValue(
   const row = parameterRow(deps, id);
   requireOwnWrite(principal, 'parameters:write', row.subsystemId);
   if (body.value === undefined) throw invalid('/value', 'is required');
-  const value = valueInput(body.value, row.defaultValue, '/value');
+  const value = valueInput(body.value, row.defaultValue, '/value', row.value);
+  // null for a parameter that has neither a value nor a default: nothing to set, nothing to send.
+  if (value === null) return parameterDto(deps, row.id);
   requireFit(row, value, '/value');
   const subsystem = requireSubsystem(deps, row.subsystemId);
   transact(deps, () => {

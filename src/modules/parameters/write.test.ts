@@ -201,7 +201,7 @@ describe('field rules', () => {
       'more than 200 options',
       { type: 'enum', options: Array.from({ length: 201 }, (_, i) => `o${i}`) },
       '/options',
-      'must have at most 200 items',
+      'must have at most 200 entries',
     ],
     ['a blank displayName', { displayName: '  ' }, '/displayName', 'must not be blank'],
   ];
@@ -243,14 +243,43 @@ describe('field rules', () => {
     });
   });
 
-  it('value null resets to the default (none when there is no default)', async () => {
+  it('value null is the default; without one it is refused unless the parameter has no value either', async () => {
     const t = await setup();
     expect((await t.param({ externalRef: 'v', default: 'd', value: 'x' })).value).toBe('x');
     expect((await t.param({ externalRef: 'v', value: null })).value).toBe('d');
     const bare = await t.param({ externalRef: 'w', value: 'x' });
-    const res = await t.call('PATCH', `/parameters/${bare._id}`, { as: 'admin', body: { value: null } });
-    expect(res.body.value).toBeNull();
-    expect(t.values()).toEqual(['v=d', 'w=null']);
+    await t.settle();
+    // Set-up queued a message per value set; a heartbeat answers one, oldest first (§3).
+    while ((await t.beat()).length > 0);
+    const changes = () => t.emitted('parameter.changed').length;
+    const before = changes();
+    for (const [method, path, body] of [
+      ['PATCH', `/parameters/${bare._id}`, { value: null }],
+      ['PUT', `/parameters/${bare._id}`, { value: null }],
+      ['POST', '/parameters', { subsystemExternalId: 'media', externalRef: 'w', value: null }],
+      ['PUT', '/parameters', { _id: bare._id, value: null }],
+      ['PUT', `/parameters/${bare._id}`, { default: null, value: null }],
+    ] as const) {
+      const res = await t.call(method, path, { as: 'admin', body });
+      expect(res.body).toEqual(validation(res, '/value', 'must not be null when the parameter has no default'));
+    }
+    expect(t.values()).toEqual(['v=d', 'w=x']);
+    expect(changes()).toBe(before);
+    expect(await t.beat()).toEqual([]);
+    // A parameter never given a value (nor a default) reads value: null; sent back whole, it is taken unchanged.
+    const unset = await t.param({ externalRef: 'u' });
+    expect(unset).toMatchObject({ value: null, default: null, valueUpdatedAt: null });
+    const read = (await t.call('GET', `/parameters/${unset._id}`, { as: 'admin' })).body;
+    for (const [method, path] of [
+      ['POST', '/parameters'],
+      ['PUT', `/parameters/${unset._id}`],
+    ] as const) {
+      const res = await t.call(method, path, { as: 'operator', body: read });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(read);
+    }
+    expect(changes()).toBe(before);
+    expect(await t.beat()).toEqual([]);
   });
 
   it('playableId must be a template playable of the same subsystem', async () => {

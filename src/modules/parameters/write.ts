@@ -2,7 +2,8 @@
  * Creating, updating and deleting parameters (§6): the collection upsert keyed by `_id` or
  * (subsystem, externalRef) and updates by `{id}`. Integration credentials only touch parameters of
  * their own subsystems (§0.3). A value a person changes is sent to the subsystem (rule 1); a value an
- * integration caller reports is its subsystem's own and is not sent back (rule 3).
+ * integration caller reports is its subsystem's own and is not sent back (rule 3). `value: null` is
+ * the default, here as on `PUT …/value` (values.ts `valueInput`, where the contract's silence is decided).
  */
 import { eq } from 'drizzle-orm';
 import { sameValue } from '../../core/changes';
@@ -55,7 +56,7 @@ function checkPlayable(deps: Deps, subsystemId: number, playableId: number | nul
 /**
  * The definition after the write, checked as a whole: min ≤ max, min/max/step only for numbers,
  * options for enums, and `default` and `value` fitting the (possibly new) type. `valueSent` says
- * whether the body carried a value.
+ * whether the body set a value (a null that changes nothing sets none).
  */
 function definitionOf(
   deps: Deps,
@@ -74,8 +75,10 @@ function definitionOf(
   if (body.options !== undefined) next.options = body.options;
   if (body.unit !== undefined) next.unit = body.unit;
   if (body.playableId !== undefined) next.playableId = checkPlayable(deps, subsystemId, body.playableId);
-  const valueSent = body.value !== undefined;
-  if (valueSent) next.value = valueInput(body.value, next.defaultValue, '/value', 'allow');
+  // null: the default; without one, accepted only when the parameter has no value either (values.ts).
+  const value = body.value === undefined ? null : valueInput(body.value, next.defaultValue, '/value', current.value);
+  const valueSent = value !== null;
+  if (valueSent) next.value = value;
   checkShape(next);
   if (next.defaultValue !== null) requireFit(next, next.defaultValue, '/default');
   if (next.value !== null) requireFit(next, next.value, '/value');

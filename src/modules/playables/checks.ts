@@ -54,7 +54,7 @@ export function typeOf(sent: string, row: PlayableRow | undefined): string | und
   return sent;
 }
 
-const NOT_A_TEMPLATE = 'must be the _id of a template playable of the same subsystem';
+const NOT_A_TEMPLATE = 'must name a template playable of the same subsystem';
 
 function templateByName(deps: Deps, subsystemId: number, group: string, name: string): PlayableRow {
   const matches = deps.db

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { playables } from '../../db/schema';
 import { errorBody, playableApp, validation } from './test-support';
 
-const NOT_A_TEMPLATE = 'must be the _id of a template playable of the same subsystem';
+const NOT_A_TEMPLATE = 'must name a template playable of the same subsystem';
 
 describe('templatePath', () => {
   it('fills group and name from the template named by _id, keeping what was sent', async () => {

@@ -35,7 +35,7 @@ const DefaultStateWrite = t.Object({
 
 /** A container named by `_id` or `externalId`. */
 const ContainerRef = t.Union([t.Integer({ minimum: 1 }), ExternalId], {
-  error: 'must be a container subsystem _id or externalId',
+  error: 'must be the _id or externalId of a subsystem whose type ends in Container',
 });
 
 const { kind: _kind, ...subsystemFields } = SubsystemModel.dto.properties;

@@ -69,7 +69,7 @@ describe('POST and PUT /players (upsert)', () => {
     expect(noId.body).toEqual(validation(noId, '/externalId', 'is required'));
     const noContainer = await t.call('POST', '/players', { as: 'admin', body: { externalId: 'p' } });
     expect(noContainer.body).toEqual(validation(noContainer, '/container', 'is required'));
-    const rule = 'must name a container subsystem (one whose type ends in Container)';
+    const rule = 'must name a subsystem whose type ends in Container';
     for (const container of [t.media._id, 'media', 999, 'nowhere']) {
       const res = await t.create({ externalId: 'p', container });
       expect(res.body).toEqual(validation(res, '/container', rule));

@@ -95,7 +95,7 @@ export function requirePlayer(deps: Deps, id: string | number): PlayerRow {
 function containerOf(deps: Deps, key: string | number): SubsystemRow {
   const row = findSubsystem(deps, key);
   if (!row || !isContainer(row)) {
-    throw invalid('/container', 'must name a container subsystem (one whose type ends in Container)');
+    throw invalid('/container', 'must name a subsystem whose type ends in Container');
   }
   return row;
 }

@@ -34,7 +34,7 @@ export function applyPreset(deps: Deps, principal: Principal, id: string): Appli
   );
   const writes: ValueWrite[] = entries.map((entry, n) => {
     const row = rows.get(entry.parameterId);
-    if (!row) throw invalid(`/parameters/${n}/parameter`, 'names no parameter of this subsystem');
+    if (!row) throw invalid(`/parameters/${n}/parameter`, 'matches nothing in this subsystem');
     const problem = misfit(row, entry.value);
     if (problem) throw invalid(`/parameters/${n}/value`, problem);
     return { row, value: entry.value };

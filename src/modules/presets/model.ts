@@ -50,7 +50,7 @@ export const PresetModel = {
       t.Array(
         t.Object({
           parameter: t.Union([t.Integer({ minimum: 1 }), t.String({ minLength: 1, maxLength: 256 })], {
-            error: "must be a parameter's _id or externalRef",
+            error: 'must be an _id or externalRef',
           }),
           value: t.Unknown({ description: 'text; numbers and booleans as their text' }),
         }),

@@ -136,12 +136,12 @@ describe('POST/PUT /presets (upsert)', () => {
       'is required',
     ],
     ['no parameters', {}, '/parameters', 'is required'],
-    ['no entries', { parameters: [] }, '/parameters', 'must have at least 1 items'],
+    ['no entries', { parameters: [] }, '/parameters', 'must have at least 1 entry'],
     [
       'more than 500 entries',
       { parameters: Array.from({ length: 501 }, () => ({ parameter: 'line', value: 'x' })) },
       '/parameters',
-      'must have at most 500 items',
+      'must have at most 500 entries',
     ],
     [
       'an unknown parameter',
@@ -152,7 +152,7 @@ describe('POST/PUT /presets (upsert)', () => {
         ],
       },
       '/parameters/1/parameter',
-      'names no parameter of this subsystem',
+      'matches nothing in this subsystem',
     ],
     ['an entry without value', { parameters: [{ parameter: 'line' }] }, '/parameters/0/value', 'is required'],
     [
@@ -181,7 +181,7 @@ describe('POST/PUT /presets (upsert)', () => {
         ],
       },
       '/parameters/1/parameter',
-      'names a parameter already in the preset',
+      'is already in the preset',
     ],
   ];
   it.each(bad)('refuses %s (400, nothing stored)', async (_, fields, path, message) => {
@@ -194,11 +194,9 @@ describe('POST/PUT /presets (upsert)', () => {
   it("refuses another subsystem's parameter by _id at /parameters/<n>/parameter", async () => {
     const t = await setup();
     const res = await t.preset({ parameters: [{ parameter: t.foreign._id, value: 'x' }] });
-    expect(res.body).toEqual(validation(res, '/parameters/0/parameter', 'names a parameter of another subsystem'));
+    expect(res.body).toEqual(validation(res, '/parameters/0/parameter', 'belongs to another subsystem'));
     const asText = await t.preset({ parameters: [{ parameter: String(t.foreign._id), value: 'x' }] });
-    expect(asText.body).toEqual(
-      validation(asText, '/parameters/0/parameter', 'names a parameter of another subsystem'),
-    );
+    expect(asText.body).toEqual(validation(asText, '/parameters/0/parameter', 'belongs to another subsystem'));
     expect(t.count('presets')).toBe(0);
   });
 

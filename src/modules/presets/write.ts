@@ -34,7 +34,7 @@ function entriesFrom(deps: Deps, subsystemId: number, sent: NonNullable<PresetWr
   const seen = new Set<number>();
   return sent.map((entry, n) => {
     const parameter = resolveParameter(deps, subsystemId, entry.parameter, `/parameters/${n}/parameter`);
-    if (seen.has(parameter.id)) throw invalid(`/parameters/${n}/parameter`, 'names a parameter already in the preset');
+    if (seen.has(parameter.id)) throw invalid(`/parameters/${n}/parameter`, 'is already in the preset');
     seen.add(parameter.id);
     const path = `/parameters/${n}/value`;
     if (entry.value === undefined) throw invalid(path, 'is required');

@@ -34,7 +34,7 @@ export const RATE_LIMIT_RANGES = {
   loginFailuresPerAddress: OffOr(5, 10_000),
 };
 
-const Hhmm = t.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', error: 'must be a time HH:MM (00:00 to 23:59)' });
+const Hhmm = t.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', error: 'must be HH:MM (00:00 to 23:59)' });
 const Weekday = t.Union(
   WEEKDAYS.map((d) => t.Literal(d)),
   { error: `must be one of: ${WEEKDAYS.join(', ')}` },
@@ -44,7 +44,7 @@ const MailHost = t.String({
   minLength: 1,
   maxLength: 253,
   pattern: '^[A-Za-z0-9.:\\[\\]_-]+$',
-  error: 'must be a host name or an IP address of 1 to 253 characters',
+  error: 'must be a DNS name or an IP address of 1 to 253 characters',
 });
 /** `addr@domain`, or `Name <addr@domain>`; never a line break (a header). */
 const MailFrom = t.String({

@@ -134,7 +134,7 @@ describe('POST /users', () => {
       'must not equal the username',
     ],
     ['a bad email', { email: 'not-a-mail' }, '/email', 'must be a mail address of at most 254 characters'],
-    ['no roles', { roleIds: [] }, '/roleIds', 'must have at least 1 items'],
+    ['no roles', { roleIds: [] }, '/roleIds', 'must have at least 1 entry'],
     ['an unknown role', { roleIds: [1, 999] }, '/roleIds/1', 'names a role that does not exist'],
     [
       'deep preferences',

@@ -57,7 +57,7 @@ export function tagsOf(value: string | readonly string[]): string[] {
     throw invalid('/tags', 'must hold strings of 1 to 64 characters');
   const tags = [...new Set(list.filter((s) => s !== ''))];
   if (tags.some((s) => s.length > 64)) throw invalid('/tags', 'must hold strings of 1 to 64 characters');
-  if (tags.length > 50) throw invalid('/tags', 'must have at most 50 items');
+  if (tags.length > 50) throw invalid('/tags', 'must have at most 50 entries');
   return tags;
 }
 

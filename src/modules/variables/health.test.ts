@@ -101,7 +101,7 @@ describe('health', () => {
     [[['error', 'matches', '(']], '/healthRules/0', 'must have a valid regular expression'],
     [[['error', 'matches', 'x'.repeat(201)]], '/healthRules/0', 'must have a pattern of at most 200 characters'],
     [[['error', 'matches', '(a+)+$']], '/healthRules/0', 'must not nest quantifiers (the pattern could run forever)'],
-    [Array.from({ length: 21 }, () => ['error', '>', 1]), '/healthRules', 'must have at most 20 items'],
+    [Array.from({ length: 21 }, () => ['error', '>', 1]), '/healthRules', 'must have at most 20 entries'],
   ])('refuses healthRules %#', async (healthRules, path, message) => {
     const t = setup();
     const v = await t.make();

@@ -29,7 +29,7 @@ function compilePattern(pattern: string, path: string): RegExp {
 /** The rules of a body, checked; a malformed rule is 400 at `/healthRules/<n>`. */
 export function healthRulesOf(value: unknown): HealthRule[] {
   if (!Array.isArray(value)) throw invalid('/healthRules', 'must be an array of rules [state, operator, operand]');
-  if (value.length > MAX_RULES) throw invalid('/healthRules', `must have at most ${MAX_RULES} items`);
+  if (value.length > MAX_RULES) throw invalid('/healthRules', `must have at most ${MAX_RULES} entries`);
   return value.map((rule, n) => {
     const path = `/healthRules/${n}`;
     if (!Array.isArray(rule) || rule.length !== 3) throw invalid(path, RULE_SHAPE);

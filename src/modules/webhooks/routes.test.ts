@@ -141,7 +141,7 @@ describe('webhook create and read', () => {
       expect(res.body).toEqual(validationBody(res, `/headers/${name}`, platform));
     }
     const many = await post({ headers: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`x-h${i}`, 'v'])) });
-    expect(many.body).toEqual(validationBody(many, '/headers', 'must have at most 10 headers'));
+    expect(many.body).toEqual(validationBody(many, '/headers', 'must have at most 10 entries'));
     const long = await post({ headers: { 'x-long': 'v'.repeat(1025) } });
     expect(long.body).toEqual(validationBody(long, '/headers/x-long', 'must be at most 1024 characters on one line'));
     const bad = await post({ headers: { 'bad name': 'v' } });

@@ -84,7 +84,7 @@ export function mergeHeaders(
     merged[name] = value;
     lower.set(name.toLowerCase(), name);
   }
-  if (Object.keys(merged).length > MAX_HEADERS) throw invalid('/headers', `must have at most ${MAX_HEADERS} headers`);
+  if (Object.keys(merged).length > MAX_HEADERS) throw invalid('/headers', `must have at most ${MAX_HEADERS} entries`);
   return merged;
 }
 

@@ -120,7 +120,7 @@ describe('blocks (§11.4)', () => {
       duration: 10,
       items: Array(501).fill({ type: 'EVENT', typeId: t.event._id, startTimeOffset: 0 }),
     });
-    expect(many.body).toEqual(validation(many, '/items', 'must have at most 500 items'));
+    expect(many.body).toEqual(validation(many, '/items', 'must have at most 500 entries'));
     expect(rowCount(t, 'schedule_blocks')).toBe(1);
   });
 

@@ -81,7 +81,7 @@ describe('calendars (§11.2)', () => {
         closedDates: Array.from({ length: 501 }, () => ({ from: '2026-03-01', to: '2026-03-01' })),
       },
     });
-    expect(many.body).toEqual(validation(many, '/closedDates', 'must have at most 500 items'));
+    expect(many.body).toEqual(validation(many, '/closedDates', 'must have at most 500 entries'));
     const taken = await t.call('POST', '/schedule/calendars', { as: 'admin', body: { displayName: 'Main' } });
     expect(taken.body).toEqual(errorBody(taken, 409, 'conflict', 'a calendar with this displayName already exists'));
     expect(rowCount(t, 'schedule_calendars')).toBe(1);

@@ -24,7 +24,7 @@ export function validateRecurrence(rec: Recurrence, startLocal: string): RulePro
   (rec.byMonthDay ?? []).forEach((d, i) => {
     if (!Number.isInteger(d) || !((d >= 1 && d <= 31) || d === -1)) add(`/byMonthDay/${i}`, 'must be 1–31 or -1');
   });
-  if (rec.until != null && rec.count != null) add('/until', 'until and count cannot both be given');
+  if (rec.until != null && rec.count != null) add('/until', 'cannot be given together with count');
   if (rec.count != null && (!Number.isInteger(rec.count) || rec.count < 1 || rec.count > 10000))
     add('/count', 'must be 1–10000');
   if (rec.until != null) {

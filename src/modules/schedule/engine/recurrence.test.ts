@@ -145,7 +145,7 @@ describe('helpers for the resources', () => {
   });
   it('validates the rule', () => {
     expect(validateRecurrence({ freq: 'daily', until: '2026-04-30', count: 3 }, '2026-05-01T10:00:00')).toEqual([
-      { path: '/recurrence/until', message: 'until and count cannot both be given' },
+      { path: '/recurrence/until', message: 'cannot be given together with count' },
       { path: '/recurrence/until', message: 'must not be before the start' },
     ]);
     expect(

@@ -110,7 +110,7 @@ describe('scheduled items (§11.2)', () => {
     const ev = { itemType: 'EVENT', itemId: t.event._id };
     const pl = { itemType: 'PLAYABLE', itemId: t.playable._id };
     const cases: Array<[Record<string, unknown>, string, string]> = [
-      [{ ...ev }, '/startTime', 'is required (startTime or startTimeLocal)'],
+      [{ ...ev }, '/startTime', 'is required (or startTimeLocal)'],
       [{ itemId: 1, startTime: '2026-01-16T09:00:00Z' }, '/itemType', 'is required'],
       [
         { ...ev, startTime: '2026-01-16T09:00:00Z', startTimeLocal: '2026-01-16T09:00:00' },
@@ -133,7 +133,7 @@ describe('scheduled items (§11.2)', () => {
         '/startTimeLocal',
         'must be a local date-time YYYY-MM-DDTHH:mm:ss',
       ],
-      [{ ...pl, startTime: '2026-01-16T09:00:00Z' }, '/endTime', 'is required (endTime or endTimeLocal)'],
+      [{ ...pl, startTime: '2026-01-16T09:00:00Z' }, '/endTime', 'is required (or endTimeLocal)'],
       [
         { ...pl, startTime: '2026-01-16T09:00:00Z', endTime: '2026-01-16T09:00:00Z' },
         '/endTime',
@@ -162,7 +162,7 @@ describe('scheduled items (§11.2)', () => {
       [
         { ...ev, startTime: '2026-01-16T09:00:00Z', recurrence: { freq: 'daily', until: '2026-02-10', count: 3 } },
         '/recurrence/until',
-        'until and count cannot both be given',
+        'cannot be given together with count',
       ],
       [
         { ...ev, startTime: '2026-01-16T09:00:00Z', recurrence: { freq: 'daily', interval: 0 } },
@@ -204,7 +204,7 @@ describe('scheduled items (§11.2)', () => {
       startTime: '2026-01-16T09:00:00Z',
       exclusions: Array(1001).fill('2026-01-17'),
     });
-    expect(tooMany.body).toEqual(validation(tooMany, '/exclusions', 'must have at most 1000 items'));
+    expect(tooMany.body).toEqual(validation(tooMany, '/exclusions', 'must have at most 1000 entries'));
     expect(rowCount(t, 'scheduled_items')).toBe(0);
   });
 

@@ -132,7 +132,7 @@ export function draftItem(
 
   const start = timeFrom(tz, body.startTime, body.startTimeLocal, 'start');
   if (start === null || (start === undefined && !current))
-    throw invalid('/startTime', 'is required (startTime or startTimeLocal)');
+    throw invalid('/startTime', 'is required (or startTimeLocal)');
   const startLocal = start?.local ?? current?.startLocal ?? '';
   const startFold = start ? start.fold : (current?.startFold ?? false);
   const end = timeFrom(tz, body.endTime, body.endTimeLocal, 'end');
@@ -157,7 +157,7 @@ export function draftItem(
   }
   const endPath = end?.path ?? '/endTime';
   if (endLocal === null && (itemType === 'PLAYABLE' || itemType === 'PLAYLIST'))
-    throw invalid('/endTime', 'is required (endTime or endTimeLocal)');
+    throw invalid('/endTime', 'is required (or endTimeLocal)');
 
   let recurrence = current?.recurrence ?? null;
   if (body.recurrence !== undefined) recurrence = body.recurrence === null ? null : recurrenceOf(body.recurrence);

@@ -81,7 +81,7 @@ describe('playlists (§11.3)', () => {
     const t = await scheduleApp();
     const endless = await t.register({ externalRef: 'live', durationType: 'infinite' });
     const cases: Array<[Record<string, unknown>, string, string]> = [
-      [{ displayName: 'A', entries: [] }, '/entries', 'must have at least 1 items'],
+      [{ displayName: 'A', entries: [] }, '/entries', 'must have at least 1 entry'],
       [{ displayName: 'A' }, '/entries', 'is required'],
       [{ displayName: 'A', entries: [{ itemType: 'EVENT', itemId: 999 }] }, '/entries/0/itemId', 'names no event'],
       [
