@@ -14,11 +14,19 @@ export interface RunnerState {
   load: () => ScheduleSnapshot;
   /** Exclusive lower bound of the next tick's window; null before the first tick. */
   lastTick: number | null;
+  /** The wall and monotonic clocks at the end of the last tick: how a step of the wall clock shows. */
+  tickedAt: { wall: number; monotonic: number } | null;
   running: Map<string, Running>;
   /** Segments already started once (a later start is a resume, rule 7), until they end. */
   started: Map<string, number>;
   /** Missed segments that must not run (rule 15, catch-up off or out of its window), until they end. */
   suppressed: Map<string, number>;
+  /**
+   * After a start whose wall clock is behind the persisted progress (an RTC that lost time in a power
+   * cut): every occurrence up to this instant was judged by the daemon before, and any record of it
+   * (`missed` and `skipped` too) means it is not delivered again. -Infinity otherwise.
+   */
+  judgedThrough: number;
   /** Segments started by the recovery after a restart: recorded `caught_up`. */
   catchingUp: Set<string>;
   timer: ReturnType<typeof setTimeout> | null;

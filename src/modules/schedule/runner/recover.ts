@@ -3,6 +3,18 @@
  * runs at once with its original times if its item catches up and it is still inside its window
  * (events: within `schedule.missedRunGraceSeconds` of the start), recorded `caught_up`; otherwise it
  * is recorded `missed` with a system log entry and `schedule.run.missed`.
+ *
+ * The wall clock is not trusted to move only forward (decided here; RESOURCES is silent on it): an
+ * appliance may come back from a power cut with its real-time clock hours behind and have NTP step
+ * it a minute later, or NTP may step a running daemon's clock back.
+ * - An occurrence is delivered once: one with a `ran` or `caught_up` record is never started again,
+ *   whatever the clock says (a playable that should play now is still pushed, as a resume, with no
+ *   second record). A start whose clock is behind the persisted progress treats every occurrence up
+ *   to that progress as judged: any record of it (`missed`, `skipped` too) keeps it from running
+ *   when the wrong clock passes it again.
+ * - A wall clock that jumps ahead of the runner's last tick by more than a tick's lateness (5 min)
+ *   is judged like an outage (same rules, same record, log entry and event), so what it jumped over
+ *   is caught up or recorded `missed`, never silently dropped.
  */
 import { iso } from '../../../clock';
 import { writePlatformLog } from '../../../core/platform-log';
@@ -10,8 +22,17 @@ import { getSettingGroup } from '../../../core/settings';
 import type { Deps } from '../../../deps';
 import { emit, transact } from '../../../realtime/emit';
 import { resolveWindow } from '../engine/resolve';
+import type { Entry } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
-import { plannedThrough, recordRun } from './runs';
+import { DELIVERED, hasRun, plannedThrough, RUN_STATUSES, recordRun } from './runs';
+
+/** Why the runner did not see an occurrence's start: the daemon was down, or its clock jumped. */
+export type Gap = 'down' | 'clock';
+
+/** Whether the occurrence of `e` was delivered (or, up to `judgedThrough`, judged) before. */
+export function handledBefore(deps: Deps, state: RunnerState, e: Entry): boolean {
+  return hasRun(deps, e, e.originalStart <= state.judgedThrough ? RUN_STATUSES : DELIVERED);
+}
 
 /**
  * Judges every start since the persisted progress, marks what is caught up or missed, and returns
@@ -21,15 +42,36 @@ import { plannedThrough, recordRun } from './runs';
 export function judgeMissedRuns(deps: Deps, state: RunnerState): { missed: number; tickFrom: number } {
   const now = deps.clock.now();
   const through = plannedThrough(deps);
-  if (through === null || through >= now) return { missed: 0, tickFrom: now - 1 };
+  if (through === null) return { missed: 0, tickFrom: now - 1 };
+  if (through >= now) {
+    // The clock is behind what the daemon already judged: nothing up to `through` runs again.
+    state.judgedThrough = through;
+    return { missed: 0, tickFrom: now - 1 };
+  }
+  return judgeGap(deps, state, through, 'down');
+}
+
+/**
+ * Judges every start in (`through`, now] that no tick saw (rule 15), the daemon being down or its
+ * wall clock having jumped ahead; returns the missed count and `through`, where the next tick
+ * continues from.
+ */
+export function judgeGap(
+  deps: Deps,
+  state: RunnerState,
+  through: number,
+  gap: Gap,
+): { missed: number; tickFrom: number } {
+  const now = deps.clock.now();
   const snapshot = state.load();
   const graceMs = getSettingGroup(deps, 'schedule').missedRunGraceSeconds * 1000;
   const items = new Map(snapshot.items.map((i) => [i.id, i]));
   let missed = 0;
   for (const e of resolveWindow(snapshot, through, now + 1).entries) {
     const key = playKey(e);
-    if (e.start <= through) {
-      // Already started before the outage: a resume, not a new run.
+    if (e.start <= through || (!state.started.has(key) && handledBefore(deps, state, e))) {
+      // Already started before the outage (or delivered before a crash could save the progress):
+      // a resume, not a new run.
       state.started.set(key, e.originalEnd);
       continue;
     }
@@ -57,7 +99,7 @@ export function judgeMissedRuns(deps: Deps, state: RunnerState): { missed: numbe
         category: 'system',
         severity: 'warning',
         key: 'schedule.run.missed',
-        value: `scheduled item ${e.scheduledItemId} (${e.itemType} ${e.itemId}, ${e.subsystemExternalId}/${e.externalRef}) due at ${iso(e.originalStart)} was missed while the daemon was down (${reason})`,
+        value: `scheduled item ${e.scheduledItemId} (${e.itemType} ${e.itemId}, ${e.subsystemExternalId}/${e.externalRef}) due at ${iso(e.originalStart)} was missed ${gap === 'down' ? 'while the daemon was down' : 'when the wall clock jumped ahead'} (${reason})`,
         subsystemId: e.subsystemId,
         subsystemExternalId: e.subsystemExternalId,
       });

@@ -12,7 +12,7 @@ import { resolveCached } from '../engine/cache';
 import { expandItem } from '../engine/recurrence';
 import type { Entry, ScheduleSnapshot } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
-import { judgeMissedRuns } from './recover';
+import { handledBefore, judgeGap, judgeMissedRuns } from './recover';
 import { type RunStatus, recordRun, savePlannedThrough } from './runs';
 
 export type SnapshotLoader = (deps: Deps) => ScheduleSnapshot;
@@ -28,10 +28,12 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
   const state: RunnerState = {
     load: () => load(deps),
     lastTick: null,
+    tickedAt: null,
     running: new Map(),
     started: new Map(),
     suppressed: new Map(),
     catchingUp: new Set(),
+    judgedThrough: Number.NEGATIVE_INFINITY,
     timer: null,
     armed: false,
     lastReplan: Number.NEGATIVE_INFINITY,
@@ -120,9 +122,15 @@ export function runScheduleTick(deps: Deps): void {
   // The first tick of a runner judges what was missed itself, so a change announced before the
   // daemon's jobs start cannot move the progress past what was missed.
   if (state.lastTick === null) state.lastTick = judgeMissedRuns(deps, state).tickFrom;
+  // A wall clock stepped ahead (by more than the monotonic clock moved) further than a tick is ever
+  // late is judged like an outage (recover.ts): what it jumped over is caught up or recorded
+  // missed, never silently dropped.
+  else if (state.tickedAt && wallStep(deps, state.tickedAt) > MAX_LATE_MS)
+    state.lastTick = judgeGap(deps, state, state.lastTick, 'clock').tickFrom;
   const now = deps.clock.now();
-  // A wall clock stepped far ahead is not an outage: only the last few minutes are delivered late
-  // (after a restart, the recovery has judged every start since the persisted progress).
+  const judgedFrom = state.lastTick;
+  // Only the last few minutes are delivered late, unless the recovery caught something up (it has
+  // judged every start since the last tick, or since the persisted progress after a restart).
   const from = state.catchingUp.size > 0 ? state.lastTick : Math.max(state.lastTick, now - MAX_LATE_MS);
   const snapshot = state.load();
   const { entries } = resolveCached(snapshot, Math.min(from, now), now + 1);
@@ -130,7 +138,16 @@ export function runScheduleTick(deps: Deps): void {
   for (const e of entries) {
     if (e.itemType !== 'EVENT') continue;
     const key = playKey(e);
-    if (e.start > from && e.start <= now && !state.suppressed.has(key)) startEntry(deps, state, e, key);
+    // An event delivered before (a wall clock stepped back, a restart with the clock behind) is not
+    // fired again (recover.ts).
+    if (
+      e.start > from &&
+      e.start <= now &&
+      !state.suppressed.has(key) &&
+      !state.started.has(key) &&
+      !handledBefore(deps, state, e)
+    )
+      startEntry(deps, state, e, key);
     if (e.end > e.start && e.end > from && e.end <= now && state.started.has(key))
       deliver(deps, 'schedule.item.end', e);
   }
@@ -154,14 +171,22 @@ export function runScheduleTick(deps: Deps): void {
   }
   for (const [key, e] of desired) {
     if (state.running.has(key)) continue;
+    // One that ran before the clock was stepped back plays again as a resume: pushed, not recorded.
+    if (!state.started.has(key) && handledBefore(deps, state, e)) state.started.set(key, e.originalEnd);
     state.running.set(key, { entry: e, deliveredTo: startEntry(deps, state, e, key) });
   }
 
-  recordSkipped(deps, snapshot, from, now);
+  recordSkipped(deps, snapshot, judgedFrom, now);
   for (const map of [state.started, state.suppressed])
     for (const [key, end] of map) if (end <= now && !state.running.has(key)) map.delete(key);
   state.lastTick = now;
+  state.tickedAt = { wall: now, monotonic: deps.clock.monotonic() };
   savePlannedThrough(deps, now);
+}
+
+/** How far the wall clock moved beyond the monotonic clock since `since` (negative: stepped back). */
+function wallStep(deps: Deps, since: { wall: number; monotonic: number }): number {
+  return deps.clock.now() - since.wall - (deps.clock.monotonic() - since.monotonic);
 }
 
 /** Looks back to the persisted progress (rule 15, recover.ts), then ticks. Returns the missed count. */

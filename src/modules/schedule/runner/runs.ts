@@ -2,7 +2,7 @@
  * Run records (§11.5): one per delivered, caught-up, missed, skipped or preempted segment start,
  * newest first, kept 90 days; and the runner's persisted progress (rule 15).
  */
-import { and, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm';
 import { iso, isoOrNull } from '../../../clock';
 import { scheduleRunnerState, scheduleRuns } from '../../../db/schema';
 import type { Deps } from '../../../deps';
@@ -144,6 +144,38 @@ export function pruneRuns(deps: Deps): number {
     .where(lt(scheduleRuns.scheduledStart, cutoff))
     .returning({ id: scheduleRuns.id })
     .all().length;
+}
+
+/** The statuses that say an occurrence was delivered (§11.6 rule 15: `caught_up` is a late delivery). */
+export const DELIVERED: readonly RunStatus[] = ['ran', 'caught_up'];
+
+/**
+ * Whether a run record with one of `statuses` exists for the occurrence of `entry` (its scheduled
+ * item, target, zone and scheduled start): the runner's memory of what it did before a restart or
+ * before the wall clock was stepped back. Read once per segment start, on the item's index.
+ */
+export function hasRun(
+  deps: Deps,
+  entry: Pick<Entry, 'scheduledItemId' | 'originalStart' | 'itemType' | 'itemId' | 'zoneId' | 'subsystemExternalId'>,
+  statuses: readonly RunStatus[],
+): boolean {
+  const row = deps.db
+    .select({ id: scheduleRuns.id })
+    .from(scheduleRuns)
+    .where(
+      and(
+        eq(scheduleRuns.scheduledItemId, entry.scheduledItemId),
+        eq(scheduleRuns.scheduledStart, entry.originalStart),
+        eq(scheduleRuns.itemType, entry.itemType),
+        eq(scheduleRuns.itemId, entry.itemId),
+        eq(scheduleRuns.zoneId, entry.zoneId),
+        eq(scheduleRuns.subsystemExternalId, entry.subsystemExternalId),
+        inArray(scheduleRuns.status, [...statuses]),
+      ),
+    )
+    .limit(1)
+    .get();
+  return row !== undefined;
 }
 
 /** The instant the runner has delivered through, or null before its first run. */

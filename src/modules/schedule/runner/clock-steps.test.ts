@@ -1,0 +1,120 @@
+/**
+ * A power cut with a wrong real-time clock (§11.6 rules 12 and 15): the appliance comes back with
+ * its wall clock hours behind (the RTC lost time) and NTP steps it a minute later; or NTP steps a
+ * running daemon's clock back. Every occurrence fires once: never again when the wrong clock passes
+ * it a second time, and never silently dropped when the clock jumps over it.
+ */
+import { describe, expect, it } from 'bun:test';
+import { makeTestApp, recordEvents, rowCount, type TestApp } from '../../../../tests/helpers/app';
+import type { PushConnection } from '../../../rpc/hub';
+import { scheduleApp } from '../routes-test-support';
+import { runScheduleTick } from './runner';
+import { listRuns, savePlannedThrough } from './runs';
+
+function listen(t: TestApp) {
+  const lines: { method: string; params: Record<string, unknown> }[] = [];
+  const connection: PushConnection = { send: (line) => lines.push(JSON.parse(line)) > 0 };
+  t.deps.push.add(connection);
+  t.deps.push.subscribe(connection, ['media']);
+  return () =>
+    lines
+      .splice(0)
+      .map(
+        (l) =>
+          `${l.method.slice(14)} ${l.params.itemType}#${l.params.itemId} ${String(l.params.startTime).slice(11, 19)}`,
+      );
+}
+
+const runs = (t: TestApp) =>
+  listRuns(t.deps, {})
+    .result.items.map((r) => `${r.status} ${r.scheduledItemId} ${r.scheduledStart.slice(11, 19)}`)
+    .reverse();
+
+/** Ticks once a second (the wall clock and the monotonic clock together) for `seconds`. */
+function tickFor(t: TestApp, seconds: number) {
+  for (let i = 0; i < seconds; i++) {
+    t.clock.advance(1000);
+    runScheduleTick(t.deps);
+  }
+}
+
+describe('a restart with the real-time clock hours behind, then NTP stepping it', () => {
+  it('fires nothing twice while the wrong clock passes what already ran, and judges the jump like an outage', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const at = async (startTime: string, more: Record<string, unknown> = {}) =>
+      (await first.schedule({ itemType: 'EVENT', itemId: first.event._id, startTime, ...more })).body._id as number;
+    const once = await at('2026-01-15T12:00:10Z');
+    const daily = await at('2026-01-15T12:00:20Z', { recurrence: { freq: 'daily' } });
+    const during = await at('2026-01-15T13:00:00Z');
+    const late = await at('2026-01-15T14:58:00Z');
+    runScheduleTick(first.deps);
+    tickFor(first, 30);
+    expect(runs(first)).toEqual([`ran ${once} 12:00:10`, `ran ${daily} 12:00:20`]);
+
+    // Power cut at 12:00:30; back at 15:00 real time, but the clock says 12:00:00 again.
+    first.deps.sqlite.close();
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:00:00.000Z' });
+    const sent = listen(t);
+    const missedEvents = recordEvents(t, (e) => e.type === 'schedule.run.missed');
+    runScheduleTick(t.deps);
+    tickFor(t, 40);
+    expect(sent()).toEqual([]);
+    expect(runs(t)).toEqual([`ran ${once} 12:00:10`, `ran ${daily} 12:00:20`]);
+
+    // NTP steps the clock to the real time: what began while the appliance was down (or while its
+    // clock was wrong) is caught up or recorded missed, as after any outage.
+    t.clock.setWall(Date.parse('2026-01-15T15:00:45.000Z'));
+    runScheduleTick(t.deps);
+    expect(sent()).toEqual([`start EVENT#${first.event._id} 14:58:00`]);
+    expect(runs(t)).toEqual([
+      `ran ${once} 12:00:10`,
+      `ran ${daily} 12:00:20`,
+      `missed ${during} 13:00:00`,
+      `caught_up ${late} 14:58:00`,
+    ]);
+    expect(missedEvents.map((e) => e.data.scheduledItemId)).toEqual([during]);
+    expect(rowCount(t, 'logs', "key = 'schedule.run.missed' AND category = 'system'")).toBe(1);
+    tickFor(t, 60);
+    expect(sent()).toEqual([]);
+  });
+});
+
+describe('NTP stepping a running daemon’s clock back', () => {
+  it('an event that already fired is not fired again when the clock passes its start a second time', async () => {
+    const t = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const sent = listen(t);
+    const cue = (await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-15T12:00:30Z' })).body
+      ._id as number;
+    runScheduleTick(t.deps);
+    tickFor(t, 60);
+    expect(sent()).toEqual([`start EVENT#${t.event._id} 12:00:30`]);
+    // The clock was an hour ahead; NTP steps it back to 11:01, and it runs on to 12:02.
+    t.clock.setWall(Date.parse('2026-01-15T11:01:00.000Z'));
+    for (let i = 0; i < 61; i++) {
+      t.clock.advance(60_000);
+      runScheduleTick(t.deps);
+    }
+    expect(sent()).toEqual([]);
+    expect(runs(t)).toEqual([`ran ${cue} 12:00:30`]);
+  });
+});
+
+describe('a kill after a start committed and before the progress was saved', () => {
+  it('the restart finds the run record and does not fire the event again', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const cue = (
+      await first.schedule({ itemType: 'EVENT', itemId: first.event._id, startTime: '2026-01-15T12:00:05Z' })
+    ).body._id as number;
+    runScheduleTick(first.deps);
+    tickFor(first, 5);
+    // SIGKILL between the start's transaction and the progress write: the progress still says 12:00:04.
+    savePlannedThrough(first.deps, Date.parse('2026-01-15T12:00:04.000Z'));
+    first.deps.sqlite.close();
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:00:07.000Z' });
+    const sent = listen(t);
+    runScheduleTick(t.deps);
+    tickFor(t, 5);
+    expect(sent()).toEqual([]);
+    expect(runs(t)).toEqual([`ran ${cue} 12:00:05`]);
+  });
+});
