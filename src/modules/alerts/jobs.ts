@@ -4,7 +4,7 @@
  * and `repeat` rules notify again; every minute, the media disk's free space (`storage-low`); hourly,
  * incidents closed more than 365 days ago are removed.
  */
-import { and, eq, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { prepared } from '../../db/prepared';
 import { alertIncidents, alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -58,9 +58,34 @@ function tickStatements(deps: Deps) {
   });
 }
 
+/**
+ * Pending delays and repeat intervals stored ahead of the wall clock: it was stepped back (NTP
+ * correcting a clock that came up ahead after a power cut), or this start's clock is behind the
+ * stored times (an RTC that lost time). Decided here, RESOURCES being silent: they count again from
+ * now, instead of holding a notice for the hours the clock went back. Checked at the first tick and
+ * whenever the clock went back since the last one.
+ */
+function rewindFutureTimes(deps: Deps, now: number): void {
+  transact(deps, () => {
+    deps.db
+      .update(alertRules)
+      .set({ pendingSince: now })
+      .where(and(isNotNull(alertRules.pendingSince), gt(alertRules.pendingSince, now)))
+      .run();
+    deps.db
+      .update(alertIncidents)
+      .set({ lastNotifiedAt: now })
+      .where(and(eq(alertIncidents.state, 'open'), gt(alertIncidents.lastNotifiedAt, now)))
+      .run();
+  });
+}
+
 /** One pass of the per-second work. */
 export function tickAlerts(deps: Deps): void {
   const now = deps.clock.now();
+  const last = deps.alerts.tickedAt;
+  if (last === null || now < last) rewindFutureTimes(deps, now);
+  deps.alerts.tickedAt = now;
   const s = tickStatements(deps);
   for (const rule of s.due.all({ now })) evaluateNow(deps, rule);
 

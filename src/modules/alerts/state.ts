@@ -6,6 +6,8 @@
 export class AlertState {
   /** Variable `_id` → active variable-rule ids; null until read, and again after any alert write. */
   ruleIndex: Map<number, number[]> | null = null;
+  /** The wall clock of the last per-second tick; null before the first (jobs.ts `tickAlerts`). */
+  tickedAt: number | null = null;
   /** The missed runs counted this turn of the event loop; null between turns. */
   missedBatch: { count: number } | null = null;
 }
