@@ -47,31 +47,50 @@ describe('a restart with the real-time clock hours behind, then NTP stepping it'
     const daily = await at('2026-01-15T12:00:20Z', { recurrence: { freq: 'daily' } });
     const during = await at('2026-01-15T13:00:00Z');
     const late = await at('2026-01-15T14:58:00Z');
+    const play = async (startTime: string, endTime: string) =>
+      (await first.schedule({ itemType: 'PLAYABLE', itemId: first.playable._id, startTime, endTime })).body
+        ._id as number;
+    const short = await play('2026-01-15T12:00:05Z', '2026-01-15T12:00:25Z');
+    const long = await play('2026-01-15T11:00:00Z', '2026-01-15T18:00:00Z');
+    const firstSent = listen(first);
     runScheduleTick(first.deps);
     tickFor(first, 30);
-    expect(runs(first)).toEqual([`ran ${once} 12:00:10`, `ran ${daily} 12:00:20`]);
+    expect(runs(first)).toEqual([
+      `ran ${long} 11:00:00`,
+      `preempted ${long} 11:00:00`,
+      `ran ${short} 12:00:05`,
+      `ran ${once} 12:00:10`,
+      `ran ${daily} 12:00:20`,
+    ]);
+    expect(firstSent()).toHaveLength(6);
 
     // Power cut at 12:00:30; back at 15:00 real time, but the clock says 12:00:00 again.
     first.deps.sqlite.close();
     const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:00:00.000Z' });
-    const sent = listen(t);
     const missedEvents = recordEvents(t, (e) => e.type === 'schedule.run.missed');
+    const before = runs(t);
     runScheduleTick(t.deps);
-    tickFor(t, 40);
+    // The long playable still plays (a resume: not recorded again); the short one, which ended
+    // before the cut, is not played again when the wrong clock passes it.
+    const sent = listen(t);
+    await Promise.resolve();
+    expect(sent()).toEqual([`start PLAYABLE#${first.playable._id} 11:00:00`]);
+    tickFor(t, 10);
+    // A driver reconnecting now, while the wrong clock says 12:00:10, gets the long one only (rule 13).
+    const driver = listen(t);
+    await Promise.resolve();
+    expect(driver()).toEqual([`start PLAYABLE#${first.playable._id} 11:00:00`]);
+    tickFor(t, 30);
     expect(sent()).toEqual([]);
-    expect(runs(t)).toEqual([`ran ${once} 12:00:10`, `ran ${daily} 12:00:20`]);
+    expect(driver()).toEqual([]);
+    expect(runs(t)).toEqual(before);
 
     // NTP steps the clock to the real time: what began while the appliance was down (or while its
     // clock was wrong) is caught up or recorded missed, as after any outage.
     t.clock.setWall(Date.parse('2026-01-15T15:00:45.000Z'));
     runScheduleTick(t.deps);
     expect(sent()).toEqual([`start EVENT#${first.event._id} 14:58:00`]);
-    expect(runs(t)).toEqual([
-      `ran ${once} 12:00:10`,
-      `ran ${daily} 12:00:20`,
-      `missed ${during} 13:00:00`,
-      `caught_up ${late} 14:58:00`,
-    ]);
+    expect(runs(t)).toEqual([...before, `missed ${during} 13:00:00`, `caught_up ${late} 14:58:00`]);
     expect(missedEvents.map((e) => e.data.scheduledItemId)).toEqual([during]);
     expect(rowCount(t, 'logs', "key = 'schedule.run.missed' AND category = 'system'")).toBe(1);
     tickFor(t, 60);
@@ -116,5 +135,34 @@ describe('a kill after a start committed and before the progress was saved', () 
     tickFor(t, 5);
     expect(sent()).toEqual([]);
     expect(runs(t)).toEqual([`ran ${cue} 12:00:05`]);
+  });
+});
+
+describe('a playable recorded missed at one start, then another restart while it would still run', () => {
+  it('is not pushed as a resume', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    await first.schedule({
+      itemType: 'PLAYABLE',
+      itemId: first.playable._id,
+      startTime: '2026-01-15T12:05:00Z',
+      endTime: '2026-01-15T14:00:00Z',
+      catchUp: false,
+    });
+    runScheduleTick(first.deps);
+    first.deps.sqlite.close();
+    // Down from 12:00 to 12:10: the playable that began at 12:05 is recorded missed.
+    const second = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:10:00.000Z' });
+    const sent2 = listen(second);
+    runScheduleTick(second.deps);
+    tickFor(second, 5);
+    expect(sent2()).toEqual([]);
+    await Bun.sleep(0); // the schedule-missed alert is raised after the turn
+    second.deps.sqlite.close();
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:20:00.000Z' });
+    const sent = listen(t);
+    runScheduleTick(t.deps);
+    tickFor(t, 5);
+    expect(sent()).toEqual([]);
+    expect(runs(t).map((r) => r.split(' ')[0])).toEqual(['missed']);
   });
 });

@@ -23,8 +23,7 @@ export interface RunnerState {
   suppressed: Map<string, number>;
   /**
    * After a start whose wall clock is behind the persisted progress (an RTC that lost time in a power
-   * cut): every occurrence up to this instant was judged by the daemon before, and any record of it
-   * (`missed` and `skipped` too) means it is not delivered again. -Infinity otherwise.
+   * cut): the runner holds at that progress until the clock passes it (recover.ts). -Infinity otherwise.
    */
   judgedThrough: number;
   /** Segments started by the recovery after a restart: recorded `caught_up`. */

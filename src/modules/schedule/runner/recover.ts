@@ -7,14 +7,20 @@
  * The wall clock is not trusted to move only forward (decided here; RESOURCES is silent on it): an
  * appliance may come back from a power cut with its real-time clock hours behind and have NTP step
  * it a minute later, or NTP may step a running daemon's clock back.
- * - An occurrence is delivered once: one with a `ran` or `caught_up` record is never started again,
- *   whatever the clock says (a playable that should play now is still pushed, as a resume, with no
- *   second record). A start whose clock is behind the persisted progress treats every occurrence up
- *   to that progress as judged: any record of it (`missed`, `skipped` too) keeps it from running
- *   when the wrong clock passes it again.
+ * - An occurrence is delivered once, whatever the clock says: before a segment starts, its run
+ *   records are read (`pastRun`). Delivered before (ran, caught up, preempted): an event is not
+ *   fired again, a playable that should play now is pushed as a resume with no second record.
+ *   Recorded missed: it does not play. So a kill between a start's commit and the saved progress
+ *   fires nothing twice either.
+ * - A start whose clock is behind the persisted progress holds the runner at that progress until
+ *   the clock passes it (`judgedThrough`): it plays what ran then, and nothing the wrong clock passes
+ *   meanwhile (a playable that ended before the cut, an event already fired) is sent again.
  * - A wall clock that jumps ahead of the runner's last tick by more than a tick's lateness (5 min)
  *   is judged like an outage (same rules, same record, log entry and event), so what it jumped over
  *   is caught up or recorded `missed`, never silently dropped.
+ * A clock that came up ahead cannot be told from a right one: what it jumped over is judged as above
+ * (recorded missed, or caught up early), and after NTP steps it back an occurrence recorded missed
+ * runs at its real time, once.
  */
 import { iso } from '../../../clock';
 import { writePlatformLog } from '../../../core/platform-log';
@@ -24,14 +30,20 @@ import { emit, transact } from '../../../realtime/emit';
 import { resolveWindow } from '../engine/resolve';
 import type { Entry } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
-import { DELIVERED, hasRun, plannedThrough, RUN_STATUSES, recordRun } from './runs';
+import { pastRun, plannedThrough, recordRun } from './runs';
 
 /** Why the runner did not see an occurrence's start: the daemon was down, or its clock jumped. */
 export type Gap = 'down' | 'clock';
 
-/** Whether the occurrence of `e` was delivered (or, up to `judgedThrough`, judged) before. */
-export function handledBefore(deps: Deps, state: RunnerState, e: Entry): boolean {
-  return hasRun(deps, e, e.originalStart <= state.judgedThrough ? RUN_STATUSES : DELIVERED);
+/**
+ * What the run records say of a segment about to start, kept in the runner's memory: delivered
+ * before → `started` (a resume), missed → `suppressed`. True when they say anything.
+ */
+export function recall(deps: Deps, state: RunnerState, e: Entry, key: string): boolean {
+  const past = pastRun(deps, e);
+  if (past === 'delivered') state.started.set(key, e.originalEnd);
+  if (past === 'missed') state.suppressed.set(key, Math.max(e.originalEnd, e.end));
+  return past !== null;
 }
 
 /**
@@ -44,9 +56,9 @@ export function judgeMissedRuns(deps: Deps, state: RunnerState): { missed: numbe
   const through = plannedThrough(deps);
   if (through === null) return { missed: 0, tickFrom: now - 1 };
   if (through >= now) {
-    // The clock is behind what the daemon already judged: nothing up to `through` runs again.
+    // The clock is behind what the daemon already judged: the runner holds at `through`.
     state.judgedThrough = through;
-    return { missed: 0, tickFrom: now - 1 };
+    return { missed: 0, tickFrom: through };
   }
   return judgeGap(deps, state, through, 'down');
 }
@@ -69,9 +81,11 @@ export function judgeGap(
   let missed = 0;
   for (const e of resolveWindow(snapshot, through, now + 1).entries) {
     const key = playKey(e);
-    if (e.start <= through || (!state.started.has(key) && handledBefore(deps, state, e))) {
-      // Already started before the outage (or delivered before a crash could save the progress):
-      // a resume, not a new run.
+    if (state.started.has(key) || state.suppressed.has(key)) continue;
+    // Delivered before a kill could save the progress, or recorded missed at an earlier start.
+    if (recall(deps, state, e, key)) continue;
+    if (e.start <= through) {
+      // Already started before the outage: a resume, not a new run.
       state.started.set(key, e.originalEnd);
       continue;
     }

@@ -12,8 +12,8 @@ import { resolveCached } from '../engine/cache';
 import { expandItem } from '../engine/recurrence';
 import type { Entry, ScheduleSnapshot } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
-import { handledBefore, judgeGap, judgeMissedRuns } from './recover';
-import { type RunStatus, recordRun, savePlannedThrough } from './runs';
+import { judgeGap, judgeMissedRuns, recall } from './recover';
+import { pastRun, plannedThrough, type RunStatus, recordRun, savePlannedThrough } from './runs';
 
 export type SnapshotLoader = (deps: Deps) => ScheduleSnapshot;
 
@@ -127,7 +127,7 @@ export function runScheduleTick(deps: Deps): void {
   // missed, never silently dropped.
   else if (state.tickedAt && wallStep(deps, state.tickedAt) > MAX_LATE_MS)
     state.lastTick = judgeGap(deps, state, state.lastTick, 'clock').tickFrom;
-  const now = deps.clock.now();
+  const now = runnerNow(deps, state);
   const judgedFrom = state.lastTick;
   // Only the last few minutes are delivered late, unless the recovery caught something up (it has
   // judged every start since the last tick, or since the persisted progress after a restart).
@@ -138,14 +138,14 @@ export function runScheduleTick(deps: Deps): void {
   for (const e of entries) {
     if (e.itemType !== 'EVENT') continue;
     const key = playKey(e);
-    // An event delivered before (a wall clock stepped back, a restart with the clock behind) is not
-    // fired again (recover.ts).
+    // An event delivered or recorded missed before (a wall clock stepped back) is not fired again
+    // (recover.ts); nor is its end sent.
     if (
       e.start > from &&
       e.start <= now &&
       !state.suppressed.has(key) &&
       !state.started.has(key) &&
-      !handledBefore(deps, state, e)
+      pastRun(deps, e) === null
     )
       startEntry(deps, state, e, key);
     if (e.end > e.start && e.end > from && e.end <= now && state.started.has(key))
@@ -171,8 +171,9 @@ export function runScheduleTick(deps: Deps): void {
   }
   for (const [key, e] of desired) {
     if (state.running.has(key)) continue;
-    // One that ran before the clock was stepped back plays again as a resume: pushed, not recorded.
-    if (!state.started.has(key) && handledBefore(deps, state, e)) state.started.set(key, e.originalEnd);
+    // One that ran before the clock was stepped back plays as a resume (pushed, not recorded again);
+    // one recorded missed does not play.
+    if (!state.started.has(key) && recall(deps, state, e, key) && state.suppressed.has(key)) continue;
     state.running.set(key, { entry: e, deliveredTo: startEntry(deps, state, e, key) });
   }
 
@@ -180,8 +181,13 @@ export function runScheduleTick(deps: Deps): void {
   for (const map of [state.started, state.suppressed])
     for (const [key, end] of map) if (end <= now && !state.running.has(key)) map.delete(key);
   state.lastTick = now;
-  state.tickedAt = { wall: now, monotonic: deps.clock.monotonic() };
+  state.tickedAt = { wall: deps.clock.now(), monotonic: deps.clock.monotonic() };
   savePlannedThrough(deps, now);
+}
+
+/** The instant the runner plays: the wall clock, held at the persisted progress while behind it. */
+function runnerNow(deps: Deps, state: RunnerState): number {
+  return Math.max(deps.clock.now(), state.judgedThrough);
 }
 
 /** How far the wall clock moved beyond the monotonic clock since `since` (negative: stepped back). */
@@ -244,7 +250,11 @@ export function nextScheduleBoundary(deps: Deps, horizonMs = 3_600_000): number 
 export function runningLines(deps: Deps, targets: readonly string[]): string[] {
   const state = deps.schedule.runner;
   if (!state) return [];
-  const now = deps.clock.now();
+  // Before the first tick, a clock behind the persisted progress is held at it as that tick will.
+  const now =
+    state.lastTick === null
+      ? Math.max(deps.clock.now(), plannedThrough(deps) ?? Number.NEGATIVE_INFINITY)
+      : runnerNow(deps, state);
   const wanted = new Set(targets);
   const lines: string[] = [];
   for (const e of resolveCached(state.load(), now, now + 1).entries) {

@@ -146,21 +146,18 @@ export function pruneRuns(deps: Deps): number {
     .all().length;
 }
 
-/** The statuses that say an occurrence was delivered (§11.6 rule 15: `caught_up` is a late delivery). */
-export const DELIVERED: readonly RunStatus[] = ['ran', 'caught_up'];
-
 /**
- * Whether a run record with one of `statuses` exists for the occurrence of `entry` (its scheduled
- * item, target, zone and scheduled start): the runner's memory of what it did before a restart or
- * before the wall clock was stepped back. Read once per segment start, on the item's index.
+ * What the run records say of the occurrence of `entry` (its scheduled item, target, zone and
+ * scheduled start): `delivered` (ran, caught up or preempted), `missed`, or null when it has none.
+ * The runner's memory of what it did before a restart or before the wall clock was stepped back; read
+ * once per segment start, on the item's index.
  */
-export function hasRun(
+export function pastRun(
   deps: Deps,
   entry: Pick<Entry, 'scheduledItemId' | 'originalStart' | 'itemType' | 'itemId' | 'zoneId' | 'subsystemExternalId'>,
-  statuses: readonly RunStatus[],
-): boolean {
-  const row = deps.db
-    .select({ id: scheduleRuns.id })
+): 'delivered' | 'missed' | null {
+  const rows = deps.db
+    .select({ status: scheduleRuns.status })
     .from(scheduleRuns)
     .where(
       and(
@@ -170,12 +167,12 @@ export function hasRun(
         eq(scheduleRuns.itemId, entry.itemId),
         eq(scheduleRuns.zoneId, entry.zoneId),
         eq(scheduleRuns.subsystemExternalId, entry.subsystemExternalId),
-        inArray(scheduleRuns.status, [...statuses]),
+        inArray(scheduleRuns.status, ['ran', 'caught_up', 'preempted', 'missed']),
       ),
     )
-    .limit(1)
-    .get();
-  return row !== undefined;
+    .all();
+  if (rows.length === 0) return null;
+  return rows.some((r) => r.status !== 'missed') ? 'delivered' : 'missed';
 }
 
 /** The instant the runner has delivered through, or null before its first run. */
