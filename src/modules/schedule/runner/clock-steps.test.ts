@@ -166,3 +166,37 @@ describe('a playable recorded missed at one start, then another restart while it
     expect(runs(t).map((r) => r.split(' ')[0])).toEqual(['missed']);
   });
 });
+
+describe('a restart with the clock behind and no NTP to step it (a venue without a time server)', () => {
+  it('holds at the saved progress for ten minutes at most, then runs on the clock as it is', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const cue = (
+      await first.schedule({ itemType: 'EVENT', itemId: first.event._id, startTime: '2026-01-15T12:00:10Z' })
+    ).body._id as number;
+    runScheduleTick(first.deps);
+    tickFor(first, 30);
+    first.deps.sqlite.close();
+    // Back with the clock half an hour behind the saved progress, and nothing will correct it.
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T11:30:30.000Z' });
+    const sent = listen(t);
+    runScheduleTick(t.deps);
+    for (let i = 0; i < 30; i++) {
+      t.clock.advance(30_000);
+      runScheduleTick(t.deps);
+    }
+    // 11:45:30 by the appliance's clock: an operator schedules a cue for 11:50, as the clock says.
+    const added = (
+      await t.call('POST', '/schedules', {
+        as: 'admin',
+        body: { itemType: 'EVENT', itemId: first.event._id, startTime: '2026-01-15T11:50:00Z' },
+      })
+    ).body._id as number;
+    for (let i = 0; i < 60; i++) {
+      t.clock.advance(30_000);
+      runScheduleTick(t.deps);
+    }
+    // It fired at 11:50; the cue that ran at 12:00:10 before the cut did not fire again.
+    expect(sent()).toEqual([`start EVENT#${first.event._id} 11:50:00`]);
+    expect(runs(t)).toEqual([`ran ${added} 11:50:00`, `ran ${cue} 12:00:10`]);
+  });
+});

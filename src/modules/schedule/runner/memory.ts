@@ -23,9 +23,11 @@ export interface RunnerState {
   suppressed: Map<string, number>;
   /**
    * After a start whose wall clock is behind the persisted progress (an RTC that lost time in a power
-   * cut): the runner holds at that progress until the clock passes it (recover.ts). -Infinity otherwise.
+   * cut): the runner holds at that progress until the clock passes it, or at most until the
+   * monotonic `holdUntil` (recover.ts). -Infinity otherwise.
    */
   judgedThrough: number;
+  holdUntil: number;
   /** Segments started by the recovery after a restart: recorded `caught_up`. */
   catchingUp: Set<string>;
   timer: ReturnType<typeof setTimeout> | null;

@@ -14,7 +14,11 @@
  *   fires nothing twice either.
  * - A start whose clock is behind the persisted progress holds the runner at that progress until
  *   the clock passes it (`judgedThrough`): it plays what ran then, and nothing the wrong clock passes
- *   meanwhile (a playable that ended before the cut, an event already fired) is sent again.
+ *   meanwhile (a playable that ended before the cut, an event already fired) is sent again. The hold
+ *   lasts at most HOLD_MS of uptime, time enough for NTP; a venue without NTP then runs on its clock
+ *   as it is (events that already ran still do not fire again), rather than freezing its schedule
+ *   for as long as the clock is behind, or for months when the saved progress itself came from a
+ *   clock that was ahead.
  * - A wall clock that jumps ahead of the runner's last tick by more than a tick's lateness (5 min)
  *   is judged like an outage (same rules, same record, log entry and event), so what it jumped over
  *   is caught up or recorded `missed`, never silently dropped.
@@ -31,6 +35,9 @@ import { resolveWindow } from '../engine/resolve';
 import type { Entry } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
 import { pastRun, plannedThrough, recordRun } from './runs';
+
+/** The longest a start with a clock behind the saved progress holds the runner at it. */
+export const HOLD_MS = 10 * 60_000;
 
 /** Why the runner did not see an occurrence's start: the daemon was down, or its clock jumped. */
 export type Gap = 'down' | 'clock';
@@ -58,6 +65,7 @@ export function judgeMissedRuns(deps: Deps, state: RunnerState): { missed: numbe
   if (through >= now) {
     // The clock is behind what the daemon already judged: the runner holds at `through`.
     state.judgedThrough = through;
+    state.holdUntil = deps.clock.monotonic() + HOLD_MS;
     return { missed: 0, tickFrom: through };
   }
   return judgeGap(deps, state, through, 'down');

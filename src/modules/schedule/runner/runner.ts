@@ -34,6 +34,7 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
     suppressed: new Map(),
     catchingUp: new Set(),
     judgedThrough: Number.NEGATIVE_INFINITY,
+    holdUntil: Number.NEGATIVE_INFINITY,
     timer: null,
     armed: false,
     lastReplan: Number.NEGATIVE_INFINITY,
@@ -185,9 +186,17 @@ export function runScheduleTick(deps: Deps): void {
   savePlannedThrough(deps, now);
 }
 
-/** The instant the runner plays: the wall clock, held at the persisted progress while behind it. */
+/**
+ * The instant the runner plays: the wall clock, held at the persisted progress while a start's clock
+ * is behind it, for at most HOLD_MS (recover.ts).
+ */
 function runnerNow(deps: Deps, state: RunnerState): number {
-  return Math.max(deps.clock.now(), state.judgedThrough);
+  const now = deps.clock.now();
+  if (state.judgedThrough <= now || deps.clock.monotonic() > state.holdUntil) {
+    state.judgedThrough = Number.NEGATIVE_INFINITY;
+    return now;
+  }
+  return state.judgedThrough;
 }
 
 /** How far the wall clock moved beyond the monotonic clock since `since` (negative: stepped back). */
