@@ -82,6 +82,23 @@ describe('a snooze while the wall clock steps', () => {
   });
 });
 
+describe('a value written in the second after a step, before the tick sees it', () => {
+  it('stepped ahead an hour, the write does not fire a 10-minute delay at once', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    await t.rule({ delaySeconds: 600 });
+    await t.write('95');
+    seconds(t, 60);
+    t.clock.setWall(t.clock.now() + HOUR);
+    await t.write('96');
+    expect(t.emitted('alert.fired')).toEqual([]);
+    seconds(t, 600 - 60 - 1);
+    expect(t.emitted('alert.fired')).toEqual([]);
+    seconds(t, 1);
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+  });
+});
+
 describe('a wall clock stepped back hours (a clock that came up ahead after a power cut)', () => {
   it('a pending delay fires once, when its delay has elapsed', async () => {
     const t = await alertsApp();

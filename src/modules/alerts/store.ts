@@ -155,7 +155,9 @@ export function updateRule(deps: Deps, id: number, values: Partial<AlertRow>): v
  * operator's date change; `WallSteps`), the stored starts move with it, so a step of an hour neither
  * fires a delay at once nor holds it an hour longer. A start still ahead of the clock, where no step
  * could be seen (a restart whose clock is behind what was stored: an RTC that lost time in a power
- * cut), counts from now. Called by the per-second tick before it compares these times with now.
+ * cut), counts from now. Called before these times are compared with now or stamped: by the
+ * per-second tick and by a watched variable's value write, so a write in the second after a step
+ * neither reads nor stamps a time the step has not moved.
  */
 export function followWallClock(deps: Deps): void {
   const step = deps.alerts.wallSteps.take(deps.clock);
