@@ -324,3 +324,32 @@ describe('a restart with the clock behind and no NTP to step it (a venue without
     expect(runs(t)).toEqual([`ran ${added} 11:50:00`, `ran ${cue} 12:00:10`]);
   });
 });
+
+describe('a jump ahead more than ten minutes after a restart', () => {
+  it('is a step, not the outage: the last five minutes run late, the rest is recorded missed', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const at = async (startTime: string) =>
+      (await first.schedule({ itemType: 'EVENT', itemId: first.event._id, startTime })).body._id as number;
+    const jumped = await at('2026-01-15T12:30:00Z');
+    const late = await at('2026-01-15T13:10:00Z');
+    runScheduleTick(first.deps);
+    tickFor(first, 30);
+    first.deps.sqlite.close();
+    // Back a minute later with the clock right; NTP steps it an hour ahead 11 minutes after the start.
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:01:30.000Z' });
+    const sent = listen(t);
+    runScheduleTick(t.deps);
+    for (let i = 0; i < 11; i++) {
+      t.clock.advance(60_000);
+      runScheduleTick(t.deps);
+    }
+    t.clock.setWall(t.clock.now() + 3_600_000);
+    runScheduleTick(t.deps);
+    expect(sent()).toEqual([`start EVENT#${first.event._id} 13:10:00`]);
+    expect(runs(t)).toEqual([`missed ${jumped} 12:30:00`, `ran ${late} 13:10:00`]);
+    const log = await t.call('GET', '/logs', { as: 'admin', query: { key: 'schedule.run.missed' } });
+    expect(log.body.logs.map((l: { value: string }) => l.value.includes('when the wall clock stepped ahead'))).toEqual([
+      true,
+    ]);
+  });
+});
