@@ -1,16 +1,17 @@
 /**
- * Alert durations while the wall clock steps (NTP, an operator's date change): `delaySeconds` and
- * `repeatIntervalSeconds` count elapsed time (jobs.ts), while `snoozedUntil`, a moment a person chose,
- * stays on the wall clock.
+ * Alert durations while the wall clock steps (NTP, an operator's date change) and across a restart
+ * whose clock is behind what was stored (§8 rules 1 and 11; store.ts `followWallClock`):
+ * `delaySeconds` and `repeatIntervalSeconds` count elapsed time, a start found ahead of the clock
+ * counts from then, and `snoozedUntil`, a moment a person chose, stays on the wall clock.
  */
 import { describe, expect, it } from 'bun:test';
 import { tickAlerts } from './jobs';
-import { alertsApp } from './test-support';
+import { type AlertsApp, alertsApp, at } from './test-support';
 
 const HOUR = 3_600_000;
 
 /** Seconds of the fake clock, the per-second tick after each. */
-function seconds(t: Awaited<ReturnType<typeof alertsApp>>, n: number): void {
+function seconds(t: AlertsApp, n: number): void {
   for (let i = 0; i < n; i++) {
     t.clock.advance(1000);
     tickAlerts(t.deps);
@@ -78,5 +79,72 @@ describe('a snooze while the wall clock steps', () => {
     expect(t.notices()).toEqual([]);
     seconds(t, 1);
     expect(t.notices()).toEqual([expect.objectContaining({ state: 'shown', count: 1 })]);
+  });
+});
+
+describe('a value written in the second after a step, before the tick sees it', () => {
+  it('stepped ahead an hour, the write does not fire a 10-minute delay at once', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    await t.rule({ delaySeconds: 600 });
+    await t.write('95');
+    seconds(t, 60);
+    t.clock.setWall(t.clock.now() + HOUR);
+    await t.write('96');
+    expect(t.emitted('alert.fired')).toEqual([]);
+    seconds(t, 600 - 60 - 1);
+    expect(t.emitted('alert.fired')).toEqual([]);
+    seconds(t, 1);
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+  });
+});
+
+describe('a wall clock stepped back hours (a clock that came up ahead after a power cut)', () => {
+  it('a pending delay fires once, when its delay has elapsed', async () => {
+    const t = await alertsApp();
+    await t.rule({ delaySeconds: 60 });
+    tickAlerts(t.deps);
+    await t.write('95');
+    seconds(t, 10);
+    t.clock.setWall(t.clock.now() - 3 * HOUR);
+    tickAlerts(t.deps);
+    seconds(t, 49);
+    expect(t.emitted('alert.fired')).toEqual([]);
+    seconds(t, 1);
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+    seconds(t, 120);
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+  });
+
+  it('a repeat rule notifies again when its interval has elapsed', async () => {
+    const t = await alertsApp();
+    await t.rule({ lifeCycle: 'repeat', repeatIntervalSeconds: 60 });
+    tickAlerts(t.deps);
+    await t.write('95');
+    expect(t.notices()[0]?.count).toBe(1);
+    seconds(t, 30);
+    t.clock.setWall(t.clock.now() - 3 * HOUR);
+    tickAlerts(t.deps);
+    seconds(t, 29);
+    expect(t.notices()[0]?.count).toBe(1);
+    seconds(t, 1);
+    expect(t.notices()[0]?.count).toBe(2);
+  });
+});
+
+describe('a restart whose clock is behind the stored pending start (an RTC that lost time)', () => {
+  it('the delay counts from the start', async () => {
+    const first = await alertsApp();
+    await first.rule({ delaySeconds: 60 });
+    await first.write('95');
+    first.deps.sqlite.close();
+    const t = await alertsApp({ dataDir: first.deps.config.dataDir });
+    // The RTC lost time in the power cut: the clock says an hour before the pending start.
+    t.clock.setWall(Date.parse(at(-3_600_000)));
+    tickAlerts(t.deps);
+    seconds(t, 59);
+    expect(t.emitted('alert.fired')).toEqual([]);
+    seconds(t, 1);
+    expect(t.emitted('alert.fired')).toHaveLength(1);
   });
 });

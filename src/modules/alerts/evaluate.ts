@@ -9,7 +9,7 @@ import { alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { type AlertSource, conditionCleared, fire } from './engine';
 import { ORDERING_OPERATORS } from './model';
-import { type AlertRow, findRule, openIncident, updateRule, variableInfo } from './store';
+import { type AlertRow, findRule, followWallClock, openIncident, updateRule, variableInfo } from './store';
 
 /** Forgets which rules watch which variable; the next value write reads them again. */
 export function dropAlertIndex(deps: Deps): void {
@@ -129,6 +129,7 @@ export function evaluateNow(deps: Deps, rule: AlertRow): void {
 export function onVariableValue(deps: Deps, variableId: number, value: string): void {
   const ids = index(deps).get(variableId);
   if (ids === undefined) return;
+  followWallClock(deps);
   for (const id of ids) {
     const rule = findRule(deps, id);
     if (rule) evaluateRule(deps, rule, value);

@@ -1,10 +1,9 @@
 /**
  * What the alerts module runs on timers (main starts it; tests call `tickAlerts` after moving the
  * fake clock): every second, due delays fire, snoozes that ended notify their open incidents once,
- * and `repeat` rules notify again (a delay and a repeat interval count elapsed time: when the wall clock
- * steps, their stored wall-clock starts move with it, so an NTP step of an hour neither fires a delay
- * at once nor holds it an hour; a snooze ends at the moment it names); every minute, the media disk's free space (`storage-low`); hourly,
- * incidents closed more than 365 days ago are removed.
+ * and `repeat` rules notify again (a delay and a repeat interval count elapsed time whatever the wall
+ * clock does, store.ts `followWallClock`; a snooze ends at the moment it names); every minute, the
+ * media disk's free space (`storage-low`); hourly, incidents closed more than 365 days ago are removed.
  */
 import { and, eq, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { prepared } from '../../db/prepared';
@@ -14,7 +13,7 @@ import type { ModuleJobs } from '../../jobs/scheduler';
 import { transact } from '../../realtime/emit';
 import { notify, notifyUnnotified } from './engine';
 import { evaluateNow } from './evaluate';
-import { findRule, updateRule } from './store';
+import { findRule, followWallClock, updateRule } from './store';
 import { checkStorage } from './system';
 
 const HISTORY_DAYS = 365;
@@ -60,26 +59,9 @@ function tickStatements(deps: Deps) {
   });
 }
 
-/** Moves the wall-clock starts of running delays and repeat intervals by a step of the wall clock. */
-function followWallStep(deps: Deps, step: number): void {
-  transact(deps, () => {
-    deps.db
-      .update(alertRules)
-      .set({ pendingSince: sql`${alertRules.pendingSince} + ${step}` })
-      .where(isNotNull(alertRules.pendingSince))
-      .run();
-    deps.db
-      .update(alertIncidents)
-      .set({ lastNotifiedAt: sql`${alertIncidents.lastNotifiedAt} + ${step}` })
-      .where(and(eq(alertIncidents.state, 'open'), isNotNull(alertIncidents.lastNotifiedAt)))
-      .run();
-  });
-}
-
 /** One pass of the per-second work. */
 export function tickAlerts(deps: Deps): void {
-  const step = deps.alerts.wallSteps.take(deps.clock);
-  if (step !== 0) followWallStep(deps, step);
+  followWallClock(deps);
   const now = deps.clock.now();
   const s = tickStatements(deps);
   for (const rule of s.due.all({ now })) evaluateNow(deps, rule);

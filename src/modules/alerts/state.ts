@@ -10,6 +10,8 @@ export class AlertState {
   ruleIndex: Map<number, number[]> | null = null;
   /** The missed runs counted this turn of the event loop; null between turns. */
   missedBatch: { count: number } | null = null;
-  /** Wall-clock steps seen by the per-second tick, which moves the pending delays and repeats by them. */
+  /** Wall-clock steps, which move the pending delays and repeats (store.ts `followWallClock`). */
   readonly wallSteps = new WallSteps();
+  /** Whether `followWallClock` has looked at the clock since the daemon started. */
+  wallClockSeen = false;
 }

@@ -2,12 +2,13 @@
  * Row access for alerts (§8): rules with the figures derived from their incidents (state, open
  * incidents, firing since, locked), computed in SQL so the list filters run there too.
  */
-import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNotNull, type SQL, sql } from 'drizzle-orm';
 import { insertRow, prepared, updateRow } from '../../db/prepared';
 import { alertIncidents, alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
+import { transact } from '../../realtime/emit';
 import { getVariable } from '../variables/service';
 import { type AlertExtras, toAlertDto, type VariableInfo } from './mapper';
 import type { AlertDto } from './model';
@@ -146,4 +147,41 @@ export function updateIncident(deps: Deps, id: number, values: Partial<IncidentR
 
 export function updateRule(deps: Deps, id: number, values: Partial<AlertRow>): void {
   updateRow(deps, 'alerts.rules', alertRules, alertRules.id, id, values);
+}
+
+/**
+ * Keeps a delay (`pendingSince`) and a repeat interval (`lastNotifiedAt`) counting elapsed time
+ * whatever the wall clock does (decided here, RESOURCES being silent). When the clock steps (NTP, an
+ * operator's date change; `WallSteps`), the stored starts move with it, so a step of an hour neither
+ * fires a delay at once nor holds it an hour longer. A start still ahead of the clock, where no step
+ * could be seen (a restart whose clock is behind what was stored: an RTC that lost time in a power
+ * cut), counts from now. Called before these times are compared with now or stamped: by the
+ * per-second tick and by a watched variable's value write, so a write in the second after a step
+ * neither reads nor stamps a time the step has not moved.
+ */
+export function followWallClock(deps: Deps): void {
+  const step = deps.alerts.wallSteps.take(deps.clock);
+  if (step === 0 && deps.alerts.wallClockSeen) return;
+  deps.alerts.wallClockSeen = true;
+  const now = deps.clock.now();
+  transact(deps, () => {
+    if (step !== 0) {
+      deps.db
+        .update(alertRules)
+        .set({ pendingSince: sql`${alertRules.pendingSince} + ${step}` })
+        .where(isNotNull(alertRules.pendingSince))
+        .run();
+      deps.db
+        .update(alertIncidents)
+        .set({ lastNotifiedAt: sql`${alertIncidents.lastNotifiedAt} + ${step}` })
+        .where(and(eq(alertIncidents.state, 'open'), isNotNull(alertIncidents.lastNotifiedAt)))
+        .run();
+    }
+    deps.db.update(alertRules).set({ pendingSince: now }).where(gt(alertRules.pendingSince, now)).run();
+    deps.db
+      .update(alertIncidents)
+      .set({ lastNotifiedAt: now })
+      .where(and(eq(alertIncidents.state, 'open'), gt(alertIncidents.lastNotifiedAt, now)))
+      .run();
+  });
 }

@@ -211,6 +211,11 @@ describe('delivery durability and retention', () => {
     const hookB = Number(b.lastInsertRowid);
     insert(hookA, 3, now - RETENTION_MS - 1);
     insert(hookA, 2, now - RETENTION_MS + 1);
+    // Finished deliveries age out; one an active webhook still retries never does (clock-steps.test.ts).
+    t.deps.sqlite.run(
+      "UPDATE webhook_deliveries SET status = 'succeeded', next_attempt_at = NULL WHERE webhook_id = ?",
+      [hookA],
+    );
     insert(hookB, MAX_DELIVERIES_PER_WEBHOOK + 5, now);
     const newestB = deliveryRows(t, hookB).slice(-MAX_DELIVERIES_PER_WEBHOOK)[0]?.id;
     expect(pruneDeliveries(t.deps)).toBe(8);

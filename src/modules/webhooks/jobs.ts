@@ -14,10 +14,21 @@ export const MAX_DELIVERIES_PER_WEBHOOK = 10_000;
 /** How long shutdown waits for running attempts before leaving them due for the next start. */
 const SHUTDOWN_GRACE_MS = 2000;
 
-/** Drops deliveries older than 14 days and all but the newest 10000 of each webhook. */
+/**
+ * Drops deliveries older than 14 days and all but the newest 10000 of each webhook. A delivery an
+ * active webhook is still retrying is never dropped by age (rule 3: queued deliveries are never
+ * lost): its retries end within about 28 h anyway, and one older than 14 days only exists when the
+ * wall clock was stepped ahead (an appliance back from a power cut with a clock months behind, then
+ * NTP) or the daemon was down that long. A disabled or inactive webhook's pending deliveries still
+ * age out, as before.
+ */
 export function pruneDeliveries(deps: Deps): number {
   const cutoff = deps.clock.now() - RETENTION_MS;
-  let removed = deps.sqlite.run('DELETE FROM webhook_deliveries WHERE created_at < ?', [cutoff]).changes;
+  let removed = deps.sqlite.run(
+    `DELETE FROM webhook_deliveries WHERE created_at < ?
+       AND (next_attempt_at IS NULL OR webhook_id NOT IN (SELECT id FROM webhooks WHERE active = 1))`,
+    [cutoff],
+  ).changes;
   const ids = deps.sqlite.query<{ id: number }, []>('SELECT id FROM webhooks').all();
   const keep = deps.sqlite.query<{ id: number }, [number, number]>(
     'SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?',

@@ -17,8 +17,25 @@ const HOUR = 60 * MINUTE;
 /** The waits after the 1st … 7th failed attempt; the 8th failure makes the delivery dead. */
 export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
-/** Rule 4: no success for this long while deliveries kept failing disables the webhook. */
+/**
+ * Rule 4: no success for this long while deliveries kept failing disables the webhook. Failing time
+ * is what attempts observed (decided here, RESOURCES is silent on it): a gap between two attempts
+ * longer than the longest retry wait (10 h + 10 %) is not counted, nor one that runs backwards. Such
+ * a gap is time nobody watched (the daemon down, every delivery dead, no event) or a wall clock
+ * stepped (an appliance back from a power cut with its clock months behind, then NTP): neither may
+ * disable a webhook whose receiver failed twice, minutes apart, while the venue came back up.
+ */
 export const FAILING_DISABLE_MS = 3 * 24 * HOUR;
+const LONGEST_RETRY_WAIT_MS = Math.max(...RETRY_DELAYS_MS) * 1.1;
+
+/** Since when a webhook failing at `at` counts as failing: its earlier streak, less the unwatched gap. */
+function failingSince(hook: WebhookRow, at: number): number {
+  if (hook.failingSince === null) return at;
+  const last = hook.lastDeliveryAt ?? hook.failingSince;
+  const gap = at - last;
+  if (gap >= 0 && gap <= LONGEST_RETRY_WAIT_MS) return hook.failingSince;
+  return at - Math.max(0, last - hook.failingSince);
+}
 
 /** The wait before the next attempt after `failures` failed ones, with ±10 % jitter. */
 export function retryDelay(deps: Deps, failures: number): number {
@@ -71,14 +88,19 @@ function nextWebhookState(hook: WebhookRow, outcome: AttemptOutcome, now: number
       null,
     ];
   }
-  const failingSince = hook.failingSince ?? outcome.at;
-  const failed = { ...changes, consecutiveFailures: hook.consecutiveFailures + 1, failingSince, state: 'failing' };
+  const since = failingSince(hook, outcome.at);
+  const failed = {
+    ...changes,
+    consecutiveFailures: hook.consecutiveFailures + 1,
+    failingSince: since,
+    state: 'failing',
+  };
   const disable = (reason: Disabled & string): [Partial<WebhookRow>, Disabled] => [
     { ...failed, active: false, state: 'disabled', disabledReason: reason, updatedAt: now },
     reason,
   ];
   if (outcome.responseStatus === 410) return disable('gone');
-  if (now - failingSince >= FAILING_DISABLE_MS) return disable('failing');
+  if (outcome.at - since >= FAILING_DISABLE_MS) return disable('failing');
   return [failed, null];
 }
 

@@ -1,12 +1,17 @@
 /**
- * The runner while the wall clock steps (NTP, an operator's correction): the schedule follows wall
- * time, but nothing fires twice when the clock goes back and nothing vanishes when it jumps ahead
- * (runner.ts, STEP_MEMORY_MS). Items written through the API, runs read through it.
+ * The runner while the wall clock steps (recover.ts has the rules): NTP or an operator stepping a
+ * running daemon's clock either way, and a power cut with a wrong real-time clock (§11.6 rules 12
+ * and 15: the appliance comes back with its clock hours behind and NTP steps it a minute later).
+ * Every occurrence fires once: never again when the clock passes it a second time, and never
+ * silently dropped when the clock jumps over it. The first part drives a running daemon through the
+ * API (items written, runs read through it); the second restarts over the same data directory.
  */
 import { describe, expect, it } from 'bun:test';
+import { makeTestApp, recordEvents, rowCount, type TestApp } from '../../../../tests/helpers/app';
 import type { PushConnection } from '../../../rpc/hub';
 import { scheduleApp } from '../routes-test-support';
 import { runScheduleTick } from './runner';
+import { listRuns, savePlannedThrough } from './runs';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -125,5 +130,226 @@ describe('a wall clock stepped ahead an hour', () => {
     ]);
     minutes(60);
     expect(await runs({ status: 'missed' })).toHaveLength(2);
+  });
+});
+
+// Restarts over the same data directory, and a running daemon on a one-second tick.
+
+function listen(t: TestApp) {
+  const lines: { method: string; params: Record<string, unknown> }[] = [];
+  const connection: PushConnection = { send: (line) => lines.push(JSON.parse(line)) > 0 };
+  t.deps.push.add(connection);
+  t.deps.push.subscribe(connection, ['media']);
+  return () =>
+    lines
+      .splice(0)
+      .map(
+        (l) =>
+          `${l.method.slice(14)} ${l.params.itemType}#${l.params.itemId} ${String(l.params.startTime).slice(11, 19)}`,
+      );
+}
+
+const runs = (t: TestApp) =>
+  listRuns(t.deps, {})
+    .result.items.map((r) => `${r.status} ${r.scheduledItemId} ${r.scheduledStart.slice(11, 19)}`)
+    .reverse();
+
+/** Ticks once a second (the wall clock and the monotonic clock together) for `seconds`. */
+function tickFor(t: TestApp, seconds: number) {
+  for (let i = 0; i < seconds; i++) {
+    t.clock.advance(1000);
+    runScheduleTick(t.deps);
+  }
+}
+
+describe('a restart with the real-time clock hours behind, then NTP stepping it', () => {
+  it('fires nothing twice while the wrong clock passes what already ran, and judges the jump like an outage', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const at = async (startTime: string, more: Record<string, unknown> = {}) =>
+      (await first.schedule({ itemType: 'EVENT', itemId: first.event._id, startTime, ...more })).body._id as number;
+    const once = await at('2026-01-15T12:00:10Z');
+    const daily = await at('2026-01-15T12:00:20Z', { recurrence: { freq: 'daily' } });
+    const during = await at('2026-01-15T13:00:00Z');
+    const late = await at('2026-01-15T14:58:00Z');
+    const play = async (startTime: string, endTime: string) =>
+      (await first.schedule({ itemType: 'PLAYABLE', itemId: first.playable._id, startTime, endTime })).body
+        ._id as number;
+    const short = await play('2026-01-15T12:00:05Z', '2026-01-15T12:00:25Z');
+    const long = await play('2026-01-15T11:00:00Z', '2026-01-15T18:00:00Z');
+    const firstSent = listen(first);
+    runScheduleTick(first.deps);
+    tickFor(first, 30);
+    expect(runs(first)).toEqual([
+      `ran ${long} 11:00:00`,
+      `preempted ${long} 11:00:00`,
+      `ran ${short} 12:00:05`,
+      `ran ${once} 12:00:10`,
+      `ran ${daily} 12:00:20`,
+    ]);
+    expect(firstSent()).toHaveLength(6);
+
+    // Power cut at 12:00:30; back at 15:00 real time, but the clock says 12:00:00 again.
+    first.deps.sqlite.close();
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:00:00.000Z' });
+    const missedEvents = recordEvents(t, (e) => e.type === 'schedule.run.missed');
+    const before = runs(t);
+    runScheduleTick(t.deps);
+    // The long playable still plays (a resume: not recorded again); the short one, which ended
+    // before the cut, is not played again when the wrong clock passes it.
+    const sent = listen(t);
+    await Promise.resolve();
+    expect(sent()).toEqual([`start PLAYABLE#${first.playable._id} 11:00:00`]);
+    tickFor(t, 10);
+    // A driver reconnecting now, while the wrong clock says 12:00:10, gets the long one only (rule 13).
+    const driver = listen(t);
+    await Promise.resolve();
+    expect(driver()).toEqual([`start PLAYABLE#${first.playable._id} 11:00:00`]);
+    tickFor(t, 30);
+    expect(sent()).toEqual([]);
+    expect(driver()).toEqual([]);
+    expect(runs(t)).toEqual(before);
+
+    // NTP steps the clock to the real time: what began while the appliance was down (or while its
+    // clock was wrong) is caught up or recorded missed, as after any outage.
+    t.clock.setWall(Date.parse('2026-01-15T15:00:45.000Z'));
+    runScheduleTick(t.deps);
+    expect(sent()).toEqual([`start EVENT#${first.event._id} 14:58:00`]);
+    expect(runs(t)).toEqual([...before, `missed ${during} 13:00:00`, `caught_up ${late} 14:58:00`]);
+    expect(missedEvents.map((e) => e.data.scheduledItemId)).toEqual([during]);
+    expect(rowCount(t, 'logs', "key = 'schedule.run.missed' AND category = 'system'")).toBe(1);
+    tickFor(t, 60);
+    expect(sent()).toEqual([]);
+  });
+});
+
+describe('NTP stepping a running daemon’s clock back', () => {
+  it('an event that already fired is not fired again when the clock passes its start a second time', async () => {
+    const t = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const sent = listen(t);
+    const cue = (await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-15T12:00:30Z' })).body
+      ._id as number;
+    runScheduleTick(t.deps);
+    tickFor(t, 60);
+    expect(sent()).toEqual([`start EVENT#${t.event._id} 12:00:30`]);
+    // The clock was an hour ahead; NTP steps it back to 11:01, and it runs on to 12:02.
+    t.clock.setWall(Date.parse('2026-01-15T11:01:00.000Z'));
+    for (let i = 0; i < 61; i++) {
+      t.clock.advance(60_000);
+      runScheduleTick(t.deps);
+    }
+    expect(sent()).toEqual([]);
+    expect(runs(t)).toEqual([`ran ${cue} 12:00:30`]);
+  });
+});
+
+describe('a kill after a start committed and before the progress was saved', () => {
+  it('the restart finds the run record and does not fire the event again', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const cue = (
+      await first.schedule({ itemType: 'EVENT', itemId: first.event._id, startTime: '2026-01-15T12:00:05Z' })
+    ).body._id as number;
+    runScheduleTick(first.deps);
+    tickFor(first, 5);
+    // SIGKILL between the start's transaction and the progress write: the progress still says 12:00:04.
+    savePlannedThrough(first.deps, Date.parse('2026-01-15T12:00:04.000Z'));
+    first.deps.sqlite.close();
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:00:07.000Z' });
+    const sent = listen(t);
+    runScheduleTick(t.deps);
+    tickFor(t, 5);
+    expect(sent()).toEqual([]);
+    expect(runs(t)).toEqual([`ran ${cue} 12:00:05`]);
+  });
+});
+
+describe('a playable recorded missed at one start, then another restart while it would still run', () => {
+  it('is not pushed as a resume', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    await first.schedule({
+      itemType: 'PLAYABLE',
+      itemId: first.playable._id,
+      startTime: '2026-01-15T12:05:00Z',
+      endTime: '2026-01-15T14:00:00Z',
+      catchUp: false,
+    });
+    runScheduleTick(first.deps);
+    first.deps.sqlite.close();
+    // Down from 12:00 to 12:10: the playable that began at 12:05 is recorded missed.
+    const second = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:10:00.000Z' });
+    const sent2 = listen(second);
+    runScheduleTick(second.deps);
+    tickFor(second, 5);
+    expect(sent2()).toEqual([]);
+    await Bun.sleep(0); // the schedule-missed alert is raised after the turn
+    second.deps.sqlite.close();
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:20:00.000Z' });
+    const sent = listen(t);
+    runScheduleTick(t.deps);
+    tickFor(t, 5);
+    expect(sent()).toEqual([]);
+    expect(runs(t).map((r) => r.split(' ')[0])).toEqual(['missed']);
+  });
+});
+
+describe('a restart with the clock behind and no NTP to step it (a venue without a time server)', () => {
+  it('holds at the saved progress for ten minutes at most, then runs on the clock as it is', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const cue = (
+      await first.schedule({ itemType: 'EVENT', itemId: first.event._id, startTime: '2026-01-15T12:00:10Z' })
+    ).body._id as number;
+    runScheduleTick(first.deps);
+    tickFor(first, 30);
+    first.deps.sqlite.close();
+    // Back with the clock half an hour behind the saved progress, and nothing will correct it.
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T11:30:30.000Z' });
+    const sent = listen(t);
+    runScheduleTick(t.deps);
+    for (let i = 0; i < 30; i++) {
+      t.clock.advance(30_000);
+      runScheduleTick(t.deps);
+    }
+    // 11:45:30 by the appliance's clock: an operator schedules a cue for 11:50, as the clock says.
+    const added = (
+      await t.call('POST', '/schedules', {
+        as: 'admin',
+        body: { itemType: 'EVENT', itemId: first.event._id, startTime: '2026-01-15T11:50:00Z' },
+      })
+    ).body._id as number;
+    for (let i = 0; i < 60; i++) {
+      t.clock.advance(30_000);
+      runScheduleTick(t.deps);
+    }
+    // It fired at 11:50; the cue that ran at 12:00:10 before the cut did not fire again.
+    expect(sent()).toEqual([`start EVENT#${first.event._id} 11:50:00`]);
+    expect(runs(t)).toEqual([`ran ${added} 11:50:00`, `ran ${cue} 12:00:10`]);
+  });
+});
+
+describe('a jump ahead more than ten minutes after a restart', () => {
+  it('is a step, not the outage: the last five minutes run late, the rest is recorded missed', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const at = async (startTime: string) =>
+      (await first.schedule({ itemType: 'EVENT', itemId: first.event._id, startTime })).body._id as number;
+    const jumped = await at('2026-01-15T12:30:00Z');
+    const late = await at('2026-01-15T13:10:00Z');
+    runScheduleTick(first.deps);
+    tickFor(first, 30);
+    first.deps.sqlite.close();
+    // Back a minute later with the clock right; NTP steps it an hour ahead 11 minutes after the start.
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:01:30.000Z' });
+    const sent = listen(t);
+    runScheduleTick(t.deps);
+    for (let i = 0; i < 11; i++) {
+      t.clock.advance(60_000);
+      runScheduleTick(t.deps);
+    }
+    t.clock.setWall(t.clock.now() + 3_600_000);
+    runScheduleTick(t.deps);
+    expect(sent()).toEqual([`start EVENT#${first.event._id} 13:10:00`]);
+    expect(runs(t)).toEqual([`missed ${jumped} 12:30:00`, `ran ${late} 13:10:00`]);
+    const log = await t.call('GET', '/logs', { as: 'admin', query: { key: 'schedule.run.missed' } });
+    expect(log.body.logs.map((l: { value: string }) => l.value.includes('when the wall clock stepped ahead'))).toEqual([
+      true,
+    ]);
   });
 });

@@ -2,6 +2,7 @@
  * What the runner remembers between ticks, apart from its behaviour, so the tick (runner.ts) and the
  * recovery of missed runs (recover.ts) share it without importing each other.
  */
+import type { WallSteps } from '../../../clock';
 import type { Entry, ScheduleSnapshot } from '../engine/types';
 
 interface Running {
@@ -14,13 +15,25 @@ export interface RunnerState {
   load: () => ScheduleSnapshot;
   /** Exclusive lower bound of the next tick's window; null before the first tick. */
   lastTick: number | null;
+  /** Steps of the wall clock seen by the ticks (a jump ahead is judged in recover.ts). */
+  wallSteps: WallSteps;
   running: Map<string, Running>;
-  /** Segments already started once (a later start is a resume, rule 7), until a day after they end (runner.ts). */
+  /** Segments already started once (a later start is a resume, rule 7), until they end. */
   started: Map<string, number>;
-  /** Event segments whose `schedule.item.end` was sent, as long as `started` remembers them. */
-  ended: Map<string, number>;
-  /** Missed segments that must not run (rule 15, catch-up off or out of its window), as long as `started`. */
+  /** Missed segments that must not run (rule 15, catch-up off or out of its window), until they end. */
   suppressed: Map<string, number>;
+  /**
+   * After a start whose wall clock is behind the persisted progress (an RTC that lost time in a power
+   * cut): the runner holds at that progress until the clock passes it, or at most until
+   * `recoveryUntil` (recover.ts). -Infinity otherwise.
+   */
+  judgedThrough: number;
+  /**
+   * Monotonic end of a restart's recovery (RECOVERY_MS after a start that found saved progress): a
+   * jump ahead of the wall clock until then is NTP's first step showing how long the daemon was
+   * really down (recover.ts). -Infinity on a first start.
+   */
+  recoveryUntil: number;
   /** Segments started by the recovery after a restart: recorded `caught_up`. */
   catchingUp: Set<string>;
   timer: ReturnType<typeof setTimeout> | null;

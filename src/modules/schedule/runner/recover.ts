@@ -3,6 +3,34 @@
  * runs at once with its original times if its item catches up and it is still inside its window
  * (events: within `schedule.missedRunGraceSeconds` of the start), recorded `caught_up`; otherwise it
  * is recorded `missed` with a system log entry and `schedule.run.missed`.
+ *
+ * The wall clock is not trusted to move only forward (decided here; RESOURCES is silent on it): an
+ * appliance may come back from a power cut with its real-time clock hours behind and have NTP step
+ * it a minute later, or NTP (an operator's correction) may step a running daemon's clock either way.
+ * One rule keeps an occurrence from firing twice, whatever the clock does: before a segment starts,
+ * its run records are read (`pastRun`).
+ * - Delivered before (ran, caught up, preempted): an event is not fired again (nor its end sent), a
+ *   playable that should play now is pushed as a resume with no second record. Recorded missed: it
+ *   does not play. So a clock stepped back, a restart with the clock behind and a kill between a
+ *   start's commit and the saved progress all fire nothing twice, and each run is recorded once.
+ * - A start whose clock is behind the persisted progress holds the runner at that progress until
+ *   the clock passes it (`judgedThrough`): it plays what ran then, and nothing the wrong clock passes
+ *   meanwhile (a playable that ended before the cut, an event already fired) is sent again. The hold
+ *   lasts at most RECOVERY_MS of uptime, time enough for NTP; a venue without NTP then runs on its
+ *   clock as it is (events that already ran still do not fire again), rather than freezing its
+ *   schedule for as long as the clock is behind, or for months when the saved progress itself came
+ *   from a clock that was ahead.
+ * - A wall clock that jumps ahead (`WallSteps`, clock.ts) past what a tick delivers late
+ *   (MAX_LATE_MS) never drops what it jumped over without a trace (`judgeGap`). Within RECOVERY_MS
+ *   of a start that found saved progress, the jump is NTP's first step showing how long the daemon
+ *   was really down: judged as that outage (`caught_up` or `missed while the daemon was down`). A
+ *   jump later on a running daemon (or on its first start ever) is no outage: an event of the last
+ *   MAX_LATE_MS and a playable still running start late as at any tick (`ran`), every other start
+ *   it jumped over is recorded `missed` ('the wall clock jumped past its start') with its log entry
+ *   and `schedule.run.missed`.
+ * A clock that came up ahead cannot be told from a right one: what it jumped over is judged as above
+ * (recorded missed, or caught up early), and after NTP steps it back an occurrence recorded missed
+ * stays missed, delivered ones fire nothing twice.
  */
 import { iso } from '../../../clock';
 import { writePlatformLog } from '../../../core/platform-log';
@@ -12,7 +40,30 @@ import { emit, transact } from '../../../realtime/emit';
 import { resolveWindow } from '../engine/resolve';
 import type { Entry } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
-import { plannedThrough, recordRun } from './runs';
+import { pastRun, plannedThrough, recordRun } from './runs';
+
+/** How far back a tick still delivers what it finds due (ticks come at least every minute). */
+export const MAX_LATE_MS = 5 * 60_000;
+
+/**
+ * After a start that found saved progress, the uptime given to NTP: the longest the runner holds at
+ * a progress its clock is behind, and how long a jump ahead still counts as the outage.
+ */
+export const RECOVERY_MS = 10 * 60_000;
+
+/** Why the runner did not see an occurrence's start: the daemon was down, or its clock jumped. */
+export type Gap = 'down' | 'clock';
+
+/**
+ * What the run records say of a segment about to start, kept in the runner's memory: delivered
+ * before → `started` (a resume), missed → `suppressed`. True when they say anything.
+ */
+export function recall(deps: Deps, state: RunnerState, e: Entry, key: string): boolean {
+  const past = pastRun(deps, e);
+  if (past === 'delivered') state.started.set(key, e.originalEnd);
+  if (past === 'missed') state.suppressed.set(key, Math.max(e.originalEnd, e.end));
+  return past !== null;
+}
 
 /**
  * Judges every start since the persisted progress, marks what is caught up or missed, and returns
@@ -22,29 +73,58 @@ import { plannedThrough, recordRun } from './runs';
 export function judgeMissedRuns(deps: Deps, state: RunnerState): { missed: number; tickFrom: number } {
   const now = deps.clock.now();
   const through = plannedThrough(deps);
-  if (through === null || through >= now) return { missed: 0, tickFrom: now - 1 };
+  if (through === null) return { missed: 0, tickFrom: now - 1 };
+  state.recoveryUntil = deps.clock.monotonic() + RECOVERY_MS;
+  if (through >= now) {
+    // The clock is behind what the daemon already judged: the runner holds at `through`.
+    state.judgedThrough = through;
+    return { missed: 0, tickFrom: through };
+  }
+  return judgeGap(deps, state, through, 'down');
+}
+
+/**
+ * Judges every start in (`through`, now] that no tick saw (rule 15): the daemon was down, or its wall
+ * clock jumped ahead (see the module's comment for how each is judged). Returns the missed count and
+ * `through`, where the next tick continues from.
+ */
+export function judgeGap(
+  deps: Deps,
+  state: RunnerState,
+  through: number,
+  gap: Gap,
+): { missed: number; tickFrom: number } {
+  const now = deps.clock.now();
   const snapshot = state.load();
   const graceMs = getSettingGroup(deps, 'schedule').missedRunGraceSeconds * 1000;
   const items = new Map(snapshot.items.map((i) => [i.id, i]));
   let missed = 0;
   for (const e of resolveWindow(snapshot, through, now + 1).entries) {
     const key = playKey(e);
+    if (state.started.has(key) || state.suppressed.has(key)) continue;
+    // Delivered before a kill could save the progress, or recorded missed at an earlier start.
+    if (recall(deps, state, e, key)) continue;
     if (e.start <= through) {
-      // Already started before the outage: a resume, not a new run.
+      // Already started before the gap: a resume, not a new run.
       state.started.set(key, e.originalEnd);
       continue;
     }
     if (e.start > now) continue;
     const catchUp = items.get(e.scheduledItemId)?.catchUp ?? false;
-    const inWindow = e.itemType === 'EVENT' ? now - e.start <= graceMs : e.end > now;
-    if (catchUp && inWindow) {
+    if (gap === 'clock') {
+      // The tick delivers these late, as any tick (`ran`).
+      if (e.itemType === 'EVENT' ? e.start > now - MAX_LATE_MS : e.end > now) continue;
+    } else if (catchUp && (e.itemType === 'EVENT' ? now - e.start <= graceMs : e.end > now)) {
       state.catchingUp.add(key);
       continue;
     }
     if (e.start > e.originalStart) continue; // a later piece of a segment already judged
     state.suppressed.set(key, Math.max(e.originalEnd, e.end));
     missed++;
-    recordMissed(deps, e, catchUp ? 'outside its catch-up window' : 'catch-up is off', 'while the daemon was down');
+    if (gap === 'clock')
+      recordMissed(deps, e, 'the wall clock jumped past its start', 'when the wall clock stepped ahead');
+    else
+      recordMissed(deps, e, catchUp ? 'outside its catch-up window' : 'catch-up is off', 'while the daemon was down');
   }
   return { missed, tickFrom: through };
 }

@@ -4,7 +4,7 @@
  * fires events whose start passed, and records runs. Ticks come from one timer re-armed to the next
  * boundary (jobs.ts), from every schedule change (re-plan) and from tests on the fake clock.
  */
-import { iso } from '../../../clock';
+import { iso, WallSteps } from '../../../clock';
 import type { Deps } from '../../../deps';
 import { emit, transact } from '../../../realtime/emit';
 import { pushLine } from '../../../rpc/hub';
@@ -12,21 +12,10 @@ import { resolveCached } from '../engine/cache';
 import { expandItem } from '../engine/recurrence';
 import type { Entry, ScheduleSnapshot } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
-import { judgeMissedRuns, recordMissed } from './recover';
-import { type RunStatus, recordRun, savePlannedThrough } from './runs';
+import { judgeGap, judgeMissedRuns, MAX_LATE_MS, recall } from './recover';
+import { pastRun, plannedThrough, type RunStatus, recordRun, savePlannedThrough } from './runs';
 
 export type SnapshotLoader = (deps: Deps) => ScheduleSnapshot;
-
-/** How far back a tick still delivers what it finds due (ticks come at least every minute). */
-const MAX_LATE_MS = 5 * 60_000;
-
-/**
- * How far a stepped wall clock is followed exactly. A segment that started is remembered for a day
- * after its end, so a clock stepped back (NTP, an operator's correction) by up to a day never starts
- * it as new again: an event does not fire twice, a playable playing again is a resume with no second
- * run record. A clock stepped ahead records the starts it jumped over (up to a day back) as `missed`.
- */
-const STEP_MEMORY_MS = 24 * 3_600_000;
 
 /**
  * Installs the runner for `deps` (boot: every deps gets one, so tests drive the same code). A second
@@ -36,11 +25,13 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
   const state: RunnerState = {
     load: () => load(deps),
     lastTick: null,
+    wallSteps: new WallSteps(),
     running: new Map(),
     started: new Map(),
-    ended: new Map(),
     suppressed: new Map(),
     catchingUp: new Set(),
+    judgedThrough: Number.NEGATIVE_INFINITY,
+    recoveryUntil: Number.NEGATIVE_INFINITY,
     timer: null,
     armed: false,
     lastReplan: Number.NEGATIVE_INFINITY,
@@ -128,25 +119,40 @@ export function runScheduleTick(deps: Deps): void {
   if (!state) return;
   // The first tick of a runner judges what was missed itself, so a change announced before the
   // daemon's jobs start cannot move the progress past what was missed.
+  const step = state.wallSteps.take(deps.clock);
   if (state.lastTick === null) state.lastTick = judgeMissedRuns(deps, state).tickFrom;
-  const now = deps.clock.now();
-  // A wall clock stepped far ahead is not an outage: only the last few minutes are delivered late
-  // (after a restart, the recovery has judged every start since the persisted progress).
+  // A wall clock stepped ahead further than a tick is ever late: what it jumped over is judged
+  // (recover.ts), as the outage while a restart's recovery lasts, else as a step; never dropped.
+  else if (step > MAX_LATE_MS)
+    state.lastTick = judgeGap(
+      deps,
+      state,
+      state.lastTick,
+      deps.clock.monotonic() <= state.recoveryUntil ? 'down' : 'clock',
+    ).tickFrom;
+  const now = runnerNow(deps, state);
+  const judgedFrom = state.lastTick;
+  // Only the last few minutes are delivered late, unless the recovery caught something up (it has
+  // judged every start since the last tick, or since the persisted progress after a restart).
   const from = state.catchingUp.size > 0 ? state.lastTick : Math.max(state.lastTick, now - MAX_LATE_MS);
   const snapshot = state.load();
-  if (from > state.lastTick)
-    recordJumpedOver(deps, state, snapshot, Math.max(state.lastTick, now - STEP_MEMORY_MS), from);
   const { entries } = resolveCached(snapshot, Math.min(from, now), now + 1);
 
   for (const e of entries) {
     if (e.itemType !== 'EVENT') continue;
     const key = playKey(e);
-    const due = e.start > from && e.start <= now;
-    if (due && !state.suppressed.has(key) && !state.started.has(key)) startEntry(deps, state, e, key);
-    if (e.end > e.start && e.end > from && e.end <= now && state.started.has(key) && !state.ended.has(key)) {
+    // An event delivered or recorded missed before (a wall clock stepped back) is not fired again
+    // (recover.ts); nor is its end sent.
+    if (
+      e.start > from &&
+      e.start <= now &&
+      !state.suppressed.has(key) &&
+      !state.started.has(key) &&
+      pastRun(deps, e) === null
+    )
+      startEntry(deps, state, e, key);
+    if (e.end > e.start && e.end > from && e.end <= now && state.started.has(key))
       deliver(deps, 'schedule.item.end', e);
-      state.ended.set(key, e.originalEnd);
-    }
   }
 
   const desired = new Map<string, Entry>();
@@ -168,15 +174,30 @@ export function runScheduleTick(deps: Deps): void {
   }
   for (const [key, e] of desired) {
     if (state.running.has(key)) continue;
+    // One that ran before the clock was stepped back plays as a resume (pushed, not recorded again);
+    // one recorded missed does not play.
+    if (!state.started.has(key) && recall(deps, state, e, key) && state.suppressed.has(key)) continue;
     state.running.set(key, { entry: e, deliveredTo: startEntry(deps, state, e, key) });
   }
 
-  recordSkipped(deps, snapshot, from, now);
-  const forgetBefore = now - STEP_MEMORY_MS;
-  for (const map of [state.started, state.suppressed, state.ended])
-    for (const [key, end] of map) if (end <= forgetBefore && !state.running.has(key)) map.delete(key);
+  recordSkipped(deps, snapshot, judgedFrom, now);
+  for (const map of [state.started, state.suppressed])
+    for (const [key, end] of map) if (end <= now && !state.running.has(key)) map.delete(key);
   state.lastTick = now;
   savePlannedThrough(deps, now);
+}
+
+/**
+ * The instant the runner plays: the wall clock, held at the persisted progress while a start's clock
+ * is behind it, for at most RECOVERY_MS (recover.ts).
+ */
+function runnerNow(deps: Deps, state: RunnerState): number {
+  const now = deps.clock.now();
+  if (state.judgedThrough <= now || deps.clock.monotonic() > state.recoveryUntil) {
+    state.judgedThrough = Number.NEGATIVE_INFINITY;
+    return now;
+  }
+  return state.judgedThrough;
 }
 
 /** Looks back to the persisted progress (rule 15, recover.ts), then ticks. Returns the missed count. */
@@ -192,23 +213,6 @@ export function recoverMissedRuns(deps: Deps): number {
   }
   runScheduleTick(deps);
   return missed;
-}
-
-/**
- * Starts in (from, to] that a wall clock stepped ahead (or a daemon stalled past MAX_LATE_MS) left
- * behind: each event, and each playable segment over by now, is recorded `missed` as after an outage
- * (rule 15), instead of vanishing without a trace. A playable still running starts late, as any tick.
- */
-function recordJumpedOver(deps: Deps, state: RunnerState, snapshot: ScheduleSnapshot, from: number, to: number): void {
-  const now = deps.clock.now();
-  for (const e of resolveCached(snapshot, from, to + 1).entries) {
-    if (e.start <= from || e.start > to || e.start > e.originalStart) continue;
-    const key = playKey(e);
-    if (state.started.has(key) || state.suppressed.has(key)) continue;
-    if (e.itemType === 'PLAYABLE' && e.end > now) continue;
-    state.suppressed.set(key, Math.max(e.originalEnd, e.end));
-    recordMissed(deps, e, 'the wall clock jumped past its start', 'when the wall clock stepped ahead');
-  }
 }
 
 /** Rule 17: occurrences of items whose target is missing are recorded `skipped`. */
@@ -251,7 +255,11 @@ export function nextScheduleBoundary(deps: Deps, horizonMs = 3_600_000): number 
 export function runningLines(deps: Deps, targets: readonly string[]): string[] {
   const state = deps.schedule.runner;
   if (!state) return [];
-  const now = deps.clock.now();
+  // Before the first tick, a clock behind the persisted progress is held at it as that tick will.
+  const now =
+    state.lastTick === null
+      ? Math.max(deps.clock.now(), plannedThrough(deps) ?? Number.NEGATIVE_INFINITY)
+      : runnerNow(deps, state);
   const wanted = new Set(targets);
   const lines: string[] = [];
   for (const e of resolveCached(state.load(), now, now + 1).entries) {

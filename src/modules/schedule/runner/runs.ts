@@ -2,7 +2,7 @@
  * Run records (§11.5): one per delivered, caught-up, missed, skipped or preempted segment start,
  * newest first, kept 90 days; and the runner's persisted progress (rule 15).
  */
-import { and, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm';
 import { iso, isoOrNull } from '../../../clock';
 import { scheduleRunnerState, scheduleRuns } from '../../../db/schema';
 import type { Deps } from '../../../deps';
@@ -144,6 +144,35 @@ export function pruneRuns(deps: Deps): number {
     .where(lt(scheduleRuns.scheduledStart, cutoff))
     .returning({ id: scheduleRuns.id })
     .all().length;
+}
+
+/**
+ * What the run records say of the occurrence of `entry` (its scheduled item, target, zone and
+ * scheduled start): `delivered` (ran, caught up or preempted), `missed`, or null when it has none.
+ * The runner's memory of what it did before a restart or before the wall clock was stepped back; read
+ * once per segment start, on the item's index.
+ */
+export function pastRun(
+  deps: Deps,
+  entry: Pick<Entry, 'scheduledItemId' | 'originalStart' | 'itemType' | 'itemId' | 'zoneId' | 'subsystemExternalId'>,
+): 'delivered' | 'missed' | null {
+  const rows = deps.db
+    .select({ status: scheduleRuns.status })
+    .from(scheduleRuns)
+    .where(
+      and(
+        eq(scheduleRuns.scheduledItemId, entry.scheduledItemId),
+        eq(scheduleRuns.scheduledStart, entry.originalStart),
+        eq(scheduleRuns.itemType, entry.itemType),
+        eq(scheduleRuns.itemId, entry.itemId),
+        eq(scheduleRuns.zoneId, entry.zoneId),
+        eq(scheduleRuns.subsystemExternalId, entry.subsystemExternalId),
+        inArray(scheduleRuns.status, ['ran', 'caught_up', 'preempted', 'missed']),
+      ),
+    )
+    .all();
+  if (rows.length === 0) return null;
+  return rows.some((r) => r.status !== 'missed') ? 'delivered' : 'missed';
 }
 
 /** The instant the runner has delivered through, or null before its first run. */
