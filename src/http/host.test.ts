@@ -48,6 +48,10 @@ describe('an HTTP/1.0 request without Host, a Host that is no host name', () => 
   afterAll(() => server.stop(true));
   const port = server.port ?? 0;
 
+  it("runs in production mode, whatever NODE_ENV says (Bun's development mode answers escaped errors with stack and source)", () => {
+    expect(server.development).toBe(false);
+  });
+
   it.each(['pms:99999', 'pms:abc', '[::1', 'a b', 'evil.com/x?', 'user@pms'])(
     'Host: %s is refused 400 with the error body (pms:99999 had killed the daemon)',
     async (host) => {
