@@ -4,10 +4,12 @@ import { t } from 'elysia';
 import { invalid } from './errors';
 
 const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
+/** §0.2: a displayName is 1 to 200 characters. */
+const NAME_MAX = 200;
 
-export const DisplayName = t.String({ minLength: 1, maxLength: 200, pattern: NO_CONTROL });
+export const DisplayName = t.String({ minLength: 1, maxLength: NAME_MAX, pattern: NO_CONTROL });
 /** A display name where field clients send "" for none: the service reads an empty or blank one as absent. */
-export const DisplayNameOrEmpty = t.String({ maxLength: 200, pattern: NO_CONTROL });
+export const DisplayNameOrEmpty = t.String({ maxLength: NAME_MAX, pattern: NO_CONTROL });
 export const Description = t.String({ maxLength: 2000 });
 export const ExternalRef = t.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f/?#]+$' });
 const EXTERNAL_REF = new RegExp(ExternalRef.pattern ?? '');
@@ -56,6 +58,24 @@ export function cleanName(value: string, path = '/displayName'): string {
   const trimmed = value.trim();
   if (trimmed === '') throw invalid(path, 'must not be blank');
   return trimmed;
+}
+
+/**
+ * The name an entity takes from its externalRef when it is given none (variables, events, parameters,
+ * playables, registered panels: "default externalRef"). A ref may hold what a displayName may not
+ * (§0.2: 256 characters against 200, leading and trailing spaces, nothing but spaces), and the server
+ * must never store a name a client cannot send back: a driver's long or padded ref became a name that
+ * made the operator's read-then-PUT of the whole entity a 400. So the ref is trimmed and cut to 200
+ * characters, never between the halves of a surrogate pair. Null when nothing is left (no ref, or
+ * only spaces): the entity is then named `<Kind> <_id>`, as an unnamed playable or panel always was.
+ */
+export function nameOfRef(ref: string | null | undefined): string | null {
+  const trimmed = ref?.trim() ?? '';
+  if (trimmed === '') return null;
+  if (trimmed.length <= NAME_MAX) return trimmed;
+  const cut = trimmed.slice(0, NAME_MAX);
+  const code = cut.charCodeAt(NAME_MAX - 1);
+  return (code >= 0xd800 && code <= 0xdbff ? cut.slice(0, -1) : cut).trimEnd();
 }
 
 /** Drops duplicates, keeping first-seen order. */
