@@ -23,6 +23,7 @@ interface SchemaLike {
   maxLength?: number;
   maxItems?: number;
   minItems?: number;
+  maxProperties?: number;
   error?: unknown;
 }
 
@@ -112,6 +113,7 @@ function describe(s: SchemaLike, errorType: number, value: unknown): string {
       if (errorType === ValueErrorType.ArrayMinItems) return `must have at least ${s.minItems} items`;
       return 'must be an array';
     case 'object':
+      if (errorType === ValueErrorType.ObjectMaxProperties) return `must have at most ${s.maxProperties} entries`;
       return 'must be an object';
     case 'null':
       return 'must be null';
