@@ -1,7 +1,8 @@
 /**
  * The auth macro. Every route declares `auth: <rule>` or `public: true`; both also install the one
  * JSON body reader as the route's parse hook, behind the auth decision, so an unauthenticated or
- * unauthorised request is refused before a byte of its body is read (C: Authentication).
+ * unauthorised request is refused before a byte of its body is read (C: Authentication), and the
+ * check that a declared query parameter comes once (query-once.ts), behind it as well.
  *
  * Rules: `'authenticated'` (any valid caller), a permission, `{permission, integration: true}`
  * (the integration role also passes; the service limits it to its own subsystems),
@@ -16,6 +17,7 @@ import { discardBody, routeBody } from './body';
 import { requestMeta } from './context';
 import { authenticate } from './credential';
 import { forbidden, unauthorized } from './errors';
+import { routeQuery } from './query-once';
 
 export type AuthRule =
   | 'authenticated'
@@ -136,9 +138,13 @@ export function authPlugin(deps: Deps) {
     auth: (rule: AuthRule) => {
       const meta = authMeta(rule);
       const body = routeBody(deps.config.maxBodyBytes);
+      const query = routeQuery();
       return {
         detail: { security: SECURITY, 'x-pms-auth': meta } as Record<string, unknown>,
-        introspect: body.introspect,
+        introspect: (hook: { body?: unknown; query?: unknown }) => {
+          body.introspect(hook);
+          query.introspect(hook);
+        },
         parse: async ({ request }) => {
           gate(deps, request, meta);
           if (meta.streamBody) return {};
@@ -148,6 +154,7 @@ export function authPlugin(deps: Deps) {
         },
         transform: ({ request }) => {
           gate(deps, request, meta);
+          query.check(request);
         },
         resolve: ({ request }) => ({ principal: gate(deps, request, meta) }),
       };
@@ -170,8 +177,13 @@ export function authPlugin(deps: Deps) {
     },
     public: (enabled: true) => {
       const body = routeBody(deps.config.maxBodyBytes);
+      const query = routeQuery();
       return {
-        introspect: body.introspect,
+        introspect: (hook: { body?: unknown; query?: unknown }) => {
+          body.introspect(hook);
+          query.introspect(hook);
+        },
+        transform: ({ request }) => query.check(request),
         detail: {
           security: [],
           'x-pms-auth': {
