@@ -3,8 +3,8 @@
  * "default externalRef") follows the §0.2 displayName rule (trimmed, 1–200 characters), because an
  * operator reads the entity and PUTs the whole thing back (C: Requests). A ref may be 256 characters,
  * padded with spaces, or nothing but spaces; such a ref became a name the server itself refused: the
- * round trip answered 400 at /displayName. Now the ref is trimmed and cut to 200 characters (never
- * inside a surrogate pair), and a ref of spaces names the entity `<Kind> <_id>`.
+ * round trip answered 400 at /displayName. Now the ref is trimmed and cut to 200 characters (code
+ * points: an emoji is kept whole), and a ref of spaces names the entity `<Kind> <_id>`.
  */
 import { describe, expect, it } from 'bun:test';
 import { addSubsystem, makeTestApp, type TestApp } from './helpers/app';
@@ -18,7 +18,8 @@ const KINDS = [
   { path: '/controlpanels', body: { connection: { url: 'http://192.168.1.20/panel' } }, word: 'Panel' },
 ] as const;
 
-const LONG = `${'a'.repeat(199)}😀tail`; // 256 UTF-16 units; the 200th is the first half of the emoji
+const LONG = `${'a'.repeat(199)}😀${'b'.repeat(56)}`; // 256 characters; the 200th is the emoji (two UTF-16 units)
+const CUT = `${'a'.repeat(199)}😀`;
 
 async function registered(t: TestApp, kind: (typeof KINDS)[number], externalRef: string) {
   const res = await t.call('POST', kind.path, {
@@ -40,12 +41,12 @@ async function putBack(t: TestApp, kind: (typeof KINDS)[number], id: number): Pr
 
 describe('names given from an externalRef', () => {
   for (const kind of KINDS) {
-    it(`${kind.path}: a 256-character ref names the entity with its first 200 characters, never half an emoji`, async () => {
+    it(`${kind.path}: a 256-character ref names the entity with its first 200 characters, the emoji whole`, async () => {
       const t = await makeTestApp();
       await addSubsystem(t, 'media');
       const made = await registered(t, kind, LONG);
-      expect(made.displayName).toBe('a'.repeat(199));
-      expect(await putBack(t, kind, made._id)).toBe('a'.repeat(199));
+      expect(made.displayName).toBe(CUT);
+      expect(await putBack(t, kind, made._id)).toBe(CUT);
     });
 
     it(`${kind.path}: a padded ref names it trimmed; a ref of spaces names it ${kind.word} <_id>`, async () => {
@@ -76,14 +77,14 @@ describe('names given from an externalRef', () => {
     const t = await makeTestApp();
     await addSubsystem(t, 'media');
     for (const kind of [KINDS[3], KINDS[4]]) {
-      const made = await registered(t, kind, ` ${LONG}`);
+      const made = await registered(t, kind, ` ${LONG.slice(0, -1)}`);
       const named = await t.call('PATCH', `${kind.path}/${made._id}`, {
         as: 'operator',
         body: { displayName: 'Lobby' },
       });
       expect(named.body.displayName).toBe('Lobby');
       const reset = await t.call('PATCH', `${kind.path}/${made._id}`, { as: 'operator', body: { displayName: null } });
-      expect(reset.body.displayName).toBe('a'.repeat(199));
+      expect(reset.body.displayName).toBe(CUT);
     }
   });
 });

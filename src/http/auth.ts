@@ -14,6 +14,7 @@ import type { Permission } from '../core/permissions';
 import type { Principal } from '../core/principal';
 import type { Deps } from '../deps';
 import { discardBody, routeBody } from './body';
+import { countCharacters } from './characters';
 import { requestMeta } from './context';
 import { authenticate } from './credential';
 import { forbidden, unauthorized } from './errors';
@@ -133,6 +134,18 @@ function hasSignedQuery(request: Request): boolean {
 
 const SECURITY = [{ bearer: [] }, { isaacToken: [] }, { sessionCookie: [] }];
 
+interface RouteHook {
+  body?: unknown;
+  query?: unknown;
+  params?: unknown;
+  response?: unknown;
+}
+
+/** A route's schemas count lengths in characters (characters.ts), before anything compiles them. */
+function countRouteCharacters(hook: RouteHook): void {
+  for (const schema of [hook.body, hook.query, hook.params, hook.response]) countCharacters(schema);
+}
+
 export function authPlugin(deps: Deps) {
   return new Elysia().macro({
     auth: (rule: AuthRule) => {
@@ -141,7 +154,8 @@ export function authPlugin(deps: Deps) {
       const query = routeQuery();
       return {
         detail: { security: SECURITY, 'x-pms-auth': meta } as Record<string, unknown>,
-        introspect: (hook: { body?: unknown; query?: unknown }) => {
+        introspect: (hook: RouteHook) => {
+          countRouteCharacters(hook);
           body.introspect(hook);
           query.introspect(hook);
         },
@@ -167,6 +181,7 @@ export function authPlugin(deps: Deps) {
       };
       return {
         detail: { security: [...SECURITY, {}], 'x-pms-auth': meta } as Record<string, unknown>,
+        introspect: countRouteCharacters,
         transform: ({ request }) => check(request),
         // Checked again, as the auth rule does: both the caller and the query's reading are kept per request.
         resolve: ({ request }) => {
@@ -179,7 +194,8 @@ export function authPlugin(deps: Deps) {
       const body = routeBody(deps.config.maxBodyBytes);
       const query = routeQuery();
       return {
-        introspect: (hook: { body?: unknown; query?: unknown }) => {
+        introspect: (hook: RouteHook) => {
+          countRouteCharacters(hook);
           body.introspect(hook);
           query.introspect(hook);
         },

@@ -1,6 +1,7 @@
 /** Field schemas shared by every resource (§0.2). */
 import { isIP } from 'node:net';
 import { t } from 'elysia';
+import { longerThan } from './characters';
 import { invalid } from './errors';
 
 const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
@@ -16,7 +17,7 @@ const EXTERNAL_REF = new RegExp(ExternalRef.pattern ?? '');
 
 /** The §0.2 externalRef rule for a ref that does not come through a body schema (a path segment, a command). */
 export function isExternalRef(text: string): boolean {
-  return text.length >= 1 && text.length <= 256 && EXTERNAL_REF.test(text);
+  return text.length >= 1 && !longerThan(text, 256) && EXTERNAL_REF.test(text);
 }
 
 const EXTERNAL_REF_RULE = 'must be 1 to 256 characters without control characters, / ? or #';
@@ -66,16 +67,14 @@ export function cleanName(value: string, path = '/displayName'): string {
  * (§0.2: 256 characters against 200, leading and trailing spaces, nothing but spaces), and the server
  * must never store a name a client cannot send back: a driver's long or padded ref became a name that
  * made the operator's read-then-PUT of the whole entity a 400. So the ref is trimmed and cut to 200
- * characters, never between the halves of a surrogate pair. Null when nothing is left (no ref, or
+ * characters (characters.ts: code points, so never between the halves of a surrogate pair). Null when nothing is left (no ref, or
  * only spaces): the entity is then named `<Kind> <_id>`, as an unnamed playable or panel always was.
  */
 export function nameOfRef(ref: string | null | undefined): string | null {
   const trimmed = ref?.trim() ?? '';
   if (trimmed === '') return null;
-  if (trimmed.length <= NAME_MAX) return trimmed;
-  const cut = trimmed.slice(0, NAME_MAX);
-  const code = cut.charCodeAt(NAME_MAX - 1);
-  return (code >= 0xd800 && code <= 0xdbff ? cut.slice(0, -1) : cut).trimEnd();
+  if (!longerThan(trimmed, NAME_MAX)) return trimmed;
+  return Array.from(trimmed).slice(0, NAME_MAX).join('').trimEnd();
 }
 
 /** Drops duplicates, keeping first-seen order. */
@@ -126,7 +125,7 @@ function metadataProblem(value: unknown, path: string): { path: string; message:
 function badKeyPath(value: unknown, path: string): string | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   for (const [key, inner] of Object.entries(value)) {
-    if (key.length < 1 || key.length > 64) return path;
+    if (key.length < 1 || longerThan(key, 64)) return path;
     const deeper = badKeyPath(inner, `${path}/${key}`);
     if (deeper) return deeper;
   }
@@ -172,7 +171,7 @@ export const Tags = t.Union(
 export function tagsOf(value: string | readonly string[], path: string): string[] {
   const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : [...value];
   const tags = [...new Set(list.filter((s) => s !== ''))];
-  if (tags.some((s) => s.length > 64)) throw invalid(path, 'must hold strings of 1 to 64 characters');
+  if (tags.some((s) => longerThan(s, 64))) throw invalid(path, 'must hold strings of 1 to 64 characters');
   if (tags.length > 50) throw invalid(path, 'must have at most 50 items');
   return tags;
 }

@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import { type Principal, requireMayName } from '../../core/principal';
 import { assets } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { longerThan } from '../../http/characters';
 import { invalid } from '../../http/errors';
 import { cleanName } from '../../http/fields';
 import { compositeDefinitionOf, sameDefinition } from './composite';
@@ -56,7 +57,7 @@ export function tagsOf(value: string | readonly string[]): string[] {
   if (typeof value !== 'string' && list.some((s) => s === ''))
     throw invalid('/tags', 'must hold strings of 1 to 64 characters');
   const tags = [...new Set(list.filter((s) => s !== ''))];
-  if (tags.some((s) => s.length > 64)) throw invalid('/tags', 'must hold strings of 1 to 64 characters');
+  if (tags.some((s) => longerThan(s, 64))) throw invalid('/tags', 'must hold strings of 1 to 64 characters');
   if (tags.length > 50) throw invalid('/tags', 'must have at most 50 items');
   return tags;
 }
