@@ -42,12 +42,13 @@ describe('ignoring case beyond ASCII', () => {
     const t = makeTestApp();
     await addSubsystem(t, 'buehne', { displayName: 'Bühne Süd' });
     await made(t, '/variables', { subsystemExternalId: 'buehne', externalRef: 'pump', displayName: NAME });
-    for (const query of [
+    const queries: Array<Record<string, string | boolean>> = [
       { displayName: 'ölpumpe écran' },
       { displayName: 'ÖLPUMPE ÉCRAN' },
       { sourceDisplayName: 'BÜHNE SÜD', platformManaged: false },
       { sourceDisplayName: 'bühne süd', displayName: 'Ölpumpe écran' },
-    ]) {
+    ];
+    for (const query of queries) {
       const res = await t.call('GET', '/variables', { as: 'viewer', query });
       expect({ query, found: names(res) }).toEqual({ query, found: [NAME] });
     }
