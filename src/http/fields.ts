@@ -167,9 +167,15 @@ export const Tags = t.Union(
   { error: 'must be an array of at most 50 strings of 1 to 64 characters, or a comma-separated string' },
 );
 
-/** §0.2 tags: a comma-separated string is split; each 1–64 characters, at most 50, duplicates dropped. */
+/**
+ * §0.2 tags: a comma-separated string is split; each 1–64 characters, at most 50, duplicates dropped.
+ * Both forms are trimmed, tag by tag: the string form always was, the array form kept `" lobby "` beside
+ * `"lobby"` as another tag (and `"   "` as one), which a `?tags=lobby` filter never found. In the string
+ * form an empty piece (`"a,b,"`) is dropped; in the array form a blank tag is refused, as a blank name is.
+ */
 export function tagsOf(value: string | readonly string[], path: string): string[] {
-  const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : [...value];
+  const list = (typeof value === 'string' ? value.split(',') : value).map((s) => s.trim());
+  if (typeof value !== 'string' && list.includes('')) throw invalid(path, 'must hold strings of 1 to 64 characters');
   const tags = [...new Set(list.filter((s) => s !== ''))];
   if (tags.some((s) => longerThan(s, 64))) throw invalid(path, 'must hold strings of 1 to 64 characters');
   if (tags.length > 50) throw invalid(path, 'must have at most 50 items');
