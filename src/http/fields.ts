@@ -4,7 +4,14 @@ import { t } from 'elysia';
 import { longerThan } from './characters';
 import { invalid } from './errors';
 
-const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
+/**
+ * Control characters (Unicode's Cc: C0, DEL and C1) as the body of a regular-expression class: §0.2
+ * "no control characters". C1 (U+0080–U+009F) was let through: a name pasted from Windows-1252 text
+ * decoded as Latin-1 carried U+0096 for its dash and U+0085, a line break to some renderers.
+ */
+export const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
+/** A string holding no control character. */
+export const NO_CONTROL = `^[^${CONTROL}]*$`;
 /** §0.2: a displayName is 1 to 200 characters. */
 const NAME_MAX = 200;
 
@@ -12,7 +19,7 @@ export const DisplayName = t.String({ minLength: 1, maxLength: NAME_MAX, pattern
 /** A display name where field clients send "" for none: the service reads an empty or blank one as absent. */
 export const DisplayNameOrEmpty = t.String({ maxLength: NAME_MAX, pattern: NO_CONTROL });
 export const Description = t.String({ maxLength: 2000 });
-export const ExternalRef = t.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f/?#]+$' });
+export const ExternalRef = t.String({ minLength: 1, maxLength: 256, pattern: `^[^${CONTROL}/?#]+$` });
 const EXTERNAL_REF = new RegExp(ExternalRef.pattern ?? '');
 
 /** The §0.2 externalRef rule for a ref that does not come through a body schema (a path segment, a command). */

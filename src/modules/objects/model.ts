@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Description, Metadata, NullableDisplayName, Tags } from '../../http/fields';
+import { CONTROL, Description, Metadata, NullableDisplayName, Tags } from '../../http/fields';
 import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 /**
@@ -10,7 +10,7 @@ import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
  * a pattern counts UTF-16 units.
  */
 export const OBJECT_NAME_MAX = 255;
-export const OBJECT_NAME_PATTERN = '^(?![0-9]+$)(?!\\.\\.?$)(?!_)[^/\\\\\\u0000-\\u001f\\u007f]+$';
+export const OBJECT_NAME_PATTERN = `^(?![0-9]+$)(?!\\.\\.?$)(?!_)[^/\\\\${CONTROL}]+$`;
 export const NAME_RULE =
   'must be 1 to 255 characters without / \\ or control characters, not . or .., not all digits and not starting with _';
 export const ObjectName = t.String({
