@@ -137,9 +137,16 @@ function nestedDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/**
+ * The text of an integer: decimal digits, a minus sign, and a fraction of zeros (`"1.0"`, as the number
+ * `1.0` is taken). `Number()` alone also read `"0x10"`, `"0b1"`, `"1e1"`, `" 1"` and `"1."` as integers:
+ * a device address sent as `"0x10"` became 16 without a word.
+ */
+const INTEGER_TEXT = /^-?[0-9]+(\.0+)?$/;
+
 // Elysia's integer-as-text format with the exactness limit of a JSON number added.
 if (!FormatRegistry.Has(SAFE_INTEGER_FORMAT)) {
-  FormatRegistry.Set(SAFE_INTEGER_FORMAT, (text) => text !== '' && Number.isSafeInteger(Number(text)));
+  FormatRegistry.Set(SAFE_INTEGER_FORMAT, (text) => INTEGER_TEXT.test(text) && Number.isSafeInteger(Number(text)));
 }
 
 type Node = Record<string | symbol, unknown>;
@@ -159,7 +166,7 @@ function boundedIntegerFormat(integer: Node): string {
   if (!FormatRegistry.Has(name)) {
     FormatRegistry.Set(name, (text) => {
       const n = Number(text);
-      if (text === '' || !Number.isSafeInteger(n)) return false;
+      if (!INTEGER_TEXT.test(text) || !Number.isSafeInteger(n)) return false;
       return (
         (min === null || n >= min) &&
         (xmin === null || n > xmin) &&
