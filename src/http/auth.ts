@@ -1,7 +1,8 @@
 /**
  * The auth macro. Every route declares `auth: <rule>` or `public: true`; both also install the one
  * JSON body reader as the route's parse hook, behind the auth decision, so an unauthenticated or
- * unauthorised request is refused before a byte of its body is read (C: Authentication).
+ * unauthorised request is refused before a byte of its body is read (C: Authentication), and the
+ * check that a declared query parameter comes once (query-once.ts), behind it as well.
  *
  * Rules: `'authenticated'` (any valid caller), a permission, `{permission, integration: true}`
  * (the integration role also passes; the service limits it to its own subsystems),
@@ -13,9 +14,11 @@ import type { Permission } from '../core/permissions';
 import type { Principal } from '../core/principal';
 import type { Deps } from '../deps';
 import { discardBody, routeBody } from './body';
+import { countCharacters } from './characters';
 import { requestMeta } from './context';
 import { authenticate } from './credential';
 import { forbidden, unauthorized } from './errors';
+import { routeQuery } from './query-once';
 
 export type AuthRule =
   | 'authenticated'
@@ -131,14 +134,31 @@ function hasSignedQuery(request: Request): boolean {
 
 const SECURITY = [{ bearer: [] }, { isaacToken: [] }, { sessionCookie: [] }];
 
+interface RouteHook {
+  body?: unknown;
+  query?: unknown;
+  params?: unknown;
+  response?: unknown;
+}
+
+/** A route's schemas count lengths in characters (characters.ts), before anything compiles them. */
+function countRouteCharacters(hook: RouteHook): void {
+  for (const schema of [hook.body, hook.query, hook.params, hook.response]) countCharacters(schema);
+}
+
 export function authPlugin(deps: Deps) {
   return new Elysia().macro({
     auth: (rule: AuthRule) => {
       const meta = authMeta(rule);
       const body = routeBody(deps.config.maxBodyBytes);
+      const query = routeQuery();
       return {
         detail: { security: SECURITY, 'x-pms-auth': meta } as Record<string, unknown>,
-        introspect: body.introspect,
+        introspect: (hook: RouteHook) => {
+          countRouteCharacters(hook);
+          body.introspect(hook);
+          query.introspect(hook);
+        },
         parse: async ({ request }) => {
           gate(deps, request, meta);
           if (meta.streamBody) return {};
@@ -148,6 +168,7 @@ export function authPlugin(deps: Deps) {
         },
         transform: ({ request }) => {
           gate(deps, request, meta);
+          query.check(request);
         },
         resolve: ({ request }) => ({ principal: gate(deps, request, meta) }),
       };
@@ -160,6 +181,7 @@ export function authPlugin(deps: Deps) {
       };
       return {
         detail: { security: [...SECURITY, {}], 'x-pms-auth': meta } as Record<string, unknown>,
+        introspect: countRouteCharacters,
         transform: ({ request }) => check(request),
         // Checked again, as the auth rule does: both the caller and the query's reading are kept per request.
         resolve: ({ request }) => {
@@ -170,8 +192,14 @@ export function authPlugin(deps: Deps) {
     },
     public: (enabled: true) => {
       const body = routeBody(deps.config.maxBodyBytes);
+      const query = routeQuery();
       return {
-        introspect: body.introspect,
+        introspect: (hook: RouteHook) => {
+          countRouteCharacters(hook);
+          body.introspect(hook);
+          query.introspect(hook);
+        },
+        transform: ({ request }) => query.check(request),
         detail: {
           security: [],
           'x-pms-auth': {

@@ -9,6 +9,8 @@
  * - A body nested more than MAX_NESTING (64) levels deep is refused before anything recursive reads it.
  * - An integer literal past ±(2^53−1) is refused (400 `validation` at its JSON pointer) rather than
  *   stored rounded; see json-integers.ts for the rule and its cost on the ingest path.
+ * - A string or key holding an unpaired surrogate escape (`\ud800`) is refused (400 `validation` at
+ *   its JSON pointer) rather than stored as U+FFFD; see lone-surrogates.ts.
  * - Each route checks the body as sent against its own schema before Elysia touches it (`routeBody`).
  *   Elysia 1.4 prepares a body before validating it: it merges it into the schema's defaults with
  *   `Object.assign` (a string, number, array or null whole body becomes `{}` or `{"0":…}`), then
@@ -30,6 +32,7 @@ import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { AppError, fieldName, invalid } from './errors';
 import { stringEnd, unsafeIntegerPath } from './json-integers';
+import { LONE_SURROGATE, loneSurrogatePath } from './lone-surrogates';
 import { dropProtoKeys } from './proto-keys';
 import {
   SAFE_INTEGER_BOUND,
@@ -98,6 +101,8 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   if (text.length > 2 * MAX_NESTING && nestedDeeperThan(text, MAX_NESTING)) throw tooDeep();
   const unsafe = unsafeIntegerPath(text);
   if (unsafe) throw invalid(unsafe, UNSAFE_INTEGER);
+  const lone = loneSurrogatePath(body, text);
+  if (lone) throw invalid(lone, LONE_SURROGATE);
   return dropProtoKeys(body, text);
 }
 
@@ -132,9 +137,16 @@ function nestedDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/**
+ * The text of an integer: decimal digits, a minus sign, and a fraction of zeros (`"1.0"`, as the number
+ * `1.0` is taken). `Number()` alone also read `"0x10"`, `"0b1"`, `"1e1"`, `" 1"` and `"1."` as integers:
+ * a device address sent as `"0x10"` became 16 without a word.
+ */
+const INTEGER_TEXT = /^-?[0-9]+(\.0+)?$/;
+
 // Elysia's integer-as-text format with the exactness limit of a JSON number added.
 if (!FormatRegistry.Has(SAFE_INTEGER_FORMAT)) {
-  FormatRegistry.Set(SAFE_INTEGER_FORMAT, (text) => text !== '' && Number.isSafeInteger(Number(text)));
+  FormatRegistry.Set(SAFE_INTEGER_FORMAT, (text) => INTEGER_TEXT.test(text) && Number.isSafeInteger(Number(text)));
 }
 
 type Node = Record<string | symbol, unknown>;
@@ -154,7 +166,7 @@ function boundedIntegerFormat(integer: Node): string {
   if (!FormatRegistry.Has(name)) {
     FormatRegistry.Set(name, (text) => {
       const n = Number(text);
-      if (text === '' || !Number.isSafeInteger(n)) return false;
+      if (!INTEGER_TEXT.test(text) || !Number.isSafeInteger(n)) return false;
       return (
         (min === null || n >= min) &&
         (xmin === null || n > xmin) &&

@@ -1,20 +1,30 @@
 /** Field schemas shared by every resource (§0.2). */
 import { isIP } from 'node:net';
 import { t } from 'elysia';
+import { longerThan } from './characters';
 import { invalid } from './errors';
 
-const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
+/**
+ * Control characters (Unicode's Cc: C0, DEL and C1) as the body of a regular-expression class: §0.2
+ * "no control characters". C1 (U+0080–U+009F) was let through: a name pasted from Windows-1252 text
+ * decoded as Latin-1 carried U+0096 for its dash and U+0085, a line break to some renderers.
+ */
+export const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
+/** A string holding no control character. */
+export const NO_CONTROL = `^[^${CONTROL}]*$`;
+/** §0.2: a displayName is 1 to 200 characters. */
+const NAME_MAX = 200;
 
-export const DisplayName = t.String({ minLength: 1, maxLength: 200, pattern: NO_CONTROL });
+export const DisplayName = t.String({ minLength: 1, maxLength: NAME_MAX, pattern: NO_CONTROL });
 /** A display name where field clients send "" for none: the service reads an empty or blank one as absent. */
-export const DisplayNameOrEmpty = t.String({ maxLength: 200, pattern: NO_CONTROL });
+export const DisplayNameOrEmpty = t.String({ maxLength: NAME_MAX, pattern: NO_CONTROL });
 export const Description = t.String({ maxLength: 2000 });
-export const ExternalRef = t.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f/?#]+$' });
+export const ExternalRef = t.String({ minLength: 1, maxLength: 256, pattern: `^[^${CONTROL}/?#]+$` });
 const EXTERNAL_REF = new RegExp(ExternalRef.pattern ?? '');
 
 /** The §0.2 externalRef rule for a ref that does not come through a body schema (a path segment, a command). */
 export function isExternalRef(text: string): boolean {
-  return text.length >= 1 && text.length <= 256 && EXTERNAL_REF.test(text);
+  return text.length >= 1 && !longerThan(text, 256) && EXTERNAL_REF.test(text);
 }
 
 const EXTERNAL_REF_RULE = 'must be 1 to 256 characters without control characters, / ? or #';
@@ -56,6 +66,22 @@ export function cleanName(value: string, path = '/displayName'): string {
   const trimmed = value.trim();
   if (trimmed === '') throw invalid(path, 'must not be blank');
   return trimmed;
+}
+
+/**
+ * The name an entity takes from its externalRef when it is given none (variables, events, parameters,
+ * playables, registered panels: "default externalRef"). A ref may hold what a displayName may not
+ * (§0.2: 256 characters against 200, leading and trailing spaces, nothing but spaces), and the server
+ * must never store a name a client cannot send back: a driver's long or padded ref became a name that
+ * made the operator's read-then-PUT of the whole entity a 400. So the ref is trimmed and cut to 200
+ * characters (characters.ts: code points, so never between the halves of a surrogate pair). Null when nothing is left (no ref, or
+ * only spaces): the entity is then named `<Kind> <_id>`, as an unnamed playable or panel always was.
+ */
+export function nameOfRef(ref: string | null | undefined): string | null {
+  const trimmed = ref?.trim() ?? '';
+  if (trimmed === '') return null;
+  if (!longerThan(trimmed, NAME_MAX)) return trimmed;
+  return Array.from(trimmed).slice(0, NAME_MAX).join('').trimEnd();
 }
 
 /** Drops duplicates, keeping first-seen order. */
@@ -106,7 +132,7 @@ function metadataProblem(value: unknown, path: string): { path: string; message:
 function badKeyPath(value: unknown, path: string): string | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   for (const [key, inner] of Object.entries(value)) {
-    if (key.length < 1 || key.length > 64) return path;
+    if (key.length < 1 || longerThan(key, 64)) return path;
     const deeper = badKeyPath(inner, `${path}/${key}`);
     if (deeper) return deeper;
   }
@@ -148,11 +174,17 @@ export const Tags = t.Union(
   { error: 'must be an array of at most 50 strings of 1 to 64 characters, or a comma-separated string' },
 );
 
-/** §0.2 tags: a comma-separated string is split; each 1–64 characters, at most 50, duplicates dropped. */
+/**
+ * §0.2 tags: a comma-separated string is split; each 1–64 characters, at most 50, duplicates dropped.
+ * Both forms are trimmed, tag by tag: the string form always was, the array form kept `" lobby "` beside
+ * `"lobby"` as another tag (and `"   "` as one), which a `?tags=lobby` filter never found. In the string
+ * form an empty piece (`"a,b,"`) is dropped; in the array form a blank tag is refused, as a blank name is.
+ */
 export function tagsOf(value: string | readonly string[], path: string): string[] {
-  const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : [...value];
+  const list = (typeof value === 'string' ? value.split(',') : value).map((s) => s.trim());
+  if (typeof value !== 'string' && list.includes('')) throw invalid(path, 'must hold strings of 1 to 64 characters');
   const tags = [...new Set(list.filter((s) => s !== ''))];
-  if (tags.some((s) => s.length > 64)) throw invalid(path, 'must hold strings of 1 to 64 characters');
+  if (tags.some((s) => longerThan(s, 64))) throw invalid(path, 'must hold strings of 1 to 64 characters');
   if (tags.length > 50) throw invalid(path, 'must have at most 50 entries');
   return tags;
 }

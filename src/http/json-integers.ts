@@ -15,7 +15,7 @@
 const LONG_DIGIT_RUN = /[0-9]{16}/;
 
 /** Escapes a key for a JSON pointer (RFC 6901). */
-const pointerKey = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+export const pointerKey = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 interface Frame {
   /** An array counts its items; an object remembers the key of the value being read. */

@@ -71,6 +71,43 @@ export function fuzzyMatch(needle: string | undefined, ...haystack: Array<string
 }
 
 /**
+ * "Ignoring case" in SQL as `fuzzyMatch` means it: JavaScript's Unicode case mapping. SQLite's `lower()`,
+ * `like` and `collate nocase` fold A–Z only, so `?fuzzy=écran` found "Écran" in the lists filtered in
+ * memory (subsystems, playables, players, users, panels) and not in those filtered in SQL (variables,
+ * events, parameters, presets, assets), nor did `?displayName=ölpumpe` find "Ölpumpe". The column is
+ * lower-cased by SQLite, then each character of the lower-cased needle beyond ASCII whose upper-case form
+ * is one character is folded back with `replace()`: only the needle's own characters can decide a
+ * containment or an equality, so a needle of ASCII costs nothing more.
+ */
+function foldedFor(column: SQLiteColumn | SQL, needle: string): SQL {
+  let folded = sql`lower(${column})`;
+  for (const lowerChar of new Set(needle)) {
+    if (lowerChar.charCodeAt(0) < 128) continue;
+    const upperChar = lowerChar.toUpperCase();
+    if (upperChar !== lowerChar && [...upperChar].length === 1)
+      folded = sql`replace(${folded}, ${upperChar}, ${lowerChar})`;
+  }
+  return folded;
+}
+
+/** `column` contains `text`, ignoring case (Unicode; a null column contains nothing). */
+export function containsIgnoringCase(column: SQLiteColumn | SQL, text: string): SQL {
+  const needle = text.toLowerCase();
+  return sql`instr(${foldedFor(column, needle)}, ${needle}) > 0`;
+}
+
+/**
+ * `column` equals `text`, ignoring case (Unicode). ASCII text keeps `collate nocase`, which an index
+ * declared with that collation serves (variables' display name).
+ */
+export function equalsIgnoringCase(column: SQLiteColumn | SQL, text: string): SQL {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point.
+  if (/^[\u0000-\u007f]*$/.test(text)) return sql`${column} = ${text} collate nocase`;
+  const needle = text.toLowerCase();
+  return sql`${foldedFor(column, needle)} = ${needle}`;
+}
+
+/**
  * The type of a scalar field filter (C: Responses: "Filters are query parameters named after fields
  * (exact match)"): a string compares as itself, an integer or number as a number, a boolean as
  * `true`/`false`, and a field with a closed set of values (an enum: a list of them) as a string that

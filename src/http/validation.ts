@@ -7,6 +7,7 @@
  * integer past them is told so (the message the raw-text check in json-integers.ts uses too).
  */
 import { ValueErrorType } from '@sinclair/typebox/errors';
+import { characterStringFailure } from './characters';
 import type { ErrorDetail } from './errors';
 
 interface SchemaLike {
@@ -23,6 +24,7 @@ interface SchemaLike {
   maxLength?: number;
   maxItems?: number;
   minItems?: number;
+  maxProperties?: number;
   error?: unknown;
 }
 
@@ -104,20 +106,28 @@ function describe(s: SchemaLike, errorType: number, value: unknown): string {
       return `must be a number${range(s)}`;
     case 'boolean':
       return 'must be true or false';
-    case 'string':
-      if (errorType === ValueErrorType.StringPattern) return 'contains characters that are not allowed';
-      if (errorType === ValueErrorType.StringFormat) return `must be a valid ${s.format}`;
+    case 'string': {
+      // A string counting characters fails as a whole (characters.ts): which rule it broke is asked again.
+      const failed =
+        errorType === ValueErrorType.Kind && typeof value === 'string'
+          ? characterStringFailure(s as Record<string, unknown>, value)
+          : null;
+      if (errorType === ValueErrorType.StringPattern || failed === 'pattern')
+        return 'contains characters that are not allowed';
+      if (errorType === ValueErrorType.StringFormat || failed === 'format') return `must be a valid ${s.format}`;
       if (s.minLength !== undefined && s.maxLength !== undefined) {
         return `must be a string of ${s.minLength} to ${s.maxLength} characters`;
       }
       if (s.maxLength !== undefined) return `must be a string of at most ${s.maxLength} characters`;
       if (s.minLength !== undefined) return `must be a string of at least ${s.minLength} characters`;
       return 'must be a string';
+    }
     case 'array':
       if (errorType === ValueErrorType.ArrayMaxItems) return `must have at most ${entries(s.maxItems)}`;
       if (errorType === ValueErrorType.ArrayMinItems) return `must have at least ${entries(s.minItems)}`;
       return 'must be an array';
     case 'object':
+      if (errorType === ValueErrorType.ObjectMaxProperties) return `must have at most ${s.maxProperties} entries`;
       return 'must be an object';
     case 'null':
       return 'must be null';

@@ -9,6 +9,7 @@ import { changedFields } from '../../core/changes';
 import { getSettingGroup } from '../../core/settings';
 import type { StoredAlertDestination } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { longerThan } from '../../http/characters';
 import { AppError, invalid } from '../../http/errors';
 import { cleanName, numericId } from '../../http/fields';
 import { instantOfBody } from '../../http/instant';
@@ -73,7 +74,7 @@ function isNumeric(text: string): boolean {
 function checkCondition(operator: string, value: string): void {
   if (ORDERING_OPERATORS.includes(operator) && !isNumeric(value))
     throw invalid('/value', `must be numeric for the operator ${operator}`);
-  if (operator === 'matches' && (value.length > 200 || compileRegex(value) === null))
+  if (operator === 'matches' && (longerThan(value, 200) || compileRegex(value) === null))
     throw invalid('/value', 'must be a valid regular expression of at most 200 characters');
 }
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Description, DisplayName, ExternalRef, Metadata, Tags } from '../../http/fields';
+import { CONTROL, Description, DisplayName, ExternalRef, Metadata, Tags } from '../../http/fields';
 import { QUERY_DATE_TIME } from '../../http/instant';
 import { enumFilter, type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
@@ -15,7 +15,7 @@ const NullableString = t.Union([t.String(), t.Null()]);
 const NullableInt = t.Union([Int(), t.Null()]);
 /** `manufacturer`, `model`, `serialNumber`, `firmwareVersion`: at most 128 characters, or null. */
 const Detail = t.Optional(t.Union([t.String({ maxLength: 128 }), t.Null()]));
-const Key = t.String({ minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
+const Key = t.String({ minLength: 1, maxLength: 64, pattern: `^[^${CONTROL}]+$` });
 
 /** One attached variable as the asset shows it (§16 `metrics`). */
 const MetricModel = t.Object({

@@ -4,7 +4,7 @@
  * of the page together, and give the asset its health: the worst metric with health on, unknown
  * without one or while the monitoring subsystem is offline.
  */
-import { and, asc, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, isNull, or, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { isoOrNull } from '../../clock';
 import { audit } from '../../core/platform-log';
@@ -13,7 +13,14 @@ import { assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { fieldConditions, type ListResult, metadataConditions, type Page, tagConditions } from '../../http/lists';
+import {
+  containsIgnoringCase,
+  fieldConditions,
+  type ListResult,
+  metadataConditions,
+  type Page,
+  tagConditions,
+} from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { assetState, healthText, type MetricHealth } from './health';
 import { metricsChangeHistoryOf } from './history';
@@ -180,8 +187,8 @@ export function filterWhere(query: AssetFilters, metadata: Record<string, string
     ...metadataConditions(assets.metadata, metadata),
   );
   if (query.fuzzy) {
-    const needle = query.fuzzy.toLowerCase();
-    const has = (column: SQLiteColumn) => sql`instr(lower(coalesce(${column}, '')), ${needle}) > 0`;
+    const text = query.fuzzy;
+    const has = (column: SQLiteColumn) => containsIgnoringCase(column, text);
     const fuzzy = or(
       has(assets.displayName),
       has(assets.description),
@@ -189,7 +196,7 @@ export function filterWhere(query: AssetFilters, metadata: Record<string, string
       has(assets.manufacturer),
       has(assets.model),
       has(assets.serialNumber),
-      sql`instr(lower(${assets.tags}), ${needle}) > 0`,
+      containsIgnoringCase(assets.tags, text),
     );
     if (fuzzy) where.push(fuzzy);
   }

@@ -3,6 +3,7 @@
 import { type SubsystemRow, subsystemNamedBy } from '../../core/subsystems';
 import type { PanelScale } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { longerThan } from '../../http/characters';
 import { invalid } from '../../http/errors';
 import { refuseNonFinite, unique } from '../../http/fields';
 import { roleExists } from '../roles/service';
@@ -18,7 +19,7 @@ export function connectionOf(connection: Record<string, unknown>): Record<string
   if (typeof url !== 'string' || !URL.canParse(url) || !['http:', 'https:'].includes(new URL(url).protocol)) {
     throw invalid('/connection/url', 'must be an absolute http or https URL');
   }
-  if (url.length > MAX_URL) throw invalid('/connection/url', `must be at most ${MAX_URL} characters`);
+  if (longerThan(url, MAX_URL)) throw invalid('/connection/url', `must be at most ${MAX_URL} characters`);
   return connection;
 }
 

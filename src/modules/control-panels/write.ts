@@ -10,7 +10,7 @@ import type { DbOrTx } from '../../db/client';
 import { controlPanels } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { forbidden, invalid, notFound } from '../../http/errors';
-import { cleanName } from '../../http/fields';
+import { cleanName, nameOfRef } from '../../http/fields';
 import { upsertTarget } from '../../http/upsert';
 import { transact } from '../../realtime/emit';
 import { connectionOf, requireIframeUrl, rolesOf, scaleOf, subsystemOf } from './checks';
@@ -74,7 +74,7 @@ function createRegistered(
       location: 'registered',
       subsystemId: subsystem.id,
       externalRef,
-      displayName: name ?? externalRef ?? '',
+      displayName: name ?? nameOfRef(externalRef) ?? '',
       description: body.description ?? '',
       type,
       connection,
@@ -84,7 +84,7 @@ function createRegistered(
       scale,
       openExternally: body.openExternally ?? false,
     });
-    // The default name of an unnamed panel without externalRef needs the `_id` it was just given.
+    // The default name of an unnamed panel without an externalRef that names it needs the `_id` it was just given.
     if (row.displayName === '') {
       deps.db
         .update(controlPanels)
@@ -149,7 +149,7 @@ function updateRegistered(
   const changes = commonChanges(row, body);
   if (body.displayName !== undefined) {
     changes.displayName =
-      body.displayName === null ? (row.externalRef ?? `Panel ${row.id}`) : cleanName(body.displayName);
+      body.displayName === null ? (nameOfRef(row.externalRef) ?? `Panel ${row.id}`) : cleanName(body.displayName);
   }
   if (body.type !== undefined) changes.type = body.type;
   if (body.connection !== undefined) changes.connection = connectionOf(body.connection);

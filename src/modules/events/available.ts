@@ -11,6 +11,7 @@ import { type Principal, requireOwnWrite } from '../../core/principal';
 import { requireSubsystem } from '../../core/subsystems';
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { longerThan } from '../../http/characters';
 import { invalid } from '../../http/errors';
 import { transact } from '../../realtime/emit';
 import type { EventDto } from './model';
@@ -25,7 +26,7 @@ export interface AvailableEventsBody {
 function idsOf(ids: readonly unknown[]): Array<number | string> {
   return ids.map((v, i) => {
     if (typeof v === 'number' && Number.isInteger(v) && v >= 1) return v;
-    if (typeof v === 'string' && v.length <= 256) return v;
+    if (typeof v === 'string' && !longerThan(v, 256)) return v;
     throw invalid(`/ids/${i}`, 'must be an event _id (an integer of 1 or more) or externalRef (text)');
   });
 }

@@ -1,5 +1,5 @@
 /** Events (§5), the read side and the look-ups the writes share. */
-import { and, asc, count, eq, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, or, type SQL } from 'drizzle-orm';
 import { audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { requireSubsystem } from '../../core/subsystems';
@@ -7,7 +7,13 @@ import { events, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { fieldConditions, type ListResult, metadataConditions, type Page } from '../../http/lists';
+import {
+  containsIgnoringCase,
+  fieldConditions,
+  type ListResult,
+  metadataConditions,
+  type Page,
+} from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { scheduledItemCounts } from '../schedule/snapshot/usage';
 import { type EventRow, toEventDto } from './mapper';
@@ -64,7 +70,6 @@ export function getEventByRef(deps: Deps, subsystemKey: string, externalRef: str
 }
 
 /** `%`, `_` and `\` escaped for `LIKE … ESCAPE '\'`. */
-const likeText = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * Events in `_id` order, filtered in SQL (`metadata[key]=v` too); `subsystemId` accepts the `_id` or
@@ -97,11 +102,10 @@ export function listEvents(
     ...metadataConditions(events.metadata, metadata),
   );
   if (query.fuzzy) {
-    const pattern = likeText(query.fuzzy);
     const fuzzy = or(
-      sql`${events.displayName} like ${pattern} escape '\\'`,
-      sql`${events.externalRef} like ${pattern} escape '\\'`,
-      sql`${events.description} like ${pattern} escape '\\'`,
+      containsIgnoringCase(events.displayName, query.fuzzy),
+      containsIgnoringCase(events.externalRef, query.fuzzy),
+      containsIgnoringCase(events.description, query.fuzzy),
     );
     if (fuzzy) where.push(fuzzy);
   }

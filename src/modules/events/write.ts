@@ -10,7 +10,7 @@ import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../../cor
 import { events } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { cleanName, externalRefOfPath, isExternalRef, mergeMetadata } from '../../http/fields';
+import { cleanName, externalRefOfPath, isExternalRef, mergeMetadata, nameOfRef } from '../../http/fields';
 import { upsertTarget } from '../../http/upsert';
 import { transact } from '../../realtime/emit';
 import type { EventRow } from './mapper';
@@ -80,6 +80,7 @@ function update(deps: Deps, principal: Principal, row: EventRow, body: EventWrit
 
 function create(deps: Deps, principal: Principal, subsystem: SubsystemRow, ref: string, body: EventWrite): EventDto {
   const values = changesOf(body, undefined);
+  const name = values.displayName ?? nameOfRef(ref);
   const now = deps.clock.now();
   return transact(deps, () => {
     const row = deps.db
@@ -88,7 +89,7 @@ function create(deps: Deps, principal: Principal, subsystem: SubsystemRow, ref: 
         subsystemId: subsystem.id,
         externalRef: ref,
         command: values.command ?? ref,
-        displayName: values.displayName ?? ref,
+        displayName: name ?? '',
         description: values.description ?? '',
         active: values.active ?? true,
         availableInSubsystem: values.availableInSubsystem ?? true,
@@ -99,6 +100,13 @@ function create(deps: Deps, principal: Principal, subsystem: SubsystemRow, ref: 
       })
       .returning({ id: events.id })
       .get();
+    // Unnamed, and a ref of spaces names nothing: the default name needs the `_id` just given.
+    if (name === null)
+      deps.db
+        .update(events)
+        .set({ displayName: `Event ${row.id}` })
+        .where(eq(events.id, row.id))
+        .run();
     const event = eventDto(deps, row.id);
     announce(deps, principal, 'created', event, CREATED);
     return event;

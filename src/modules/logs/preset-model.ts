@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Tags } from '../../http/fields';
+import { NO_CONTROL, Tags } from '../../http/fields';
 import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
 const NullableTime = t.Union([t.String({ format: 'date-time' }), t.Null()], {
@@ -43,7 +43,7 @@ export const PresetModel = {
    * `filters`, `searchOptions` and `basicFilter` are the client's own JSON, kept as sent (16 KiB each).
    */
   write: t.Object({
-    name: t.Optional(t.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]*$' })),
+    name: t.Optional(t.String({ minLength: 1, maxLength: 200, pattern: NO_CONTROL })),
     type: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
     tags: t.Optional(Tags),
     startDate: t.Optional(NullableTime),

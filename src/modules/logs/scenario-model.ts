@@ -1,10 +1,10 @@
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Description, DisplayNameOrEmpty } from '../../http/fields';
+import { Description, DisplayNameOrEmpty, NO_CONTROL } from '../../http/fields';
 import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 import { LogPageQuery } from './model';
 
-const Name = t.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
+const Name = t.String({ minLength: 1, maxLength: 128, pattern: NO_CONTROL });
 
 const ScenarioDto = t.Object({
   ...EntityMeta,

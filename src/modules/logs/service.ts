@@ -9,6 +9,7 @@ import type { Principal } from '../../core/principal';
 import { insertRow } from '../../db/prepared';
 import { logs } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { longerThan } from '../../http/characters';
 import { AppError, badRequest, conflict, invalid, notFound } from '../../http/errors';
 import { jsonText, numericId, tagsOf } from '../../http/fields';
 import { instantOfQuery } from '../../http/instant';
@@ -29,7 +30,7 @@ function severityOf(raw: string): Severity | null {
 
 function valueText(raw: unknown): string {
   const text = raw === undefined || raw === null ? '' : typeof raw === 'string' ? raw : jsonText(raw, '/value');
-  if (text.length > MAX_VALUE) throw invalid('/value', `must be at most ${MAX_VALUE} characters`);
+  if (longerThan(text, MAX_VALUE)) throw invalid('/value', `must be at most ${MAX_VALUE} characters`);
   return text;
 }
 

@@ -9,6 +9,7 @@ import { requireSubsystem, type SubsystemRow } from '../../core/subsystems';
 import { insertRow, updateRow } from '../../db/prepared';
 import { notifications, type StoredNotificationAction } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { longerThan } from '../../http/characters';
 import { forbidden, invalid, notFound } from '../../http/errors';
 import { cleanName } from '../../http/fields';
 import { instantOfBody } from '../../http/instant';
@@ -64,7 +65,7 @@ function timeOf(value: string | null | undefined, path: string): number | null |
 
 function keyOf(value: string | null | undefined): string | null {
   if (value === undefined || value === null || value === '') return null;
-  if (value.length > 200) throw invalid('/key', 'must be at most 200 characters');
+  if (longerThan(value, 200)) throw invalid('/key', 'must be at most 200 characters');
   return value;
 }
 

@@ -1,14 +1,24 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EntityMeta } from '../../http/entity';
-import { Description, Metadata, NullableDisplayName, Tags } from '../../http/fields';
+import { CONTROL, Description, Metadata, NullableDisplayName, Tags } from '../../http/fields';
 import { type FieldKinds, fieldFilterQuery, PageQuery } from '../../http/lists';
 
-/** §12 name rule: 1–255, no `/`, `\` or control characters, not `.` or `..`, not all digits, no leading `_`. */
-export const OBJECT_NAME_PATTERN = '^(?![0-9]+$)(?!\\.\\.?$)(?!_)[^/\\\\\\u0000-\\u001f\\u007f]{1,255}$';
+/**
+ * §12 name rule: 1–255 characters, no `/`, `\` or control characters, not `.` or `..`, not all digits, no
+ * leading `_`. The length is the schema's (counted in characters, http/characters.ts), not the pattern's:
+ * a pattern counts UTF-16 units.
+ */
+export const OBJECT_NAME_MAX = 255;
+export const OBJECT_NAME_PATTERN = `^(?![0-9]+$)(?!\\.\\.?$)(?!_)[^/\\\\${CONTROL}]+$`;
 export const NAME_RULE =
   'must be 1 to 255 characters without / \\ or control characters, not . or .., not all digits and not starting with _';
-export const ObjectName = t.String({ pattern: OBJECT_NAME_PATTERN, error: NAME_RULE });
+export const ObjectName = t.String({
+  minLength: 1,
+  maxLength: OBJECT_NAME_MAX,
+  pattern: OBJECT_NAME_PATTERN,
+  error: NAME_RULE,
+});
 
 const Sha256 = t.String({ pattern: '^[0-9a-fA-F]{64}$', error: 'must be 64 hexadecimal digits' });
 

@@ -21,6 +21,7 @@ import { getSettingGroup } from '../../core/settings';
 import { prepared } from '../../db/prepared';
 import { objects, objectTags } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { longerThan } from '../../http/characters';
 import { AppError, badQuery, conflict, invalid, notFound } from '../../http/errors';
 import { cleanName, mergeMetadata, numericId, tagsOf } from '../../http/fields';
 import { fieldConditions, type ListResult, metadataMatches, type Page } from '../../http/lists';
@@ -42,6 +43,7 @@ import {
   type BucketDto,
   NAME_RULE,
   OBJECT_FIELD_FILTERS,
+  OBJECT_NAME_MAX,
   OBJECT_NAME_PATTERN,
   type ObjectCreate,
   type ObjectDto,
@@ -292,7 +294,7 @@ const NAME = new RegExp(OBJECT_NAME_PATTERN, 'u');
 
 /** A name as §12 allows it (the by-name upload takes it from the path, where no body schema checks it). */
 export function requireObjectName(name: string): string {
-  if (!NAME.test(name)) throw invalid('/name', NAME_RULE);
+  if (longerThan(name, OBJECT_NAME_MAX) || !NAME.test(name)) throw invalid('/name', NAME_RULE);
   return name;
 }
 

@@ -5,6 +5,7 @@
  * object value is refused), string (anything).
  */
 import type { ParameterType } from '../../db/schema';
+import { longerThan } from '../../http/characters';
 import { invalid } from '../../http/errors';
 import { jsonText } from '../../http/fields';
 import { MAX_VALUE_LENGTH } from './model';
@@ -57,7 +58,7 @@ export function valueText(value: unknown, path: string): string | null {
   if (value === null) return null;
   if (value === undefined) throw invalid(path, 'is required');
   const text = typeof value === 'string' ? value : jsonText(value, path);
-  if (text.length > MAX_VALUE_LENGTH) throw invalid(path, `must be at most ${MAX_VALUE_LENGTH} characters`);
+  if (longerThan(text, MAX_VALUE_LENGTH)) throw invalid(path, `must be at most ${MAX_VALUE_LENGTH} characters`);
   return text;
 }
 

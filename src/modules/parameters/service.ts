@@ -6,7 +6,7 @@ import { parameters, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { fieldConditions, type ListResult, type Page } from '../../http/lists';
+import { containsIgnoringCase, fieldConditions, type ListResult, type Page } from '../../http/lists';
 import { emit } from '../../realtime/emit';
 import { type ParameterRow, toParameterDto } from './mapper';
 import { PARAMETER_FIELD_FILTERS, type ParameterDto, type ParameterListQuery } from './model';
@@ -81,7 +81,6 @@ export function getParameter(deps: Deps, id: string): ParameterDto {
 }
 
 /** `%`, `_` and `\` escaped for `LIKE … ESCAPE '\'`. */
-const likeText = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Parameters in `_id` order, filtered in SQL; `subsystemId` accepts the `_id` or the externalId. */
 export function listParameters(deps: Deps, query: ParameterListQuery, page: Page): ListResult<ParameterDto> {
@@ -107,11 +106,10 @@ export function listParameters(deps: Deps, query: ParameterListQuery, page: Page
     }),
   );
   if (query.fuzzy) {
-    const pattern = likeText(query.fuzzy);
     const fuzzy = or(
-      sql`${parameters.displayName} like ${pattern} escape '\\'`,
-      sql`${parameters.externalRef} like ${pattern} escape '\\'`,
-      sql`${parameters.description} like ${pattern} escape '\\'`,
+      containsIgnoringCase(parameters.displayName, query.fuzzy),
+      containsIgnoringCase(parameters.externalRef, query.fuzzy),
+      containsIgnoringCase(parameters.description, query.fuzzy),
     );
     if (fuzzy) where.push(fuzzy);
   }

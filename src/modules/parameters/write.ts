@@ -12,7 +12,7 @@ import { requireSubsystem, type SubsystemRow, subsystemNamedBy } from '../../cor
 import { parameters } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
-import { cleanName } from '../../http/fields';
+import { cleanName, nameOfRef } from '../../http/fields';
 import { upsertTarget } from '../../http/upsert';
 import { transact } from '../../realtime/emit';
 import { playableRowById } from '../playables/lookup';
@@ -129,7 +129,7 @@ function create(
   body: ParameterWrite,
 ): ParameterDto {
   const blank: Definition = {
-    displayName: ref,
+    displayName: nameOfRef(ref) ?? '',
     description: '',
     type: 'string',
     value: null,
@@ -157,6 +157,13 @@ function create(
       })
       .returning()
       .get();
+    // Unnamed, and a ref of spaces names nothing: the default name needs the `_id` just given.
+    if (row.displayName === '')
+      deps.db
+        .update(parameters)
+        .set({ displayName: `Parameter ${row.id}` })
+        .where(eq(parameters.id, row.id))
+        .run();
     const dto = parameterDto(deps, row.id);
     announce(
       deps,

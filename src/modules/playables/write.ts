@@ -28,7 +28,7 @@ import { findSubsystem } from '../../core/subsystems';
 import { playables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid, notFound } from '../../http/errors';
-import { cleanName, mergeMetadata } from '../../http/fields';
+import { cleanName, mergeMetadata, nameOfRef } from '../../http/fields';
 import { upsertTarget } from '../../http/upsert';
 import { transact } from '../../realtime/emit';
 import { mediaCommand, mediaDurationOf, mediaObject } from '../objects/media-playable';
@@ -66,7 +66,7 @@ const WIRE_NAMES: Record<keyof Changes, string> = {
 const FLAGS = ['active', 'availableInSubsystem', 'forceCached', 'isCached', 'copyToPlayer', 'autoSync'] as const;
 
 /** The default name: the externalRef, else `Playable <_id>`. */
-const defaultName = (externalRef: string | null, id: number): string => externalRef ?? `Playable ${id}`;
+const defaultName = (externalRef: string | null, id: number): string => nameOfRef(externalRef) ?? `Playable ${id}`;
 
 /** The checked row values a body sets; absent fields are left out and keep their value. */
 function changesOf(deps: Deps, body: PlayableWrite, subsystemId: number, row: PlayableRow | undefined): Changes {
@@ -122,7 +122,7 @@ function createPlayable(deps: Deps, principal: Principal, body: PlayableWrite, o
       .values({
         subsystemId: subsystem.id,
         externalRef,
-        displayName: changes.displayName ?? externalRef ?? '',
+        displayName: changes.displayName ?? nameOfRef(externalRef) ?? '',
         objects: [],
         metadata: {},
         ...changes,
@@ -133,7 +133,7 @@ function createPlayable(deps: Deps, principal: Principal, body: PlayableWrite, o
       .get();
     let created = inserted;
     if (inserted.displayName === '') {
-      // Unnamed and without externalRef: the default name needs the `_id` just given.
+      // Unnamed, without an externalRef that names it: the default name needs the `_id` just given.
       const displayName = defaultName(null, inserted.id);
       deps.db.update(playables).set({ displayName }).where(eq(playables.id, inserted.id)).run();
       created = { ...inserted, displayName };

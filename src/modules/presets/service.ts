@@ -1,12 +1,12 @@
 /** Presets (§6), the read side and the look-ups the writes, apply and parameter deletes share. */
-import { and, asc, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, or, type SQL } from 'drizzle-orm';
 import { audit } from '../../core/platform-log';
 import type { Principal } from '../../core/principal';
 import { presetEntries, presets, subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { notFound } from '../../http/errors';
 import { numericId } from '../../http/fields';
-import { fieldConditions, type ListResult, type Page } from '../../http/lists';
+import { containsIgnoringCase, fieldConditions, type ListResult, type Page } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { parameterRows } from '../parameters/service';
 import { type PresetRow, toPresetDto } from './mapper';
@@ -96,8 +96,6 @@ export function getPreset(deps: Deps, id: string): PresetDto {
   return presetDto(deps, presetRow(deps, id).id);
 }
 
-const likeText = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /** Presets in `_id` order, filtered in SQL; `subsystemId` accepts the `_id` or the externalId. */
 export function listPresets(deps: Deps, query: PresetListQuery, page: Page): ListResult<PresetDto> {
   const where: SQL[] = [];
@@ -114,11 +112,10 @@ export function listPresets(deps: Deps, query: PresetListQuery, page: Page): Lis
     }),
   );
   if (query.fuzzy) {
-    const pattern = likeText(query.fuzzy);
     const fuzzy = or(
-      sql`${presets.displayName} like ${pattern} escape '\\'`,
-      sql`${presets.externalRef} like ${pattern} escape '\\'`,
-      sql`${presets.description} like ${pattern} escape '\\'`,
+      containsIgnoringCase(presets.displayName, query.fuzzy),
+      containsIgnoringCase(presets.externalRef, query.fuzzy),
+      containsIgnoringCase(presets.description, query.fuzzy),
     );
     if (fuzzy) where.push(fuzzy);
   }

@@ -12,8 +12,8 @@
  */
 import { t } from 'elysia';
 import { WEEKDAYS } from '../../core/settings';
+import { CONTROL, NO_CONTROL } from '../../http/fields';
 
-const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
 const BoolIn = t.BooleanString();
 const Int = (minimum: number, maximum?: number) =>
   t.Integer(maximum === undefined ? { minimum } : { minimum, maximum });
@@ -49,7 +49,7 @@ const MailHost = t.String({
 /** `addr@domain`, or `Name <addr@domain>`; never a line break (a header). */
 const MailFrom = t.String({
   maxLength: 320,
-  pattern: '^([^\\s@<>]+@[^\\s@<>]+|[^<>\\u0000-\\u001f\\u007f]*<[^\\s@<>]+@[^\\s@<>]+>)$',
+  pattern: `^([^\\s@<>]+@[^\\s@<>]+|[^<>${CONTROL}]*<[^\\s@<>]+@[^\\s@<>]+>)$`,
   error: 'must be an e-mail address, or a name and an address as Name <address>',
 });
 

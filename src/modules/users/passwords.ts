@@ -1,5 +1,6 @@
 /** Password hashing (argon2id through Bun.password) and the password rule of §1.2. */
 import type { Deps } from '../../deps';
+import { longerThan, shorterThan } from '../../http/characters';
 import { invalid } from '../../http/errors';
 
 export function hashPassword(deps: Deps, password: string): Promise<string> {
@@ -12,8 +13,8 @@ export function verifyPassword(password: string, hash: string): Promise<boolean>
 
 /** 8-256 characters, not the username; the message names the rule, never the value. */
 export function checkPasswordRule(password: string, username: string, path = '/password'): void {
-  if (password.length < 8) throw invalid(path, 'must be at least 8 characters');
-  if (password.length > 256) throw invalid(path, 'must be at most 256 characters');
+  if (shorterThan(password, 8)) throw invalid(path, 'must be at least 8 characters');
+  if (longerThan(password, 256)) throw invalid(path, 'must be at most 256 characters');
   if (password.toLowerCase() === username.toLowerCase()) throw invalid(path, 'must not equal the username');
 }
 

@@ -332,6 +332,17 @@ describe('GET, PUT, PATCH, DELETE /variables/:id', () => {
     expect(res.body).toEqual(validation(res, '/valueMapping', 'must be an object'));
   });
 
+  it('a valueMapping of 101 entries is refused as too many, not as "must be an object"; 100 are kept', async () => {
+    const t = setup();
+    const v = await t.make({});
+    const mapping = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), `state ${i}`]));
+    const over = await t.call('PATCH', `/variables/${v._id}`, { as: 'operator', body: { valueMapping: mapping(101) } });
+    expect(over.body).toEqual(validation(over, '/valueMapping', 'must have at most 100 entries'));
+    const at = await t.call('PATCH', `/variables/${v._id}`, { as: 'operator', body: { valueMapping: mapping(100) } });
+    expect(at.status).toBe(200);
+    expect(Object.keys(at.body.valueMapping)).toHaveLength(100);
+  });
+
   it('answers 404 on every single-variable route for an unknown id', async () => {
     const t = setup();
     for (const [method, path] of [

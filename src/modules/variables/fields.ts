@@ -5,7 +5,7 @@ import { type Principal, requireMayName } from '../../core/principal';
 import { assets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { invalid } from '../../http/errors';
-import { cleanName } from '../../http/fields';
+import { cleanName, tagsOf } from '../../http/fields';
 import { compositeDefinitionOf, sameDefinition } from './composite';
 import type { VariableWrite } from './model';
 import { healthRulesOf } from './rules';
@@ -50,17 +50,6 @@ export function isPerson(principal: Principal): boolean {
   return principal.userId !== null || !principal.integration;
 }
 
-/** §0.2 tags: a comma-separated string is split; each 1–64 characters, at most 50, duplicates dropped. */
-export function tagsOf(value: string | readonly string[]): string[] {
-  const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : [...value];
-  if (typeof value !== 'string' && list.some((s) => s === ''))
-    throw invalid('/tags', 'must hold strings of 1 to 64 characters');
-  const tags = [...new Set(list.filter((s) => s !== ''))];
-  if (tags.some((s) => s.length > 64)) throw invalid('/tags', 'must hold strings of 1 to 64 characters');
-  if (tags.length > 50) throw invalid('/tags', 'must have at most 50 entries');
-  return tags;
-}
-
 /** `healthGracePeriod`: integer seconds > 0 (digits as text too); `0` with `healthEnabled:false` is absent. */
 function gracePeriodOf(body: VariableWrite): number | undefined {
   const value = body.healthGracePeriod;
@@ -100,7 +89,7 @@ export function valuesOf(
     if (person || !current?.userDefinedDisplayName) v.displayName = cleanName(body.displayName);
     if (person) v.userDefinedDisplayName = true;
   }
-  if (body.tags !== undefined) v.tags = tagsOf(body.tags);
+  if (body.tags !== undefined) v.tags = tagsOf(body.tags, '/tags');
   if (body.log !== undefined) v.log = body.log;
   if (body.alert !== undefined) v.alert = body.alert;
   if (current?.platformManaged) {

@@ -1,15 +1,20 @@
 /** `GET /variables` and the filter half of bulk delete: every filter is SQL, so large lists stay cheap. */
-import { and, asc, count, eq, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, or, type SQL, sql } from 'drizzle-orm';
 import { mapRows } from '../../db/rows';
 import { assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { numericId } from '../../http/fields';
-import { fieldConditions, type ListResult, type Page, tagConditions } from '../../http/lists';
+import {
+  containsIgnoringCase,
+  equalsIgnoringCase,
+  fieldConditions,
+  type ListResult,
+  type Page,
+  tagConditions,
+} from '../../http/lists';
 import { toVariableDto } from './mapper';
 import { VARIABLE_FIELD_FILTERS, type VariableDto, type VariableFilters } from './model';
 import { listedColumns } from './repo';
-
-const lower = (text: string) => text.toLowerCase();
 
 /** The WHERE clause of the filters (C: Responses): exact matches, names ignoring case, `fuzzy` containment. */
 export function filterWhere(query: VariableFilters): SQL | undefined {
@@ -21,11 +26,14 @@ export function filterWhere(query: VariableFilters): SQL | undefined {
     where.push(id === null ? eq(subsystems.externalId, query.subsystemId) : eq(variables.subsystemId, id));
   }
   if (query.externalRef !== undefined) where.push(eq(variables.externalRef, query.externalRef));
-  if (query.displayName !== undefined) where.push(sql`${variables.displayName} = ${query.displayName} collate nocase`);
+  if (query.displayName !== undefined) where.push(equalsIgnoringCase(variables.displayName, query.displayName));
   if (query.sourceDisplayName !== undefined)
     where.push(
       // §4: the asset's displayName when the variable names one, else the subsystem's.
-      sql`coalesce((select display_name from assets where id = ${variables.assetId}), ${subsystems.displayName}) = ${query.sourceDisplayName} collate nocase`,
+      equalsIgnoringCase(
+        sql`coalesce((select display_name from assets where id = ${variables.assetId}), ${subsystems.displayName})`,
+        query.sourceDisplayName,
+      ),
     );
   if (query.assetId !== undefined) where.push(eq(variables.assetId, Number(query.assetId)));
   if (query.healthState !== undefined) where.push(eq(variables.healthState, Number(query.healthState)));
@@ -60,10 +68,12 @@ export function filterWhere(query: VariableFilters): SQL | undefined {
     }),
   );
   if (query.fuzzy) {
-    const needle = lower(query.fuzzy);
-    where.push(
-      sql`(instr(lower(${variables.displayName}), ${needle}) > 0 or instr(lower(${variables.externalRef}), ${needle}) > 0 or instr(lower(${variables.description}), ${needle}) > 0)`,
+    const fuzzy = or(
+      containsIgnoringCase(variables.displayName, query.fuzzy),
+      containsIgnoringCase(variables.externalRef, query.fuzzy),
+      containsIgnoringCase(variables.description, query.fuzzy),
     );
+    if (fuzzy) where.push(fuzzy);
   }
   return where.length > 0 ? and(...where) : undefined;
 }

@@ -9,6 +9,7 @@ import { assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { makeRoom } from '../../http/bounded';
 import { notFound } from '../../http/errors';
+import { equalsIgnoringCase } from '../../http/lists';
 import type { LoadedVariable, OwnerFields, VariableStatements } from './state';
 
 /**
@@ -200,9 +201,19 @@ export function loadForWriteByRef(deps: Deps, subsystemId: number, ref: string):
   return row;
 }
 
-/** Variables of a subsystem whose displayName is `name`, ignoring case. */
+/**
+ * Variables of a subsystem whose displayName is `name`, ignoring case: a name of ASCII through the
+ * statement prepared once, any other as `equalsIgnoringCase` folds it (SQLite's `nocase` folds A–Z only).
+ */
 export function findVariablesByName(deps: Deps, subsystemId: number, name: string): LoadedVariable[] {
-  return statements(deps).byName.all({ subsystemId, name });
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point.
+  if (/^[\u0000-\u007f]*$/.test(name)) return statements(deps).byName.all({ subsystemId, name });
+  return deps.db
+    .select(loadedColumns)
+    .from(variables)
+    .where(and(eq(variables.subsystemId, subsystemId), equalsIgnoringCase(variables.displayName, name)))
+    .limit(2)
+    .all();
 }
 
 /** The variable or 404; `key` is the path segment as sent. */

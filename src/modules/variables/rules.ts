@@ -3,6 +3,7 @@
  * set and evaluated on every value change. The worst matching rule gives the target state.
  */
 import type { HealthRule } from '../../db/schema';
+import { longerThan } from '../../http/characters';
 import { invalid } from '../../http/errors';
 import type { VariableRow } from './state';
 
@@ -17,7 +18,7 @@ const RULE_SHAPE = `must be [state, operator, operand]: state warning or error, 
 const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]/;
 
 function compilePattern(pattern: string, path: string): RegExp {
-  if (pattern.length > MAX_PATTERN) throw invalid(path, `must have a pattern of at most ${MAX_PATTERN} characters`);
+  if (longerThan(pattern, MAX_PATTERN)) throw invalid(path, `must have a pattern of at most ${MAX_PATTERN} characters`);
   if (NESTED_QUANTIFIER.test(pattern)) throw invalid(path, 'must not nest quantifiers (the pattern could run forever)');
   try {
     return new RegExp(pattern);

@@ -11,7 +11,7 @@ import { variables } from '../../db/schema';
 import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../http/errors';
-import { numericId } from '../../http/fields';
+import { nameOfRef, numericId } from '../../http/fields';
 import { upsertTarget } from '../../http/upsert';
 import { emit } from '../../realtime/emit';
 import { dropCompositeCache } from './composite';
@@ -88,12 +88,13 @@ function create(ctx: WriteContext, principal: Principal, subsystem: SubsystemRow
   const { values, lastValue } = valuesOf(deps, body, undefined, principal);
   if (values.composite && lastValue !== undefined)
     throw conflict('the value of a composite variable is computed from its inputs');
+  const name = values.displayName ?? nameOfRef(ref);
   const { id } = deps.db
     .insert(variables)
     .values({
       subsystemId: subsystem.id,
       externalRef: ref,
-      displayName: values.displayName ?? ref,
+      displayName: name ?? '',
       valueMapping: {},
       tags: [],
       healthRules: [],
@@ -104,6 +105,13 @@ function create(ctx: WriteContext, principal: Principal, subsystem: SubsystemRow
     })
     .returning({ id: variables.id })
     .get();
+  // Unnamed, and a ref of spaces names nothing: the default name needs the `_id` just given.
+  if (name === null)
+    deps.db
+      .update(variables)
+      .set({ displayName: `Variable ${id}` })
+      .where(eq(variables.id, id))
+      .run();
   if (values.composite) dropCompositeCache(deps);
   let row = requireVariable(deps, id);
   const data = eventData(row, [...WRITABLE_FIELDS]);

@@ -10,6 +10,7 @@ import { insertRow } from '../../db/prepared';
 import { logs } from '../../db/schema';
 import type { WriteScope } from '../../db/writer';
 import type { Deps } from '../../deps';
+import { longerThan } from '../../http/characters';
 import { invalid, notFound } from '../../http/errors';
 import { jsonText } from '../../http/fields';
 import { compositeDependents, compositeValue } from './composite';
@@ -38,7 +39,7 @@ export interface WriteContext {
  */
 export function valueText(value: unknown, path: string): string {
   const text = typeof value === 'string' ? value : value === null || value === undefined ? '' : jsonText(value, path);
-  if (text.length > MAX_VALUE_LENGTH) throw invalid(path, `must be at most ${MAX_VALUE_LENGTH} characters`);
+  if (longerThan(text, MAX_VALUE_LENGTH)) throw invalid(path, `must be at most ${MAX_VALUE_LENGTH} characters`);
   return text;
 }
 

@@ -3,6 +3,7 @@
  * headers and a client's own secret.
  */
 import type { Deps } from '../../deps';
+import { longerThan } from '../../http/characters';
 import { invalid } from '../../http/errors';
 import { pinnedTarget } from '../../http/net';
 import { EVENT_TYPES, topicOfEvent } from '../../realtime/topics';
@@ -78,7 +79,7 @@ export function mergeHeaders(
     const existing = lower.get(name.toLowerCase());
     if (existing !== undefined) delete merged[existing];
     if (value === null) continue;
-    if (value.length > MAX_HEADER_VALUE || /[\r\n\0]/.test(value)) {
+    if (longerThan(value, MAX_HEADER_VALUE) || /[\r\n\0]/.test(value)) {
       throw invalid(pointer(name), `must be at most ${MAX_HEADER_VALUE} characters on one line`);
     }
     merged[name] = value;
