@@ -8,11 +8,11 @@ import type { sessions, tokens, users } from '../../db/schema';
 import { makeRoom } from '../../http/bounded';
 
 export class SignInThrottle {
-  /** `username|address` → failure times (ms), at most the last five. */
+  /** `username|address` → failure times (monotonic ms), at most the last five. */
   readonly pairs = new Map<string, number[]>();
-  /** address → failure times (ms) across usernames, at most the per-address limit. */
+  /** address → failure times (monotonic ms) across usernames, at most the per-address limit. */
   readonly addresses = new Map<string, number[]>();
-  /** address → when a refusal of its requests without a credential was last made visible (refusals.ts). */
+  /** address → when (monotonic ms) a refusal of its requests without a credential was last made visible (refusals.ts). */
   readonly refusalsShown = new Map<string, number>();
 }
 
