@@ -4,6 +4,7 @@
  * (`deps.credentials`). Data only: throttle.ts and credentials.ts act on them. Imports no Deps, so
  * deps.ts can name it.
  */
+import { WallSteps } from '../../clock';
 import type { sessions, tokens, users } from '../../db/schema';
 import { makeRoom } from '../../http/bounded';
 
@@ -45,6 +46,10 @@ export class CredentialCache {
   /** The bound; tests lower it. */
   maxEntries = CredentialCache.MAX_ENTRIES;
   readonly known = new Map<string, KnownCredential>();
+  /** Wall-clock steps, which move the stored session times (sessions.ts `followWallClock`). */
+  readonly wallSteps = new WallSteps();
+  /** Whether `followWallClock` has looked at the clock since the daemon started. */
+  wallClockSeen = false;
 
   remember(hash: string, credential: KnownCredential): void {
     if (!this.known.has(hash)) makeRoom(this.known, this.maxEntries);
