@@ -124,6 +124,19 @@ describe('retry waits while the wall clock steps', () => {
     expect(r.received).toHaveLength(1);
   });
 
+  it('a value write queued in the outbox before a step back, taken in after it, is due at once', async () => {
+    const t = webhookApp();
+    const r = serve();
+    const media = await addSubsystem(t, 'media');
+    const v = await t.call('PUT', '/variables', { as: 'admin', body: { subsystemId: media._id, externalRef: 'x' } });
+    await addWebhook(t, { url: r.url, allowPrivateNetwork: true, events: ['variable.changed'] });
+    await runDueDeliveries(t.deps);
+    await t.call('POST', `/variables/${v.body._id}/value`, { from: '127.0.0.1', body: { value: '1' } });
+    t.clock.setWall(t.clock.now() - 3 * HOUR);
+    await runDueDeliveries(t.deps);
+    expect(r.received).toHaveLength(1);
+  });
+
   it('a retry recorded while the clock stepped during the attempt is not moved by that step', async () => {
     const t = webhookApp();
     const r = serve();
