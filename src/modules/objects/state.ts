@@ -12,7 +12,7 @@ export function statfsFree(dir: string): number {
 }
 
 export class ObjectStoreState {
-  /** Files of replaced or purged versions, by path, with when they were retired (files.ts `retireFile`). */
+  /** Files of replaced or purged versions, by path, with when (monotonic ms) they were retired (files.ts `retireFile`). */
   readonly retired = new Map<string, number>();
   /** Objects whose content is being uploaded right now. */
   readonly uploading = new Set<number>();
