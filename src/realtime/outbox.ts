@@ -144,18 +144,21 @@ function payloadWithData(type: string, at: string, dataJson: string): string {
 
 /**
  * Inserts one pending delivery for a webhook on the current connection (inside the caller's
- * transaction when there is one); returns its row id.
+ * transaction when there is one); returns its row id. It is created at `createdAt` (its event's
+ * batch) and due at once: never later than now, so a batch written before the wall clock stepped
+ * back is not held until the clock comes back to it (webhooks/record.ts `followWallClock`).
  */
 export function insertDelivery(
   deps: OutboxParts,
   webhookId: number,
   type: string,
   payload: string,
-  now: number,
+  createdAt: number,
 ): number {
   const state = deps.outbox;
   if (state.insert === null) state.insert = deps.sqlite.prepare(INSERT_SQL);
-  const result = state.insert.run(webhookId, newEventId(), type, now, payload, now, now);
+  const due = Math.min(createdAt, deps.clock.now());
+  const result = state.insert.run(webhookId, newEventId(), type, due, payload, createdAt, createdAt);
   return Number(result.lastInsertRowid);
 }
 

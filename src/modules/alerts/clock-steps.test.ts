@@ -99,6 +99,39 @@ describe('a value written in the second after a step, before the tick sees it', 
   });
 });
 
+describe('a rule written in the second after a step, before the tick sees it', () => {
+  it('stepped ahead an hour, a PATCH or PUT of the rule does not fire a 10-minute delay at once', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    const a = await t.rule({ delaySeconds: 600 });
+    await t.write('95');
+    seconds(t, 60);
+    t.clock.setWall(t.clock.now() + HOUR);
+    const patched = await t.call('PATCH', `/alerts/${a._id}`, { as: 'operator', body: { displayName: 'Hot' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ state: 'pending' });
+    const whole = await t.read(a._id);
+    expect((await t.call('PUT', `/alerts/${a._id}`, { as: 'operator', body: whole })).status).toBe(200);
+    expect(t.emitted('alert.fired')).toEqual([]);
+    seconds(t, 600 - 60 - 1);
+    expect(t.emitted('alert.fired')).toEqual([]);
+    seconds(t, 1);
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+  });
+
+  it('stepped back an hour, a rule write does not hold the delay an hour longer', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    const a = await t.rule({ delaySeconds: 600 });
+    await t.write('95');
+    seconds(t, 599);
+    t.clock.setWall(t.clock.now() - HOUR);
+    t.clock.advance(1000);
+    await t.call('PATCH', `/alerts/${a._id}`, { as: 'operator', body: { displayName: 'Hot' } });
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+  });
+});
+
 describe('a wall clock stepped back hours (a clock that came up ahead after a power cut)', () => {
   it('a pending delay fires once, when its delay has elapsed', async () => {
     const t = await alertsApp();

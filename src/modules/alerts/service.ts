@@ -34,7 +34,17 @@ import {
   type IncidentQuery,
 } from './model';
 import { noticeKey } from './notices';
-import { type AlertRow, alertDto, dtoOf, findRule, openIncidents, requireRule, selectRules, stateSql } from './store';
+import {
+  type AlertRow,
+  alertDto,
+  dtoOf,
+  findRule,
+  followWallClock,
+  openIncidents,
+  requireRule,
+  selectRules,
+  stateSql,
+} from './store';
 
 /** How the `alert.<change>` audit entries name an alert rule. */
 function alertSubject(row: AlertRow): AuditSubject {
@@ -93,8 +103,12 @@ export function getAlert(deps: Deps, id: string): AlertDto {
 /**
  * What follows any rule write (also a re-link, relink.ts): the index, closing on deactivation,
  * re-evaluation (unless `evaluate` is false: a value write about to be heard evaluates it), a lifted snooze.
+ * The stored pending starts and repeats follow a wall-clock step first (`followWallClock`), as the
+ * tick and a value write do: a rule written in the second after an NTP step, before the tick saw it,
+ * would otherwise compare an unmoved pending start with the stepped clock.
  */
 export function afterWrite(deps: Deps, before: AlertRow | undefined, id: number, evaluate = true): void {
+  followWallClock(deps);
   dropAlertIndex(deps);
   const rule = findRule(deps, id);
   if (!rule) return;

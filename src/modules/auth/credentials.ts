@@ -5,7 +5,8 @@
  * revoked, a session ended, a user's roles, name, enabled flag or password changed, a user deleted,
  * any role written), so a change applies from the next request. Expiry and the last-use stamp
  * (written at most once a minute, with the address of that use) are judged on every use, exactly as
- * when every use read the row.
+ * when every use read the row; a session's stored times first follow a step of the wall clock
+ * (sessions.ts `followWallClock`).
  */
 import type { Principal } from '../../core/principal';
 import { findSubsystem } from '../../core/subsystems';
@@ -14,15 +15,17 @@ import type { Deps } from '../../deps';
 import { grantsOf } from '../roles/service';
 import { findTokenByHash, TOKEN_PREFIX, touchToken } from '../tokens/service';
 import { findUserById, roleIdsOf } from '../users/accounts';
-import { endSession, findSessionByHash, sessionExpiresAt, touchSession } from './sessions';
+import { endSession, findSessionByHash, followWallClock, sessionExpiresAt, touchSession } from './sessions';
 import type { KnownCredential } from './state';
 
 /** The principal a secret stands for; null when it is unknown, expired or its user is disabled. */
 export function authenticateSecret(deps: Deps, secret: string, address: () => string | null): Principal | null {
+  const now = deps.clock.now();
+  if (!secret.startsWith(TOKEN_PREFIX)) followWallClock(deps, now);
   const hash = sha256Hex(secret);
   const known = deps.credentials.known.get(hash) ?? load(deps, secret, hash);
   if (!known) return null;
-  return known.kind === 'token' ? tokenPrincipal(deps, known, address) : sessionPrincipal(deps, known);
+  return known.kind === 'token' ? tokenPrincipal(deps, known, address, now) : sessionPrincipal(deps, known, now);
 }
 
 /** Reads what a secret stands for and remembers it; null (and nothing remembered) when nothing. */
@@ -44,8 +47,8 @@ function tokenPrincipal(
   deps: Deps,
   known: Extract<KnownCredential, { kind: 'token' }>,
   address: () => string | null,
+  now: number,
 ): Principal | null {
-  const now = deps.clock.now();
   if (known.token.expiresAt !== null && known.token.expiresAt <= now) return null;
   known.token = touchToken(deps, known.token, now, address);
   const { token } = known;
@@ -67,8 +70,11 @@ function tokenPrincipal(
   };
 }
 
-function sessionPrincipal(deps: Deps, known: Extract<KnownCredential, { kind: 'session' }>): Principal | null {
-  const now = deps.clock.now();
+function sessionPrincipal(
+  deps: Deps,
+  known: Extract<KnownCredential, { kind: 'session' }>,
+  now: number,
+): Principal | null {
   if (sessionExpiresAt(deps, known.session) <= now) {
     endSession(deps, known.session.id);
     return null;

@@ -45,6 +45,21 @@ describe('refusals of untrusted clients without a credential', () => {
     expect(warnings(t)).toHaveLength(2);
   });
 
+  it('at most once an hour of elapsed time, whatever the wall clock does', async () => {
+    const t = makeTestApp({ config: { trustedNetworks: ['192.168.1.0/24'] } });
+    const post = () => t.call('POST', '/logs', { from: '10.0.0.7', body: { key: 'boot', value: 'up' } });
+    await post();
+    // NTP steps the clock two hours ahead: the client retrying every second is not shown again.
+    t.clock.setWall(t.clock.now() + 2 * 3_600_000);
+    await post();
+    expect(warnings(t)).toHaveLength(1);
+    // Stepped back five hours: an hour later it is shown again, not six hours later.
+    t.clock.setWall(t.clock.now() - 5 * 3_600_000);
+    t.clock.advance(3_600_000);
+    await post();
+    expect(warnings(t)).toHaveLength(2);
+  });
+
   it('TCP push: a subscription without auth from an untrusted address is made visible', async () => {
     const t = rpcApp({ config: { trustedNetworks: [] } });
     const c = await t.client();

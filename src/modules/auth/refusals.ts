@@ -5,7 +5,8 @@
  * an address outside the trusted networks, the platform says so where people look: a `security`
  * warning in the log and a notification (key `untrusted-client:<address>`) naming the address and
  * the setting that trusts its network. At most once an hour per address (`deps.signInThrottle
- * .refusalsShown`, in memory), so a client retrying every second costs one line, not a flood.
+ * .refusalsShown`, in memory, on the monotonic clock: an hour of elapsed time whatever the wall clock
+ * does), so a client retrying every second costs one line, not a flood.
  */
 import { writePlatformLog } from '../../core/platform-log';
 import type { Deps } from '../../deps';
@@ -25,7 +26,7 @@ export interface Refusal {
 export function showUntrustedRefusal(deps: Deps, address: string | null, refusal: Refusal): void {
   if (address === null) return;
   const shown = deps.signInThrottle.refusalsShown;
-  const now = deps.clock.now();
+  const now = deps.clock.monotonic();
   const last = shown.get(address);
   if (last !== undefined && now - last < HOUR_MS) return;
   shown.delete(address);

@@ -4,6 +4,12 @@
  * Both are read when a session is used, so a changed setting applies to open sessions at once (the
  * stored `expiresAt` is the limit as it stood at sign-in, kept for the record). Last use is written
  * at most once a minute, so a busy console costs no write per request.
+ *
+ * Both limits count elapsed time, whatever the wall clock does (decided here, the contract being
+ * silent): the stored times follow a step of the wall clock (`followWallClock`), so an NTP step of
+ * two hours ahead does not sign out an operator idle for ten minutes, a step back does not keep a
+ * session alive for hours past its limit, and the `expiresAt` shown (login, `/auth/me`) is the
+ * limit on the clock as it now stands.
  */
 import { eq, lt, or } from 'drizzle-orm';
 import { getSettingGroup } from '../../core/settings';
@@ -11,6 +17,7 @@ import { randomSecret, sha256Hex } from '../../crypto';
 import { findRow, updateRow } from '../../db/prepared';
 import { sessions } from '../../db/schema';
 import type { Deps } from '../../deps';
+import { transact } from '../../realtime/emit';
 
 export type SessionRow = typeof sessions.$inferSelect;
 
@@ -30,7 +37,41 @@ export function sessionExpiresAt(deps: Deps, row: SessionRow): number {
   return Math.min(row.lastUsedAt + idleMs(deps), row.createdAt + maxMs(deps));
 }
 
+/**
+ * Moves the stored session times by a wall-clock step (`WallSteps`), so idle and lifetime limits
+ * count elapsed time. A session last used ahead of the clock, where no step could be seen (a restart
+ * whose clock is behind what was stored: an RTC that lost time in a power cut), is moved back as a
+ * whole so its last use is now: its idle time counts from the start, its lifetime keeps what had
+ * elapsed. Called before session times are compared or stamped: at every use of a session (a
+ * subtraction and a comparison; SQL only at the first look and when the clock stepped, rare), at
+ * sign-in and by the purge. The remembered credentials are forgotten when rows moved, so no request
+ * judges a row as it stood before the step.
+ */
+export function followWallClock(deps: Deps, now = deps.clock.now()): void {
+  const cache = deps.credentials;
+  const step = cache.wallSteps.take(deps.clock, now);
+  if (step === 0 && cache.wallClockSeen) return;
+  cache.wallClockSeen = true;
+  const moved = transact(deps, () => {
+    let n = 0;
+    if (step !== 0) {
+      n += deps.sqlite.run(
+        'UPDATE sessions SET created_at = created_at + ?1, last_used_at = last_used_at + ?1, expires_at = expires_at + ?1',
+        [step],
+      ).changes;
+    }
+    n += deps.sqlite.run(
+      `UPDATE sessions SET created_at = created_at + (?1 - last_used_at), expires_at = expires_at + (?1 - last_used_at),
+         last_used_at = ?1 WHERE last_used_at > ?1`,
+      [now],
+    ).changes;
+    return n;
+  });
+  if (moved > 0) deps.credentials.clear();
+}
+
 export function createSession(deps: Deps, userId: number, address: string | null): { secret: string; row: SessionRow } {
+  followWallClock(deps);
   const secret = SESSION_PREFIX + randomSecret();
   const now = deps.clock.now();
   const row = deps.db
@@ -71,6 +112,7 @@ export function endSession(deps: Deps, sessionId: number): void {
 
 /** Housekeeping: removes sessions past either limit. */
 export function purgeExpiredSessions(deps: Deps): number {
+  followWallClock(deps);
   const now = deps.clock.now();
   const n = deps.db
     .delete(sessions)

@@ -4,15 +4,16 @@
  * (`deps.credentials`). Data only: throttle.ts and credentials.ts act on them. Imports no Deps, so
  * deps.ts can name it.
  */
+import { WallSteps } from '../../clock';
 import type { sessions, tokens, users } from '../../db/schema';
 import { makeRoom } from '../../http/bounded';
 
 export class SignInThrottle {
-  /** `username|address` → failure times (ms), at most the last five. */
+  /** `username|address` → failure times (monotonic ms), at most the last five. */
   readonly pairs = new Map<string, number[]>();
-  /** address → failure times (ms) across usernames, at most the per-address limit. */
+  /** address → failure times (monotonic ms) across usernames, at most the per-address limit. */
   readonly addresses = new Map<string, number[]>();
-  /** address → when a refusal of its requests without a credential was last made visible (refusals.ts). */
+  /** address → when (monotonic ms) a refusal of its requests without a credential was last made visible (refusals.ts). */
   readonly refusalsShown = new Map<string, number>();
 }
 
@@ -45,6 +46,10 @@ export class CredentialCache {
   /** The bound; tests lower it. */
   maxEntries = CredentialCache.MAX_ENTRIES;
   readonly known = new Map<string, KnownCredential>();
+  /** Wall-clock steps, which move the stored session times (sessions.ts `followWallClock`). */
+  readonly wallSteps = new WallSteps();
+  /** Whether `followWallClock` has looked at the clock since the daemon started. */
+  wallClockSeen = false;
 
   remember(hash: string, credential: KnownCredential): void {
     if (!this.known.has(hash)) makeRoom(this.known, this.maxEntries);

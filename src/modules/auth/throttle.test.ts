@@ -111,3 +111,44 @@ describe('sign-in throttling per address', () => {
     expect(lockedForSeconds(t.deps, 'someone', '10.2.0.1')).toBe(15 * 60);
   });
 });
+
+describe('sign-in lock-out while the wall clock steps (NTP, an RTC wrong after a power cut)', () => {
+  const HOUR = 3_600_000;
+
+  it('a step ahead of an hour does not lift a lock early', async () => {
+    const t = limited();
+    await makeUser(t, 'wes', ['viewer']);
+    for (let i = 0; i < 5; i++) expect((await login(t, 'wes', 'wrong-password', '198.51.100.30')).status).toBe(401);
+    t.clock.advance(60_000);
+    t.clock.setWall(t.clock.now() + HOUR);
+    const res = await login(t, 'wes', 'wes-password-1', '198.51.100.30');
+    expect(res.status).toBe(429);
+    expect(res.body).toEqual(errorBody(res, 429, 'rate_limited', 'too many attempts, try again later'));
+    expect(res.headers.get('retry-after')).toBe(String(14 * 60));
+    t.clock.advance(14 * 60_000);
+    expect((await login(t, 'wes', 'wes-password-1', '198.51.100.30')).status).toBe(200);
+  });
+
+  it('a step back of an hour does not hold a lock for 75 minutes', async () => {
+    const t = limited();
+    await makeUser(t, 'val', ['viewer']);
+    for (let i = 0; i < 5; i++) await login(t, 'val', 'wrong-password', '198.51.100.31');
+    t.clock.setWall(t.clock.now() - HOUR);
+    const res = await login(t, 'val', 'val-password-1', '198.51.100.31');
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe(String(15 * 60));
+    t.clock.advance(15 * 60_000);
+    expect((await login(t, 'val', 'val-password-1', '198.51.100.31')).status).toBe(200);
+  });
+
+  it('the per-address window counts elapsed time too', async () => {
+    const t = limited();
+    putSettingGroup(t.deps, 'rateLimits', { loginFailuresPerAddress: 3 });
+    for (let i = 0; i < 3; i++) await login(t, `u${i}`, 'guess-password', '198.51.100.32');
+    t.clock.setWall(t.clock.now() + 2 * HOUR);
+    expect((await login(t, 'u9', 'guess-password', '198.51.100.32')).status).toBe(429);
+    t.clock.setWall(t.clock.now() - 4 * HOUR);
+    t.clock.advance(15 * 60_000);
+    expect((await login(t, 'u9', 'guess-password', '198.51.100.32')).status).toBe(401);
+  });
+});

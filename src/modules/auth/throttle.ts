@@ -5,7 +5,9 @@
  * - per address across usernames: `rateLimits.loginFailuresPerAddress` failures (default 20, 0 = off)
  *   lock the address the same way, so one address cannot try 40 usernames five times each. A success
  *   does not clear it: an attacker holding one account could otherwise reset it between guesses.
- * Kept in memory: a restart forgives, which costs an attacker a reboot of the appliance. Each table
+ * Kept in memory: a restart forgives, which costs an attacker a reboot of the appliance. Failure times
+ * are monotonic (`clock.monotonic()`), so the window and the lock count elapsed time whatever the wall
+ * clock does: an NTP step ahead does not lift a lock early, a step back does not hold it for hours. Each table
  * keeps at most MAX_KEYS keys: when full, expired keys go first, then the oldest quarter (forgiven early).
  *
  * An attempt counts as a failure from the moment it is let through (`beginAttempt`), before the
@@ -28,7 +30,7 @@ const addressKey = (address: string | null) => address ?? '';
 
 /** The failures of `key` inside the window (older ones dropped; the key too when none are left). */
 function recent(deps: Deps, table: Map<string, number[]>, key: string): number[] {
-  const now = deps.clock.now();
+  const now = deps.clock.monotonic();
   const list = (table.get(key) ?? []).filter((t) => now - t < WINDOW_MS);
   if (list.length === 0) table.delete(key);
   else table.set(key, list);
@@ -38,18 +40,18 @@ function recent(deps: Deps, table: Map<string, number[]>, key: string): number[]
 /** Seconds until the oldest of the last `max` failures leaves the window, or 0 while fewer than `max`. */
 function lockSeconds(deps: Deps, list: number[], max: number): number {
   if (max <= 0 || list.length < max) return 0;
-  const oldest = list[list.length - max] ?? deps.clock.now();
-  return Math.max(1, Math.ceil((oldest + WINDOW_MS - deps.clock.now()) / 1000));
+  const oldest = list[list.length - max] ?? deps.clock.monotonic();
+  return Math.max(1, Math.ceil((oldest + WINDOW_MS - deps.clock.monotonic()) / 1000));
 }
 
 /** Adds a failure, keeping only the last `max` (all a lock looks at), so a list never grows past it. */
 function push(deps: Deps, table: Map<string, number[]>, key: string, max: number): number {
   const list = recent(deps, table, key);
   if (list.length === 0) {
-    const now = deps.clock.now();
+    const now = deps.clock.monotonic();
     makeRoom(table, MAX_KEYS, (failures) => !failures.some((t) => now - t < WINDOW_MS));
   }
-  list.push(deps.clock.now());
+  list.push(deps.clock.monotonic());
   if (list.length > max) list.splice(0, list.length - max);
   table.set(key, list);
   return list.length;
@@ -84,7 +86,7 @@ export function beginAttempt(deps: Deps, username: string, address: string | nul
   if (locked > 0) return locked;
   const { pairs, addresses } = deps.signInThrottle;
   const perAddress = rateLimitSettings(deps).loginFailuresPerAddress;
-  const at = deps.clock.now();
+  const at = deps.clock.monotonic();
   const pairLocked = push(deps, pairs, pairKey(username, address), MAX_FAILURES) === MAX_FAILURES;
   const addressLocked = perAddress > 0 && push(deps, addresses, addressKey(address), perAddress) === perAddress;
   return {

@@ -113,6 +113,83 @@ describe('runTimetable', () => {
   });
 });
 
+describe('the timetable while the wall clock steps (one scheduled backup per slot)', () => {
+  const days = async (t: TestApp) => (await scheduled(t)).map((b) => b._createdAt.slice(0, 16)).sort();
+
+  it('a clock ahead at boot, then stepped back by NTP: no later slot is skipped, none runs twice', async () => {
+    const t = backupTestApp({ start: '2026-01-15T12:00:00.000Z' });
+    runTimetable(t.deps);
+    t.clock.setWall('2026-01-16T03:30:00.000Z');
+    expect(runTimetable(t.deps)).toBe('started');
+    await idle(t);
+    // A power cut; the appliance comes up at noon on the 16th with its clock two days ahead. The slot
+    // of the 18th looks missed and runs at once.
+    t.clock.setWall('2026-01-18T12:00:00.000Z');
+    expect(runTimetable(t.deps)).toBe('started');
+    await idle(t);
+    // NTP steps the clock back to the real time.
+    t.clock.setWall('2026-01-16T12:01:00.000Z');
+    expect(runTimetable(t.deps)).toBe('none');
+    t.clock.setWall('2026-01-17T03:30:00.000Z');
+    expect(runTimetable(t.deps)).toBe('started');
+    await idle(t);
+    // The 18th's slot was made (early): not made again.
+    t.clock.setWall('2026-01-18T03:30:00.000Z');
+    expect(runTimetable(t.deps)).toBe('none');
+    t.clock.setWall('2026-01-19T03:30:00.000Z');
+    expect(runTimetable(t.deps)).toBe('started');
+    await idle(t);
+    expect(await days(t)).toEqual(['2026-01-16T03:30', '2026-01-17T03:30', '2026-01-18T12:00', '2026-01-19T03:30']);
+  });
+
+  it('stepped back over a slot it ran, while the timetable was switched off and on: not run twice', async () => {
+    const t = backupTestApp({ start: '2026-01-15T12:00:00.000Z' });
+    runTimetable(t.deps);
+    t.clock.setWall('2026-01-16T03:30:00.000Z');
+    expect(runTimetable(t.deps)).toBe('started');
+    await idle(t);
+    t.clock.setWall('2026-01-16T01:30:00.000Z');
+    setBackups(t, { schedule: { enabled: false, time: '03:30', days: ALL } });
+    expect(runTimetable(t.deps)).toBe('none');
+    setBackups(t, { schedule: { enabled: true, time: '03:30', days: ALL } });
+    t.clock.setWall('2026-01-16T03:30:00.000Z');
+    expect(runTimetable(t.deps)).toBe('none');
+    expect(await days(t)).toEqual(['2026-01-16T03:30']);
+  });
+
+  it('a start that reads an older stored slot (data restored from before the slot) does not make it again', async () => {
+    const t = backupTestApp({ start: '2026-01-15T12:00:00.000Z' });
+    runTimetable(t.deps);
+    t.clock.setWall('2026-01-16T03:30:00.000Z');
+    expect(runTimetable(t.deps)).toBe('started');
+    await idle(t);
+    // The restored database stored the slot of the 15th; the rescan listed the 16th's archive again.
+    t.deps.sqlite.run('UPDATE backup_timetable SET last_slot = ?', [Date.parse('2026-01-15T03:30:00.000Z')]);
+    t.clock.setWall('2026-01-16T09:00:00.000Z');
+    expect(runTimetable(t.deps)).toBe('none');
+    expect(await days(t)).toEqual(['2026-01-16T03:30']);
+  });
+
+  it('a clock behind at boot, then stepped ahead by NTP: the slot missed meanwhile runs once', async () => {
+    const t = backupTestApp({ start: '2026-01-15T12:00:00.000Z' });
+    runTimetable(t.deps);
+    t.clock.setWall('2026-01-16T03:30:00.000Z');
+    expect(runTimetable(t.deps)).toBe('started');
+    await idle(t);
+    // Down from the 16th until noon on the 17th; the clock comes up two days behind.
+    t.clock.setWall('2026-01-15T12:00:00.000Z');
+    expect(runTimetable(t.deps)).toBe('none');
+    // Before NTP, the clock passes the 16th's 03:30 again: that slot was made.
+    t.clock.setWall('2026-01-16T03:30:00.000Z');
+    expect(runTimetable(t.deps)).toBe('none');
+    t.clock.setWall('2026-01-17T12:00:00.000Z');
+    expect(runTimetable(t.deps)).toBe('started');
+    await idle(t);
+    expect(runTimetable(t.deps)).toBe('none');
+    expect(await days(t)).toEqual(['2026-01-16T03:30', '2026-01-17T12:00']);
+  });
+});
+
 describe('retention', () => {
   it('keeps the newest keepScheduled scheduled backups; keep, manual and uploaded stay', async () => {
     const t = backupTestApp({ start: '2026-01-15T12:00:00.000Z' });

@@ -10,10 +10,23 @@
  * "now", so enabling it, or installing the appliance, never runs a slot of the past; a slot that
  * finds another job running is tried again each minute until it can start; a slot that cannot start
  * (no room) leaves a failed scheduled record, which raises `backup-failed`.
+ *
+ * One scheduled backup per slot, whatever the wall clock does (an appliance whose clock comes up
+ * ahead or behind after a power cut and is then stepped by NTP, an operator's date change), also
+ * decided here. A slot is a moment on the wall clock, so it runs when the clock says so; two rules
+ * keep that to once a slot and skip none:
+ * - a slot whose scheduled record exists (made, or failed to start) never runs again: after a step
+ *   back, or a restart that reads an older stored slot (a restore), the slot already made is not made
+ *   twice;
+ * - a stored slot ahead of the clock (the clock was ahead when it was handled, or is behind now) is
+ *   brought back to the newest slot at or before now, so the slots between now and it run at their
+ *   times instead of being taken as done. A slot the clock ran early (ahead at boot, the missed slot
+ *   run at once) stays that slot's backup: it is not made again when the real time comes.
+ * A step ahead past slots runs the newest once, as a start after an outage does.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { getSettingGroup, getTimezone, type SettingGroups, WEEKDAYS } from '../../core/settings';
-import { backupTimetable } from '../../db/schema';
+import { backups, backupTimetable } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { AppError } from '../../http/errors';
 import { transact } from '../../realtime/emit';
@@ -52,6 +65,17 @@ function storeSlot(deps: Deps, slot: number): void {
     .run();
 }
 
+/** Whether a scheduled backup was made (or failed to start) for this slot. */
+function slotHandled(deps: Deps, slot: number): boolean {
+  return (
+    deps.db
+      .select({ id: backups.id })
+      .from(backups)
+      .where(and(eq(backups.type, 'scheduled'), eq(backups.scheduledFor, slot)))
+      .get() !== undefined
+  );
+}
+
 /** A slot that could not start: a failed scheduled record (and so the `backup-failed` alert). */
 function failedStart(deps: Deps, slot: number, error: string): void {
   const job = newJob(deps, 'backup');
@@ -71,13 +95,23 @@ function failedStart(deps: Deps, slot: number, error: string): void {
 export function runTimetable(deps: Deps): 'started' | 'failed' | 'busy' | 'none' {
   const now = deps.clock.now();
   const { schedule } = getSettingGroup(deps, 'backups');
-  const stored = storedSlot(deps);
+  let stored = storedSlot(deps);
   if (stored === null || !schedule.enabled) {
     transact(deps, () => storeSlot(deps, now));
     return 'none';
   }
   const slot = lastSlot(schedule, getTimezone(deps), now);
+  if (stored > now) {
+    // The clock is behind the slot last handled: from now on, each slot at its time.
+    const back = slot ?? now;
+    transact(deps, () => storeSlot(deps, back));
+    stored = back;
+  }
   if (slot === null || slot <= stored) return 'none';
+  if (slotHandled(deps, slot)) {
+    transact(deps, () => storeSlot(deps, slot));
+    return 'none';
+  }
   if (deps.backups.running) return 'busy';
   try {
     startBackup(deps, null, {}, 'scheduled', { scheduledFor: slot, after: () => applyRetention(deps) });

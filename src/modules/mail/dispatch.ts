@@ -4,7 +4,8 @@
  * own. A failure is retried after 1 min, 5 min, 15 min, 1 h, 3 h and 6 h; after the last the
  * delivery is `failed`, a `system` log entry and a `mail-failed` notification (for those who may
  * change the settings) say so. Missing mail settings count as a failure (the error says what is
- * missing), so mail queued before `smtp` was set goes out once it is.
+ * missing), so mail queued before `smtp` was set goes out once it is. The waits count elapsed time,
+ * whatever the wall clock does (`followWallClock`).
  *
  * Which deliveries are in flight lives only in memory: one whose attempt was running when the process
  * died was never recorded, so it is still due after a restart and is sent again (at least once).
@@ -28,6 +29,46 @@ export const RETRY_DELAYS_MS = [60_000, 300_000, 900_000, 3_600_000, 10_800_000,
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
 type DeliveryRow = typeof mailDeliveries.$inferSelect;
+
+/**
+ * Keeps the back-off counting elapsed time whatever the wall clock does (decided here, the contract
+ * being silent): when the clock steps (NTP, an operator's date change; `WallSteps`), the retry times
+ * of mail that failed move with it, so a step of a day ahead does not send every waiting retry at
+ * once and a step back does not hold them for as long as the step. Mail not yet tried is due at once:
+ * one found ahead of the clock (a step back) is due now. At the first look after a start, a retry
+ * whose failure was recorded ahead of the clock (`lastAttemptAt`: a restart whose clock is behind
+ * what was stored, an RTC that lost time in a power cut) waits its wait from now. `lastAttemptAt`
+ * and `sentAt` are records and stay as stamped. Called before retry times are compared or stamped:
+ * by every look and before an attempt is recorded, so a retry stamped in the moments after a step
+ * is never moved by it.
+ */
+export function followWallClock(deps: Deps): void {
+  const state = deps.mail;
+  const step = state.wallSteps.take(deps.clock);
+  if (step === 0 && state.wallClockSeen) return;
+  const first = !state.wallClockSeen;
+  state.wallClockSeen = true;
+  const now = deps.clock.now();
+  transact(deps, () => {
+    if (step !== 0) {
+      deps.sqlite.run(
+        "UPDATE mail_deliveries SET next_attempt_at = next_attempt_at + ? WHERE state = 'pending' AND attempts > 0",
+        [step],
+      );
+    }
+    if (first) {
+      deps.sqlite.run(
+        `UPDATE mail_deliveries SET next_attempt_at = ?1 + (next_attempt_at - last_attempt_at)
+         WHERE state = 'pending' AND attempts > 0 AND last_attempt_at > ?1`,
+        [now],
+      );
+    }
+    deps.sqlite.run(
+      "UPDATE mail_deliveries SET next_attempt_at = ?1 WHERE state = 'pending' AND attempts = 0 AND next_attempt_at > ?1",
+      [now],
+    );
+  });
+}
 
 function due(deps: Deps, limit: number): DeliveryRow[] {
   if (limit <= 0) return [];
@@ -58,6 +99,7 @@ function reasonOf(err: unknown, password: string | null | undefined): string {
 }
 
 function record(deps: Deps, row: DeliveryRow, error: string | null): void {
+  followWallClock(deps);
   const now = deps.clock.now();
   const attempts = row.attempts + 1;
   transact(deps, () => {
@@ -124,6 +166,7 @@ async function attempt(deps: Deps, row: DeliveryRow): Promise<void> {
 export async function runDueMail(deps: Deps): Promise<void> {
   const state = deps.mail;
   if (state.stopped) return;
+  followWallClock(deps);
   const started: Promise<void>[] = [];
   for (const row of due(deps, MAX_IN_FLIGHT - state.inFlight.size)) {
     state.inFlight.add(row.id);

@@ -288,3 +288,59 @@ describe('alert mail over SMTP', () => {
     expect((await t.mail())[0]).toMatchObject({ state: 'pending', attempts: 0 });
   });
 });
+
+describe('the back-off while the wall clock steps (NTP, an RTC wrong after a power cut)', () => {
+  const HOUR = 3_600_000;
+
+  it('a step of a day ahead does not send a waiting retry at once; it waits its minute', async () => {
+    const server = await smtpServer({ failMail: { times: 1, reply: '451 4.3.0 try again later' } });
+    const t = await mailApp({ port: server.port });
+    await t.write('95');
+    await runDueMail(t.deps);
+    t.clock.advance(30_000);
+    t.clock.setWall(t.clock.now() + 24 * HOUR);
+    await runDueMail(t.deps);
+    expect((await t.mail())[0]).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      nextAttemptAt: new Date(t.clock.now() + 30_000).toISOString(),
+    });
+    t.clock.advance(29_000);
+    await runDueMail(t.deps);
+    expect((await t.mail())[0].attempts).toBe(1);
+    t.clock.advance(1000);
+    await runDueMail(t.deps);
+    expect((await t.mail())[0]).toMatchObject({ state: 'sent', attempts: 2 });
+  });
+
+  it('a step of three hours back does not hold a retry three hours, nor mail not yet tried', async () => {
+    const server = await smtpServer({ failMail: { times: 1, reply: '451 4.3.0 try again later' } });
+    const t = await mailApp({ port: server.port });
+    await t.write('95');
+    await runDueMail(t.deps);
+    t.clock.setWall(t.clock.now() - 3 * HOUR);
+    await runDueMail(t.deps);
+    t.clock.advance(60_000);
+    await runDueMail(t.deps);
+    expect((await t.mail())[0]).toMatchObject({ state: 'sent', attempts: 2 });
+    // A recovery notice queued before the next step back goes out at once after it.
+    await t.write('20');
+    t.clock.setWall(t.clock.now() - 3 * HOUR);
+    await runDueMail(t.deps);
+    expect(server.received).toHaveLength(2);
+  });
+
+  it('after a restart whose clock is behind, a retry waits its minute from the start', async () => {
+    const server = await smtpServer({ failMail: { times: 1, reply: '451 4.3.0 try again later' } });
+    const first = await mailApp({ port: server.port });
+    await first.write('95');
+    await runDueMail(first.deps);
+    first.deps.sqlite.close();
+    const t = await alertsApp({ dataDir: first.deps.config.dataDir });
+    t.clock.setWall(first.clock.now() - 6 * HOUR);
+    await runDueMail(t.deps);
+    t.clock.advance(60_000);
+    await runDueMail(t.deps);
+    expect(server.received).toHaveLength(1);
+  });
+});

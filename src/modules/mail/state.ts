@@ -2,6 +2,8 @@
  * What the mail dispatcher keeps per daemon (`deps.mail`): the deliveries being sent now and whether
  * it runs on its own. Data only: dispatch.ts drives it. Imports no Deps, so deps.ts can name it.
  */
+import { WallSteps } from '../../clock';
+
 export class MailState {
   /** Delivery ids whose attempt runs now (lives only in memory: dispatch.ts says why that is safe). */
   readonly inFlight = new Set<number>();
@@ -10,4 +12,8 @@ export class MailState {
   automatic = false;
   stopped = false;
   kickScheduled = false;
+  /** Wall-clock steps, which move the retry times (dispatch.ts `followWallClock`). */
+  readonly wallSteps = new WallSteps();
+  /** Whether `followWallClock` has looked at the clock since the daemon started. */
+  wallClockSeen = false;
 }

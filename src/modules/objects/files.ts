@@ -48,14 +48,18 @@ export function ensureMediaDirs(deps: Deps): void {
  */
 export const RETIRE_GRACE_MS = 10_000;
 
-/** Marks a version's file for removal once RETIRE_GRACE_MS has passed (`removeRetired`). */
+/**
+ * Marks a version's file for removal once RETIRE_GRACE_MS has passed (`removeRetired`). The grace is
+ * monotonic time: a step of the wall clock ahead does not remove a file an answer is about to open,
+ * and a step back does not keep replaced versions on the disk for hours.
+ */
 export function retireFile(deps: Deps, path: string): void {
-  deps.objects.retired.set(path, deps.clock.now());
+  deps.objects.retired.set(path, deps.clock.monotonic());
 }
 
 /** Removes the retired files whose grace is over (all of them with `all`); how many. */
 export function removeRetired(deps: Deps, all = false): number {
-  const cutoff = deps.clock.now() - RETIRE_GRACE_MS;
+  const cutoff = deps.clock.monotonic() - RETIRE_GRACE_MS;
   let removed = 0;
   for (const [path, at] of deps.objects.retired) {
     if (!all && at > cutoff) continue;

@@ -45,6 +45,27 @@ describe('retired versions (files.ts)', () => {
   });
 });
 
+describe('retired versions while the wall clock steps', () => {
+  it('keep their 10 s of grace: a step ahead does not remove them at once, a step back does not hold them', async () => {
+    const t = makeTestApp();
+    const obj = await uploadedObject(t, 'a.txt', textBytes('one'));
+    const second = await putBytes(t, `/objects/${obj._id}/content`, textBytes('two'));
+    const retire = objectJobs(t.deps).jobs[0];
+    t.clock.setWall(t.clock.now() + 3_600_000);
+    await retire?.run();
+    expect(mediaFiles(t)).toHaveLength(2);
+    t.clock.advance(RETIRE_GRACE_MS);
+    await retire?.run();
+    expect(mediaFiles(t)).toEqual([`cms-media/${second.body.object}`]);
+
+    const third = await putBytes(t, `/objects/${obj._id}/content`, textBytes('three'));
+    t.clock.setWall(t.clock.now() - 3_600_000);
+    t.clock.advance(RETIRE_GRACE_MS);
+    await retire?.run();
+    expect(mediaFiles(t)).toEqual([`cms-media/${third.body.object}`]);
+  });
+});
+
 describe('storage-low (§12 rule 8, §8)', () => {
   it('opens below twice media.minFreeBytes with one notification, and closes when space returns', async () => {
     const t = makeTestApp();

@@ -12,6 +12,7 @@
  *   (their playables name it too) and player default states showing it. A forced delete (to the
  *   trash or purged) turns those default states to `none` and raises one warning notification
  *   naming the players; compositions keep the slot and turn `draft` (compositions/listeners.ts).
+ * - The days in the trash count elapsed time whatever the wall clock does (`followWallClock`).
  */
 import { existsSync } from 'node:fs';
 import { and, asc, count, eq, inArray, type SQL, sql, sum } from 'drizzle-orm';
@@ -443,6 +444,7 @@ export function deleteObject(
     return;
   }
   if (row.status === 'deleted') return;
+  followWallClock(deps);
   const now = deps.clock.now();
   const purgeAt = now + getSettingGroup(deps, 'media').trashDays * DAY_MS;
   transact(deps, () => {
@@ -485,8 +487,41 @@ export function restoreObject(deps: Deps, principal: Principal, id: string): Obj
   });
 }
 
+/**
+ * Keeps an object's time in the trash (`media.trashDays`, "deleted media stays restorable for 7
+ * days") counting elapsed time whatever the wall clock does (decided here, the contract being
+ * silent): when the clock steps (NTP, an operator's date change; `WallSteps`), `deletedAt` and
+ * `purgeAt` of what is in the trash move with it, so a step of 8 days ahead does not purge media
+ * deleted an hour ago, and a step back does not keep it past its days. An object deleted ahead of the
+ * clock, where no step could be seen (a restart whose clock is behind what was stored, an RTC that
+ * lost time in a power cut), counts its days from then. Called by the purge (every 10 minutes) and
+ * before a delete stamps its times; what a read shows follows at the next of those.
+ */
+export function followWallClock(deps: Deps): void {
+  const state = deps.objects;
+  const step = state.wallSteps.take(deps.clock);
+  if (step === 0 && state.wallClockSeen) return;
+  state.wallClockSeen = true;
+  const now = deps.clock.now();
+  transact(deps, () => {
+    if (step !== 0) {
+      deps.sqlite.run(
+        `UPDATE objects SET deleted_at = deleted_at + ?1, purge_at = purge_at + ?1
+         WHERE status = 'deleted' AND purge_at IS NOT NULL`,
+        [step],
+      );
+    }
+    deps.sqlite.run(
+      `UPDATE objects SET purge_at = purge_at + (?1 - deleted_at), deleted_at = ?1
+       WHERE status = 'deleted' AND purge_at IS NOT NULL AND deleted_at > ?1`,
+      [now],
+    );
+  });
+}
+
 /** The housekeeping job: purges what has been in the trash past its `purgeAt`. Returns how many. */
 export function purgeExpired(deps: Deps, principal: Principal): number {
+  followWallClock(deps);
   const due = deps.db
     .select()
     .from(objects)

@@ -4,6 +4,7 @@
  * space is measured (tests replace it).
  */
 import { statfsSync } from 'node:fs';
+import { WallSteps } from '../../clock';
 
 /** Bytes a non-root process may still write on the file system holding `dir`. */
 export function statfsFree(dir: string): number {
@@ -12,7 +13,7 @@ export function statfsFree(dir: string): number {
 }
 
 export class ObjectStoreState {
-  /** Files of replaced or purged versions, by path, with when they were retired (files.ts `retireFile`). */
+  /** Files of replaced or purged versions, by path, with when (monotonic ms) they were retired (files.ts `retireFile`). */
   readonly retired = new Map<string, number>();
   /** Objects whose content is being uploaded right now. */
   readonly uploading = new Set<number>();
@@ -25,4 +26,8 @@ export class ObjectStoreState {
   hashWorkerUrl: string | null = new URL('./hash-worker.ts', import.meta.url).href;
   /** Free bytes where the media lives; tests set a figure of their own. */
   freeBytes: (dir: string) => number = statfsFree;
+  /** Wall-clock steps, which move the trash times (service.ts `followWallClock`). */
+  readonly wallSteps = new WallSteps();
+  /** Whether `followWallClock` has looked at the clock since the daemon started. */
+  wallClockSeen = false;
 }

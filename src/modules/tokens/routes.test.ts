@@ -31,6 +31,18 @@ describe('tokens', () => {
     expect(used.body).toMatchObject({ lastUsedAt: new Date(t.clock.now()).toISOString(), lastUsedFrom: '10.0.0.7' });
   });
 
+  it('after the wall clock stepped back, the next use shows the last use on the clock as it now stands', async () => {
+    const t = makeTestApp();
+    const token = t.tokenFor('integration');
+    await t.call('GET', '/auth/me', { token, from: '10.0.0.7' });
+    // An appliance whose clock came up a day ahead; NTP steps it back.
+    t.clock.setWall(t.clock.now() - 24 * 3_600_000);
+    await t.call('GET', '/auth/me', { token, from: '10.0.0.8' });
+    const list = await t.call('GET', '/tokens', { as: 'admin' });
+    const row = list.body.find((r: { displayName: string }) => r.displayName === 'test integration');
+    expect(row).toMatchObject({ lastUsedAt: new Date(t.clock.now()).toISOString(), lastUsedFrom: '10.0.0.8' });
+  });
+
   it('works in the isaac-token header', async () => {
     const t = makeTestApp();
     const res = await t.call('POST', '/tokens', {

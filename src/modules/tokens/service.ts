@@ -50,10 +50,13 @@ export function findTokenById(deps: Deps, id: number): TokenRow | undefined {
  * A use of a live token at `now`: its last use, and the address it came from, are written at most
  * once a minute (§1.1 `lastUsedAt`, `lastUsedFrom`), so the address is asked only then. (It was
  * written at once from another address too: a token two hosts share, as two show controllers of one
- * venue may, then wrote its row on every request.) Returns the row as it now stands.
+ * venue may, then wrote its row on every request.) A last use ahead of the clock (the wall clock
+ * stepped back: an appliance whose clock came up ahead, then NTP) is written over at the next use,
+ * so the token never shows a last use in the future until the clock catches up with it. Returns the
+ * row as it now stands.
  */
 export function touchToken(deps: Deps, row: TokenRow, now: number, address: () => string | null): TokenRow {
-  if (row.lastUsedAt !== null && now - row.lastUsedAt < TOUCH_EVERY_MS) return row;
+  if (row.lastUsedAt !== null && now >= row.lastUsedAt && now - row.lastUsedAt < TOUCH_EVERY_MS) return row;
   const from = address();
   updateRow(deps, 'tokens', tokens, tokens.id, row.id, { lastUsedAt: now, lastUsedFrom: from });
   return { ...row, lastUsedAt: now, lastUsedFrom: from };

@@ -194,7 +194,7 @@ describe('delivery durability and retention', () => {
     expect(r.received).toEqual([]);
   });
 
-  it('keeps 14 days and at most 10000 deliveries per webhook', () => {
+  it('keeps 14 days and at most 10000 finished deliveries per webhook', () => {
     const t = webhookApp();
     const insert = (id: number, n: number, at: number) =>
       t.deps.sqlite.transaction(() => {
@@ -217,6 +217,10 @@ describe('delivery durability and retention', () => {
       [hookA],
     );
     insert(hookB, MAX_DELIVERIES_PER_WEBHOOK + 5, now);
+    t.deps.sqlite.run(
+      "UPDATE webhook_deliveries SET status = 'succeeded', next_attempt_at = NULL WHERE webhook_id = ?",
+      [hookB],
+    );
     const newestB = deliveryRows(t, hookB).slice(-MAX_DELIVERIES_PER_WEBHOOK)[0]?.id;
     expect(pruneDeliveries(t.deps)).toBe(8);
     expect(deliveryRows(t, hookA)).toHaveLength(2);

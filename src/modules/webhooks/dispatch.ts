@@ -6,7 +6,8 @@
  * running when the process died was never recorded, so it is still due after a restart and goes out
  * again under the same `webhook-id`. Deliveries of a disabled or inactive webhook are not attempted;
  * they keep their status and are due again the moment it is turned back on (unless the 14-day
- * retention dropped them meanwhile).
+ * retention dropped them meanwhile). Retry times follow a step of the wall clock before each look
+ * (record.ts `followWallClock`): a wait counts elapsed time.
  *
  * `runDueDeliveries` is the plain work function tests drive on the fake clock; `webhookJobs`
  * (jobs.ts) makes it run on a 1 s timer and right after an event queued deliveries.
@@ -15,7 +16,7 @@ import type { Deps } from '../../deps';
 import { activeWebhookIds, TAKE_IN_DELIVERIES, takeInOutbox } from '../../realtime/outbox';
 import { performAttempt } from './attempt';
 import type { DeliveryRow } from './mapper';
-import { type AttemptKind, recordAttempt } from './record';
+import { type AttemptKind, followWallClock, recordAttempt } from './record';
 import type { DispatcherState } from './state';
 import { webhookStore } from './store';
 
@@ -113,6 +114,7 @@ function track(deps: Deps, state: DispatcherState, delivery: Candidate, counted:
 export function runDueDeliveries(deps: Deps, yielding = false): Promise<void> {
   const state = dispatcherState(deps);
   if (state.stopped) return Promise.resolve();
+  followWallClock(deps);
   const now = deps.clock.now();
   let candidates: Candidate[];
   if (yielding) {

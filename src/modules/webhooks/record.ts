@@ -37,6 +37,45 @@ function failingSince(hook: WebhookRow, at: number): number {
   return at - Math.max(0, last - hook.failingSince);
 }
 
+/**
+ * Keeps retry waits counting elapsed time whatever the wall clock does (decided here, RESOURCES
+ * being silent): when the clock steps (NTP, an operator's date change; `WallSteps`), the retry times
+ * of `retrying` deliveries move with it, so a step of a day ahead does not fire every waiting retry
+ * at once, and a step back does not hold them for as long as the step. A `pending` delivery is due
+ * at once: one found ahead of the clock (a step back) is due now. At the first look after a start, a
+ * retry whose failure was recorded ahead of the clock (`updatedAt`: a restart whose clock is behind
+ * what was stored, an RTC that lost time in a power cut) waits its wait from now. Called before
+ * retry times are compared or stamped: by every dispatcher look and before an attempt is recorded,
+ * so a retry stamped in the moments after a step is never moved by it.
+ */
+export function followWallClock(deps: Deps): void {
+  const state = deps.webhooks;
+  const step = state.wallSteps.take(deps.clock);
+  if (step === 0 && state.wallClockSeen) return;
+  const first = !state.wallClockSeen;
+  state.wallClockSeen = true;
+  const now = deps.clock.now();
+  transact(deps, () => {
+    if (step !== 0) {
+      deps.sqlite.run(
+        "UPDATE webhook_deliveries SET next_attempt_at = next_attempt_at + ? WHERE status = 'retrying' AND next_attempt_at IS NOT NULL",
+        [step],
+      );
+    }
+    if (first) {
+      deps.sqlite.run(
+        `UPDATE webhook_deliveries SET next_attempt_at = ?1 + (next_attempt_at - updated_at)
+         WHERE status = 'retrying' AND next_attempt_at IS NOT NULL AND updated_at > ?1`,
+        [now],
+      );
+    }
+    deps.sqlite.run(
+      "UPDATE webhook_deliveries SET next_attempt_at = ?1 WHERE status = 'pending' AND next_attempt_at > ?1",
+      [now],
+    );
+  });
+}
+
 /** The wait before the next attempt after `failures` failed ones, with ±10 % jitter. */
 export function retryDelay(deps: Deps, failures: number): number {
   const base = RETRY_DELAYS_MS[Math.min(failures, RETRY_DELAYS_MS.length) - 1] ?? 0;
@@ -109,6 +148,7 @@ function nextWebhookState(hook: WebhookRow, outcome: AttemptOutcome, now: number
  * delivery is gone (its webhook was deleted while the attempt ran).
  */
 export function recordAttempt(deps: Deps, deliveryId: number, outcome: AttemptOutcome, kind: AttemptKind): void {
+  followWallClock(deps);
   const store = webhookStore(deps);
   const now = deps.clock.now();
   let disabling = false;

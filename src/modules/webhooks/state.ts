@@ -3,6 +3,7 @@
  * and the shape of its hot statements. Data only: dispatch.ts and store.ts drive it. Imports no Deps, so deps.ts
  * can name it.
  */
+import { WallSteps } from '../../clock';
 import type { webhookDeliveries, webhooks } from '../../db/schema';
 
 type WebhookRow = typeof webhooks.$inferSelect;
@@ -38,4 +39,8 @@ export interface WebhookStore {
 
 export class WebhookState {
   readonly dispatcher = new DispatcherState();
+  /** Wall-clock steps, which move the retry times (record.ts `followWallClock`). */
+  readonly wallSteps = new WallSteps();
+  /** Whether `followWallClock` has looked at the clock since the daemon started. */
+  wallClockSeen = false;
 }
