@@ -353,3 +353,19 @@ describe('a jump ahead more than ten minutes after a restart', () => {
     ]);
   });
 });
+
+describe('an occurrence skipped for its missing target, then the wall clock stepped back over it', () => {
+  it('is recorded skipped once', async () => {
+    const { t, sent, minutes, runs } = await live();
+    expect(
+      (await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-15T12:10:00Z' })).status,
+    ).toBe(201);
+    expect((await t.call('DELETE', `/events/${t.event._id}`, { as: 'admin' })).status).toBe(204);
+    minutes(20);
+    expect(await runs()).toEqual(['skipped 12:10 (target missing)']);
+    t.clock.setWall(t.clock.now() - 30 * MIN);
+    minutes(30);
+    expect(sent()).toEqual([]);
+    expect(await runs()).toEqual(['skipped 12:10 (target missing)']);
+  });
+});

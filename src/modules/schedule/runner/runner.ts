@@ -13,7 +13,7 @@ import { expandItem } from '../engine/recurrence';
 import type { Entry, ScheduleSnapshot } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
 import { judgeGap, judgeMissedRuns, MAX_LATE_MS, recall } from './recover';
-import { pastRun, plannedThrough, type RunStatus, recordRun, savePlannedThrough } from './runs';
+import { pastRun, plannedThrough, type RunStatus, recordRun, savePlannedThrough, skippedBefore } from './runs';
 
 export type SnapshotLoader = (deps: Deps) => ScheduleSnapshot;
 
@@ -221,7 +221,8 @@ function recordSkipped(deps: Deps, snapshot: ScheduleSnapshot, from: number, now
     if (!item.targetMissing) continue;
     const calendar = snapshot.calendars.find((c) => c.id === item.calendarId);
     for (const occ of expandItem(item, snapshot.timezone, from + 1, now + 1, calendar)) {
-      if (occ.start <= from || occ.start > now) continue;
+      // Recorded once, also when a wall clock stepped back passes the occurrence again.
+      if (occ.start <= from || occ.start > now || skippedBefore(deps, item.id, occ.start)) continue;
       const type = item.itemType === 'EVENT' ? 'EVENT' : 'PLAYABLE';
       recordRun(
         deps,
