@@ -37,6 +37,8 @@ export interface RunnerState {
   /** Segments started by the recovery after a restart: recorded `caught_up`. */
   catchingUp: Set<string>;
   timer: ReturnType<typeof setTimeout> | null;
+  /** The last of the runner's lines waiting for their records to reach the disk (runner.ts `sendWhenDurable`); null when none waits. */
+  pushes: Promise<void> | null;
   /** Set while the daemon's timer runs (scheduleJobs, jobs.ts); tests tick by hand. */
   armed: boolean;
   /** Monotonic time of the last re-plan, and the deferred one a burst of writes coalesces into. */
