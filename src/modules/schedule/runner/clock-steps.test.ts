@@ -10,6 +10,7 @@ import { describe, expect, it } from 'bun:test';
 import { makeTestApp, recordEvents, rowCount, type TestApp } from '../../../../tests/helpers/app';
 import type { PushConnection } from '../../../rpc/hub';
 import { scheduleApp } from '../routes-test-support';
+import { scheduleJobs } from './jobs';
 import { runScheduleTick } from './runner';
 import { listRuns, savePlannedThrough } from './runs';
 
@@ -367,5 +368,72 @@ describe('an occurrence skipped for its missing target, then the wall clock step
     minutes(30);
     expect(sent()).toEqual([]);
     expect(await runs()).toEqual(['skipped 12:10 (target missing)']);
+  });
+});
+
+describe('an event loop stalled for ten minutes (both clocks move: no step shows)', () => {
+  it('records the starts older than five minutes missed, with their log entries, and runs the rest late', async () => {
+    const { t, sent, runs } = await live();
+    const at = (startTime: string, more: Record<string, unknown> = {}) =>
+      t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime, ...more });
+    const play = (startTime: string, endTime: string) =>
+      t.schedule({ itemType: 'PLAYABLE', itemId: t.playable._id, startTime, endTime });
+    const created = [
+      await at('2026-01-15T12:01:00Z'),
+      await at('2026-01-15T12:08:00Z'),
+      await play('2026-01-15T12:02:00Z', '2026-01-15T12:20:00Z'),
+      await play('2026-01-15T12:03:00Z', '2026-01-15T12:04:00Z'),
+    ];
+    expect(created.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    t.clock.advance(10 * MIN);
+    runScheduleTick(t.deps);
+    expect(sent()).toEqual(['start EVENT 12:08', 'start PLAYABLE 12:02']);
+    const reason = 'the daemon was stalled past its start';
+    expect(await runs()).toEqual([`missed 12:01 (${reason})`, 'ran 12:02', `missed 12:03 (${reason})`, 'ran 12:08']);
+    const log = await t.call('GET', '/logs', { as: 'admin', query: { key: 'schedule.run.missed' } });
+    expect(
+      log.body.logs.map((l: { value: string }) => l.value.includes("while the daemon's event loop was stalled")),
+    ).toEqual([true, true]);
+    minutes(30);
+    expect(await runs({ status: 'missed' })).toHaveLength(2);
+    function minutes(n: number) {
+      for (let i = 0; i < n; i++) {
+        t.clock.advance(MIN);
+        runScheduleTick(t.deps);
+      }
+    }
+  });
+
+  it('a runner paused (a restore that did not go ahead) and resumed judges the pause as an outage (rule 15)', async () => {
+    const { t, sent, runs } = await live();
+    await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-15T12:05:00Z', catchUp: false });
+    await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-15T12:09:00Z' });
+    const jobs = scheduleJobs(t.deps);
+    jobs.start?.();
+    jobs.stop?.();
+    t.clock.advance(10 * MIN);
+    jobs.start?.();
+    jobs.stop?.();
+    expect(sent()).toEqual(['start EVENT 12:09']);
+    expect(await runs()).toEqual(['missed 12:05 (catch-up is off)', 'caught_up 12:09']);
+  });
+});
+
+describe('a restart while a catch-up playable plays on after a shorter one preempted it for a while', () => {
+  it('catches the playable up (it still plays) and records only the shorter one missed', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const play = async (startTime: string, endTime: string) =>
+      (await first.schedule({ itemType: 'PLAYABLE', itemId: first.playable._id, startTime, endTime })).body
+        ._id as number;
+    const long = await play('2026-01-15T12:02:00Z', '2026-01-15T12:20:00Z');
+    const short = await play('2026-01-15T12:03:00Z', '2026-01-15T12:04:00Z');
+    runScheduleTick(first.deps);
+    first.deps.sqlite.close();
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:10:00.000Z' });
+    const sent = listen(t);
+    runScheduleTick(t.deps);
+    tickFor(t, 5);
+    expect(sent()).toEqual([`start PLAYABLE#${first.playable._id} 12:02:00`]);
+    expect(runs(t)).toEqual([`caught_up ${long} 12:02:00`, `missed ${short} 12:03:00`]);
   });
 });

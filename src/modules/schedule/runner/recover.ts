@@ -28,6 +28,10 @@
  *   MAX_LATE_MS and a playable still running start late as at any tick (`ran`), every other start
  *   it jumped over is recorded `missed` ('the wall clock jumped past its start') with its log entry
  *   and `schedule.run.missed`.
+ * - An event loop stalled longer than MAX_LATE_MS (a swap storm, a debugger: both clocks move, so
+ *   no step shows) is judged as a jump ahead on a running daemon (`stall`: the last MAX_LATE_MS run
+ *   late, the rest is recorded missed 'while the daemon's event loop was stalled'); a runner resumed
+ *   after a pause (a restore that did not go ahead) judges its pause as the outage.
  * A clock that came up ahead cannot be told from a right one: what it jumped over is judged as above
  * (recorded missed, or caught up early), and after NTP steps it back an occurrence recorded missed
  * stays missed, delivered ones fire nothing twice.
@@ -51,8 +55,18 @@ export const MAX_LATE_MS = 5 * 60_000;
  */
 export const RECOVERY_MS = 10 * 60_000;
 
-/** Why the runner did not see an occurrence's start: the daemon was down, or its clock jumped. */
-export type Gap = 'down' | 'clock';
+/**
+ * Why the runner did not see an occurrence's start: the daemon was down (or its runner paused for a
+ * restore), its clock jumped, or its event loop stalled (both clocks moved: a swap storm, a debugger).
+ */
+export type Gap = 'down' | 'clock' | 'stall';
+
+/** How each gap is told in a missed run's log entry. */
+const GAP_WORDS: Record<Gap, { reason: string; when: string }> = {
+  down: { reason: '', when: 'while the daemon was down' },
+  clock: { reason: 'the wall clock jumped past its start', when: 'when the wall clock stepped ahead' },
+  stall: { reason: 'the daemon was stalled past its start', when: "while the daemon's event loop was stalled" },
+};
 
 /**
  * What the run records say of a segment about to start, kept in the runner's memory: delivered
@@ -99,7 +113,13 @@ export function judgeGap(
   const graceMs = getSettingGroup(deps, 'schedule').missedRunGraceSeconds * 1000;
   const items = new Map(snapshot.items.map((i) => [i.id, i]));
   let missed = 0;
-  for (const e of resolveWindow(snapshot, through, now + 1).entries) {
+  const { entries } = resolveWindow(snapshot, through, now + 1);
+  // A playable segment still plays when any of its pieces covers now: one that a shorter item
+  // preempted for a while ended its first piece before now and goes on after it.
+  const playingNow = new Set(
+    entries.filter((e) => e.itemType === 'PLAYABLE' && e.start <= now && now < e.end).map(playKey),
+  );
+  for (const e of entries) {
     const key = playKey(e);
     if (state.started.has(key) || state.suppressed.has(key)) continue;
     // Delivered before a kill could save the progress, or recorded missed at an earlier start.
@@ -111,20 +131,19 @@ export function judgeGap(
     }
     if (e.start > now) continue;
     const catchUp = items.get(e.scheduledItemId)?.catchUp ?? false;
-    if (gap === 'clock') {
+    if (gap !== 'down') {
       // The tick delivers these late, as any tick (`ran`).
-      if (e.itemType === 'EVENT' ? e.start > now - MAX_LATE_MS : e.end > now) continue;
-    } else if (catchUp && (e.itemType === 'EVENT' ? now - e.start <= graceMs : e.end > now)) {
+      if (e.itemType === 'EVENT' ? e.start > now - MAX_LATE_MS : playingNow.has(key)) continue;
+    } else if (catchUp && (e.itemType === 'EVENT' ? now - e.start <= graceMs : playingNow.has(key))) {
       state.catchingUp.add(key);
       continue;
     }
     if (e.start > e.originalStart) continue; // a later piece of a segment already judged
     state.suppressed.set(key, Math.max(e.originalEnd, e.end));
     missed++;
-    if (gap === 'clock')
-      recordMissed(deps, e, 'the wall clock jumped past its start', 'when the wall clock stepped ahead');
-    else
-      recordMissed(deps, e, catchUp ? 'outside its catch-up window' : 'catch-up is off', 'while the daemon was down');
+    const words = GAP_WORDS[gap];
+    if (gap !== 'down') recordMissed(deps, e, words.reason, words.when);
+    else recordMissed(deps, e, catchUp ? 'outside its catch-up window' : 'catch-up is off', words.when);
   }
   return { missed, tickFrom: through };
 }

@@ -184,6 +184,9 @@ export function runScheduleTick(deps: Deps): void {
       state.lastTick,
       deps.clock.monotonic() <= state.recoveryUntil ? 'down' : 'clock',
     ).tickFrom;
+  // No tick for longer than one is ever late, and no step: the event loop was stalled.
+  else if (deps.clock.now() - state.lastTick > MAX_LATE_MS)
+    state.lastTick = judgeGap(deps, state, state.lastTick, 'stall').tickFrom;
   const now = runnerNow(deps, state);
   const judgedFrom = state.lastTick;
   // Only the last few minutes are delivered late, unless the recovery caught something up (it has
@@ -263,6 +266,11 @@ export function recoverMissedRuns(deps: Deps): number {
   // Nothing left to judge when the first tick of this runner did it.
   if (state.lastTick === null) {
     const judged = judgeMissedRuns(deps, state);
+    state.lastTick = judged.tickFrom;
+    missed = judged.missed;
+  } else if (deps.clock.now() - state.lastTick > MAX_LATE_MS) {
+    // Resumed after a pause (a restore that did not go ahead): rule 15 judges the pause as the outage.
+    const judged = judgeGap(deps, state, state.lastTick, 'down');
     state.lastTick = judged.tickFrom;
     missed = judged.missed;
   }
