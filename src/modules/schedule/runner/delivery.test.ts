@@ -24,7 +24,10 @@ function listen(t: TestApp, targets: string[] = ['media']) {
 
 const runs = (t: TestApp) =>
   listRuns(t.deps, {})
-    .result.items.map((r) => `${r.status} ${r.scheduledStart.slice(11, 19)} ${r.deliveredTo.join(',')}`)
+    .result.items.map(
+      (r) =>
+        `${r.status} ${r.scheduledStart.slice(11, 19)} ${r.deliveredTo.join(',')}${r.reason ? ` (${r.reason})` : ''}`,
+    )
     .reverse();
 
 function tickFor(t: TestApp, seconds: number) {
@@ -170,5 +173,45 @@ describe('a push subscription and the start of the same playable (rule 13)', () 
     await Bun.sleep(0);
     tickFor(t, 5);
     expect(driver()).toEqual(['start PLAYABLE 12:05:00']);
+  });
+});
+
+describe('an event caught up at a start, before any driver has reconnected (rules 13 and 15)', () => {
+  it('fires at once, is not repeated to a driver connecting later, and says nobody received it', async () => {
+    const first = await scheduleApp();
+    await first.schedule({ itemType: 'EVENT', itemId: first.event._id, startTime: '2026-01-15T12:00:30Z' });
+    runScheduleTick(first.deps);
+    first.deps.sqlite.close();
+    // Back at 12:02, inside the 300 s grace: nobody is connected yet.
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:02:00.000Z' });
+    runScheduleTick(t.deps);
+    const driver = listen(t);
+    await Bun.sleep(0);
+    tickFor(t, 60);
+    expect(driver()).toEqual([]);
+    const res = await t.call('GET', '/schedule/runs', { as: 'viewer' });
+    expect(res.status).toBe(200);
+    expect(
+      res.body.map((r: { status: string; deliveredTo: string[]; reason: string }) => [
+        r.status,
+        r.deliveredTo,
+        r.reason,
+      ]),
+    ).toEqual([['caught_up', [], 'no push connection was subscribed to media; nobody received it']]);
+    const log = await t.call('GET', '/logs', { as: 'admin', query: { key: 'schedule.run.undelivered' } });
+    expect(log.status).toBe(200);
+    expect(
+      log.body.logs.map((l: { category: string; severity: string; value: string }) => [
+        l.category,
+        l.severity,
+        l.value,
+      ]),
+    ).toEqual([
+      [
+        'system',
+        'warning',
+        `scheduled item ${res.body[0].scheduledItemId} (EVENT ${first.event._id}, media/cue-1) due at 2026-01-15T12:00:30.000Z was caught up at the start, but no push connection was subscribed to media; nobody received it`,
+      ],
+    ]);
   });
 });

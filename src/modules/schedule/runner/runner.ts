@@ -3,8 +3,17 @@
  * now with those it announced, sends `schedule.item.start`/`end` on the push channel and the bus,
  * fires events whose start passed, and records runs. Ticks come from one timer re-armed to the next
  * boundary (jobs.ts), from every schedule change (re-plan) and from tests on the fake clock.
+ *
+ * A device is told of a start once its run record is on disk (`deliver`, `sendWhenDurable`). An
+ * event fires at its start, or is caught up at the daemon's start (rule 15), whether or not a push
+ * connection is subscribed, and it is never held for a driver that reconnects later (decided:
+ * RESOURCES is silent; a cue played minutes late is worse than none, and rule 13 repeats playables
+ * only). Its run record says plainly that nobody received it (`deliveredTo: []` and a `reason`), and
+ * one caught up at a start, when the drivers have not reconnected yet, is logged
+ * (`schedule.run.undelivered`, a system warning), so an operator sees which cues the venue lost.
  */
 import { iso, WallSteps } from '../../../clock';
+import { writePlatformLog } from '../../../core/platform-log';
 import type { Unit } from '../../../db/unit-of-work';
 import type { Deps } from '../../../deps';
 import { emit, transact } from '../../../realtime/emit';
@@ -152,7 +161,23 @@ function startEntry(deps: Deps, state: RunnerState, e: Entry, key: string): stri
         state.started.delete(key);
         if (caughtUp) state.catchingUp.add(key);
       });
-      record(deps, e, caughtUp ? 'caught_up' : 'ran', deliveredTo);
+      // An event nobody received is not repeated to a driver that connects later (rule 13): its
+      // record says so, and one caught up at a start (drivers have not reconnected yet) is logged.
+      const unheard =
+        e.itemType === 'EVENT' && deliveredTo.length === 0
+          ? `no push connection was subscribed to ${e.targets.join(', ')}; nobody received it`
+          : null;
+      record(deps, e, caughtUp ? 'caught_up' : 'ran', deliveredTo, unheard);
+      if (unheard && caughtUp) {
+        writePlatformLog(deps, {
+          category: 'system',
+          severity: 'warning',
+          key: 'schedule.run.undelivered',
+          value: `scheduled item ${e.scheduledItemId} (EVENT ${e.itemId}, ${e.subsystemExternalId}/${e.externalRef}) due at ${iso(e.originalStart)} was caught up at the start, but ${unheard}`,
+          subsystemId: e.subsystemId,
+          subsystemExternalId: e.subsystemExternalId,
+        });
+      }
       if (e.itemType === 'EVENT') {
         emit(deps, 'event.triggered', {
           _id: e.itemId,
