@@ -437,3 +437,40 @@ describe('a restart while a catch-up playable plays on after a shorter one preem
     expect(runs(t)).toEqual([`caught_up ${long} 12:02:00`, `missed ${short} 12:03:00`]);
   });
 });
+
+describe('the venue’s time zone changed so that today’s occurrences move to before now (rule 4)', () => {
+  it('records what moved over now missed with its log entry, runs the last five minutes and what still plays', async () => {
+    const { t, sent, minutes, runs } = await live();
+    const at = (startTimeLocal: string) => t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTimeLocal });
+    const play = (startTimeLocal: string, endTimeLocal: string) =>
+      t.schedule({ itemType: 'PLAYABLE', itemId: t.playable._id, startTimeLocal, endTimeLocal });
+    const created = [
+      await at('2026-01-15T12:20:00'), // ran at 12:20Z; in Berlin 11:20Z: already past either way
+      await at('2026-01-15T13:10:00'), // to come at 13:10Z; in Berlin 12:10Z, half an hour ago
+      await at('2026-01-15T13:38:00'), // in Berlin 12:38Z, two minutes ago
+      await at('2026-01-15T14:30:00'), // in Berlin 13:30Z, still to come
+      await play('2026-01-15T13:05:00', '2026-01-15T13:15:00'), // in Berlin 12:05Z–12:15Z, over
+      await play('2026-01-15T13:20:00', '2026-01-15T13:50:00'), // in Berlin 12:20Z–12:50Z, playing
+    ];
+    expect(created.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    minutes(40);
+    expect(sent()).toEqual(['start EVENT 12:20']);
+    expect((await t.call('PATCH', '/settings', { as: 'admin', body: { timezone: 'Europe/Berlin' } })).status).toBe(200);
+    expect(sent()).toEqual(['start EVENT 12:38', 'start PLAYABLE 12:20']);
+    const reason = 'the time zone changed and moved its start before now';
+    expect(await runs()).toEqual([
+      `missed 12:05 (${reason})`,
+      `missed 12:10 (${reason})`,
+      'ran 12:20',
+      'ran 12:20',
+      'ran 12:38',
+    ]);
+    const log = await t.call('GET', '/logs', { as: 'admin', query: { key: 'schedule.run.missed' } });
+    expect(log.body.logs.map((l: { value: string }) => l.value.includes('when the time zone setting changed'))).toEqual(
+      [true, true],
+    );
+    minutes(60);
+    expect(sent()).toEqual(['end PLAYABLE 12:20', 'start EVENT 13:30']);
+    expect(await runs({ status: 'missed' })).toHaveLength(2);
+  });
+});

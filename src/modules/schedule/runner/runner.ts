@@ -22,7 +22,7 @@ import { resolveCached } from '../engine/cache';
 import { expandItem } from '../engine/recurrence';
 import type { Entry, ScheduleSnapshot } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
-import { judgeGap, judgeMissedRuns, MAX_LATE_MS, recall } from './recover';
+import { judgeGap, judgeMissedRuns, judgeZoneChange, MAX_LATE_MS, recall } from './recover';
 import { pastRun, type RunStatus, recordRun, savePlannedThrough, skippedBefore } from './runs';
 
 export type SnapshotLoader = (deps: Deps) => ScheduleSnapshot;
@@ -43,6 +43,7 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
     judgedThrough: Number.NEGATIVE_INFINITY,
     recoveryUntil: Number.NEGATIVE_INFINITY,
     timer: null,
+    timezone: null,
     pushes: null,
     armed: false,
     lastReplan: Number.NEGATIVE_INFINITY,
@@ -213,12 +214,20 @@ export function runScheduleTick(deps: Deps): void {
   else if (deps.clock.now() - state.lastTick > MAX_LATE_MS)
     state.lastTick = judgeGap(deps, state, state.lastTick, 'stall').tickFrom;
   const now = runnerNow(deps, state);
+  const snapshot = state.load();
+  // A new time zone moves instants (rule 4): what it moved from ahead of the last tick to before it.
+  const zoneMoved =
+    state.timezone !== null && state.timezone !== snapshot.timezone
+      ? judgeZoneChange(deps, state, state.timezone, snapshot, state.lastTick)
+      : [];
+  state.timezone = snapshot.timezone;
   const judgedFrom = state.lastTick;
   // Only the last few minutes are delivered late, unless the recovery caught something up (it has
   // judged every start since the last tick, or since the persisted progress after a restart).
   const from = state.catchingUp.size > 0 ? state.lastTick : Math.max(state.lastTick, now - MAX_LATE_MS);
-  const snapshot = state.load();
   const { entries } = resolveCached(snapshot, Math.min(from, now), now + 1);
+
+  for (const e of zoneMoved) startEntry(deps, state, e, playKey(e));
 
   for (const e of entries) {
     if (e.itemType !== 'EVENT') continue;
