@@ -96,6 +96,8 @@ export function pushParams(e: Entry, target: string = e.subsystemExternalId): Re
  * are chosen now, and their targets returned (the run record's `deliveredTo`); the lines leave once
  * the unit has committed and its rows are on disk (`sendWhenDurable`), so a device is never told of
  * a start the database could lose. WebSocket clients and webhooks get the event at the commit.
+ * A connection that closes in the moment between the commit and the sync (milliseconds) is still
+ * named in `deliveredTo` and not written to.
  */
 function deliver(
   deps: Deps,
