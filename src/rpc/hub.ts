@@ -80,6 +80,34 @@ export class PushHub implements PushChannel {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * The connections a notification for `target` reaches now (subscribed, and allowed to receive it).
+   * With `sendTo`, a sender that must commit a record first (the schedule runner) chooses who is
+   * told when it records it and tells them once the record is on disk.
+   */
+  recipients(target: string): PushConnection[] {
+    const found: PushConnection[] = [];
+    for (const [connection, subscribed] of this.subscriptions)
+      if (subscribed.has(target) && (connection.mayReceive?.(target) ?? true)) found.push(connection);
+    return found;
+  }
+
+  /** Sends one line to those of `connections` still open, subscribed to `target` and allowed to receive it. */
+  sendTo(
+    connections: readonly PushConnection[],
+    target: string,
+    method: string,
+    params: Record<string, unknown>,
+  ): void {
+    let line: string | null = null;
+    for (const connection of connections) {
+      if (!this.subscriptions.get(connection)?.has(target)) continue;
+      if (connection.mayReceive && !connection.mayReceive(target)) continue;
+      line ??= pushLine(method, params, this.onOversize);
+      connection.send(line);
+    }
+  }
+
   publish(targets: readonly string[], method: string, params: Record<string, unknown>): string[] {
     let line: string | null = null;
     const delivered = new Set<string>();

@@ -4,8 +4,11 @@ import { addSubsystem, makeTestApp, recordEvents } from '../../../tests/helpers/
 export { errorBody, validationBody as validation } from '../../../tests/helpers/errors';
 
 /** An app on 2026-01-15 12:00 UTC with subsystem `media`, event `cue-1`, playables `show-1` and a template. */
-export async function scheduleApp(start = '2026-01-15T12:00:00.000Z') {
-  const t = makeTestApp({ start });
+export async function scheduleApp(
+  start = '2026-01-15T12:00:00.000Z',
+  options: Omit<NonNullable<Parameters<typeof makeTestApp>[0]>, 'start'> = {},
+) {
+  const t = makeTestApp({ ...options, start });
   const media = await addSubsystem(t, 'media');
   const event = (
     await t.call('POST', '/events', {

@@ -3,10 +3,10 @@ import type { Deps } from '../../../deps';
 import { crudRoutes } from '../../../http/crud';
 import { IdParam } from '../../../http/fields';
 import { fieldFilterQuery, PageQuery, pageOf, sendList } from '../../../http/lists';
-import { created, noContent } from '../../../http/responses';
+import { created, noContent, upserted } from '../../../http/responses';
 import { detachOccurrence } from '../items/detach';
 import { ItemModel } from '../items/model';
-import { createCalendarItem, deleteItem, getItem, listCalendarItems, updateItem } from '../items/service';
+import { deleteItem, getItem, listCalendarItems, updateItem, upsertItem } from '../items/service';
 import { CalendarItemParams, ForceQuery } from '../routes-common';
 import { CALENDAR_FIELD_FILTERS, CalendarModel } from './model';
 import { createCalendar, deleteCalendar, getCalendar, listCalendars, updateCalendar } from './service';
@@ -45,8 +45,13 @@ export function calendarsRoutes(deps: Deps) {
     )
     .post(
       '/:id/scheduledItems',
-      ({ principal, params, body, set }) => created(set, createCalendarItem(deps, principal, params.id, body)),
-      { auth: 'schedule:write', params: IdParam, body: ItemModel.write, response: { 201: ItemModel.dto } },
+      ({ principal, params, body, set }) => upserted(set, upsertItem(deps, principal, body, params.id)),
+      {
+        auth: 'schedule:write',
+        params: IdParam,
+        body: ItemModel.upsert,
+        response: { 200: ItemModel.dto, 201: ItemModel.dto },
+      },
     )
     .get('/:id/scheduledItems/:itemId', ({ params }) => getItem(deps, params.itemId, params.id), {
       auth: 'schedule:read',

@@ -105,6 +105,8 @@ export const ItemModel = {
     nextOccurrence: t.Union([OccurrenceTimes, t.Null()]),
   }),
   write: t.Object(writable),
+  /** The body of the collection upserts: a fetched item's `_id` names the item it updates. */
+  upsert: t.Object({ _id: t.Optional(t.Integer({ minimum: 1 })), ...writable }),
   detach: t.Object({ date: LocalDate, ...writable }),
   listQuery: t.Object({
     calendarId: t.Optional(t.String({ pattern: '^[0-9]{1,15}$', error: 'must be a calendar _id' })),
@@ -119,5 +121,6 @@ export const ItemModel = {
 
 export type ItemDto = typeof ItemModel.dto.static;
 export type ItemWrite = typeof ItemModel.write.static;
+export type ItemUpsert = typeof ItemModel.upsert.static;
 export type ItemDetach = typeof ItemModel.detach.static;
 export type ItemListQuery = typeof ItemModel.listQuery.static;

@@ -2,7 +2,7 @@ import { t } from 'elysia';
 import type { Deps } from '../../../deps';
 import { crudRoutes } from '../../../http/crud';
 import { ItemModel } from './model';
-import { createItem, deleteItem, getItem, listItems, updateItem } from './service';
+import { deleteItem, getItem, listItems, updateItem, upsertItem } from './service';
 
 /** Every calendar's item definitions at `/schedules` (§11.2). */
 export function schedulesRoutes(deps: Deps) {
@@ -18,7 +18,7 @@ export function schedulesRoutes(deps: Deps) {
     write: 'schedule:write',
     list: { run: (query, page) => listItems(deps, query, page) },
     get: { run: (id) => getItem(deps, id) },
-    create: { run: (principal, body) => createItem(deps, principal, body) },
+    upsert: { body: ItemModel.upsert, run: (principal, body) => upsertItem(deps, principal, body) },
     update: { run: (principal, id, body) => updateItem(deps, principal, id, body) },
     remove: { run: (principal, id) => deleteItem(deps, principal, id) },
   });

@@ -6,13 +6,14 @@ import type { Deps } from '../../../deps';
 import { notFound } from '../../../http/errors';
 import { numericId } from '../../../http/fields';
 import { fieldConditions, type ListResult, type Page, paginate } from '../../../http/lists';
+import { upsertTarget } from '../../../http/upsert';
 import { calendarRow } from '../calendars/service';
 import { nextOccurrence } from '../engine/recurrence';
 import { announceScheduleWrite, scheduleWrite } from '../snapshot/change-clock';
 import { engineItem, loadSchedule } from '../snapshot/load';
 import type { LoadedSchedule } from '../snapshot/loaded';
 import { type ItemRow, toItemDto } from './mapper';
-import { ITEM_FIELD_FILTERS, type ItemDto, type ItemListQuery, type ItemWrite } from './model';
+import { ITEM_FIELD_FILTERS, type ItemDto, type ItemListQuery, type ItemUpsert, type ItemWrite } from './model';
 import { releaseDetached } from './orphans';
 import { draftItem } from './rules';
 import { targetView } from './targets';
@@ -135,9 +136,33 @@ export function createItem(
   });
 }
 
-/** Nested create: the path's calendar must exist (404). */
-export function createCalendarItem(deps: Deps, principal: Principal, calendarId: string, body: ItemWrite): ItemDto {
-  return createItem(deps, principal, body, calendarRow(deps, calendarId).id);
+/**
+ * `POST`/`PUT /schedules` and `POST /schedule/calendars/{id}/scheduledItems`: an upsert, as every
+ * collection's (C: Requests, which wins over §11.2's "create"). A body whose `_id` names an item
+ * updates it (200): a client that fetched an item and sends it back changes that item, where it once
+ * got a second item running beside the first. An `_id` naming no item is ignored (`upsertTarget`)
+ * and the item is created (201); scheduled items have no natural key, so nothing else names one.
+ * Under a calendar's path the path's calendar must exist (404), and an `_id` naming an item of
+ * another calendar is 404 there, as its read is.
+ */
+export function upsertItem(
+  deps: Deps,
+  principal: Principal,
+  body: ItemUpsert,
+  calendarId?: string,
+): { entity: ItemDto; created: boolean } {
+  const { _id, ...write } = body;
+  const calendar = calendarId === undefined ? undefined : calendarRow(deps, calendarId).id;
+  const named = upsertTarget(
+    _id,
+    (id) => {
+      const row = deps.db.select().from(scheduledItems).where(eq(scheduledItems.id, id)).get();
+      return row && itemRow(deps, row.id, calendar);
+    },
+    () => undefined,
+  );
+  if (named) return { entity: updateItem(deps, principal, String(named.id), write, calendarId), created: false };
+  return { entity: createItem(deps, principal, write, calendar ?? 1), created: true };
 }
 
 /**

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'bun:test';
 import { makeTestApp, recordEvents, rowCount, type TestApp } from '../../../../tests/helpers/app';
 import type { PushConnection } from '../../../rpc/hub';
 import { scheduleApp } from '../routes-test-support';
+import { scheduleJobs } from './jobs';
 import { runScheduleTick } from './runner';
 import { listRuns, savePlannedThrough } from './runs';
 
@@ -351,5 +352,125 @@ describe('a jump ahead more than ten minutes after a restart', () => {
     expect(log.body.logs.map((l: { value: string }) => l.value.includes('when the wall clock stepped ahead'))).toEqual([
       true,
     ]);
+  });
+});
+
+describe('an occurrence skipped for its missing target, then the wall clock stepped back over it', () => {
+  it('is recorded skipped once', async () => {
+    const { t, sent, minutes, runs } = await live();
+    expect(
+      (await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-15T12:10:00Z' })).status,
+    ).toBe(201);
+    expect((await t.call('DELETE', `/events/${t.event._id}`, { as: 'admin' })).status).toBe(204);
+    minutes(20);
+    expect(await runs()).toEqual(['skipped 12:10 (target missing)']);
+    t.clock.setWall(t.clock.now() - 30 * MIN);
+    minutes(30);
+    expect(sent()).toEqual([]);
+    expect(await runs()).toEqual(['skipped 12:10 (target missing)']);
+  });
+});
+
+describe('an event loop stalled for ten minutes (both clocks move: no step shows)', () => {
+  it('records the starts older than five minutes missed, with their log entries, and runs the rest late', async () => {
+    const { t, sent, runs } = await live();
+    const at = (startTime: string, more: Record<string, unknown> = {}) =>
+      t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime, ...more });
+    const play = (startTime: string, endTime: string) =>
+      t.schedule({ itemType: 'PLAYABLE', itemId: t.playable._id, startTime, endTime });
+    const created = [
+      await at('2026-01-15T12:01:00Z'),
+      await at('2026-01-15T12:08:00Z'),
+      await play('2026-01-15T12:02:00Z', '2026-01-15T12:20:00Z'),
+      await play('2026-01-15T12:03:00Z', '2026-01-15T12:04:00Z'),
+    ];
+    expect(created.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    t.clock.advance(10 * MIN);
+    runScheduleTick(t.deps);
+    expect(sent()).toEqual(['start EVENT 12:08', 'start PLAYABLE 12:02']);
+    const reason = 'the daemon was stalled past its start';
+    expect(await runs()).toEqual([`missed 12:01 (${reason})`, 'ran 12:02', `missed 12:03 (${reason})`, 'ran 12:08']);
+    const log = await t.call('GET', '/logs', { as: 'admin', query: { key: 'schedule.run.missed' } });
+    expect(
+      log.body.logs.map((l: { value: string }) => l.value.includes("while the daemon's event loop was stalled")),
+    ).toEqual([true, true]);
+    minutes(30);
+    expect(await runs({ status: 'missed' })).toHaveLength(2);
+    function minutes(n: number) {
+      for (let i = 0; i < n; i++) {
+        t.clock.advance(MIN);
+        runScheduleTick(t.deps);
+      }
+    }
+  });
+
+  it('a runner paused (a restore that did not go ahead) and resumed judges the pause as an outage (rule 15)', async () => {
+    const { t, sent, runs } = await live();
+    await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-15T12:05:00Z', catchUp: false });
+    await t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTime: '2026-01-15T12:09:00Z' });
+    const jobs = scheduleJobs(t.deps);
+    jobs.start?.();
+    jobs.stop?.();
+    t.clock.advance(10 * MIN);
+    jobs.start?.();
+    jobs.stop?.();
+    expect(sent()).toEqual(['start EVENT 12:09']);
+    expect(await runs()).toEqual(['missed 12:05 (catch-up is off)', 'caught_up 12:09']);
+  });
+});
+
+describe('a restart while a catch-up playable plays on after a shorter one preempted it for a while', () => {
+  it('catches the playable up (it still plays) and records only the shorter one missed', async () => {
+    const first = await scheduleApp('2026-01-15T12:00:00.000Z');
+    const play = async (startTime: string, endTime: string) =>
+      (await first.schedule({ itemType: 'PLAYABLE', itemId: first.playable._id, startTime, endTime })).body
+        ._id as number;
+    const long = await play('2026-01-15T12:02:00Z', '2026-01-15T12:20:00Z');
+    const short = await play('2026-01-15T12:03:00Z', '2026-01-15T12:04:00Z');
+    runScheduleTick(first.deps);
+    first.deps.sqlite.close();
+    const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir }, start: '2026-01-15T12:10:00.000Z' });
+    const sent = listen(t);
+    runScheduleTick(t.deps);
+    tickFor(t, 5);
+    expect(sent()).toEqual([`start PLAYABLE#${first.playable._id} 12:02:00`]);
+    expect(runs(t)).toEqual([`caught_up ${long} 12:02:00`, `missed ${short} 12:03:00`]);
+  });
+});
+
+describe('the venue’s time zone changed so that today’s occurrences move to before now (rule 4)', () => {
+  it('records what moved over now missed with its log entry, runs the last five minutes and what still plays', async () => {
+    const { t, sent, minutes, runs } = await live();
+    const at = (startTimeLocal: string) => t.schedule({ itemType: 'EVENT', itemId: t.event._id, startTimeLocal });
+    const play = (startTimeLocal: string, endTimeLocal: string) =>
+      t.schedule({ itemType: 'PLAYABLE', itemId: t.playable._id, startTimeLocal, endTimeLocal });
+    const created = [
+      await at('2026-01-15T12:20:00'), // ran at 12:20Z; in Berlin 11:20Z: already past either way
+      await at('2026-01-15T13:10:00'), // to come at 13:10Z; in Berlin 12:10Z, half an hour ago
+      await at('2026-01-15T13:38:00'), // in Berlin 12:38Z, two minutes ago
+      await at('2026-01-15T14:30:00'), // in Berlin 13:30Z, still to come
+      await play('2026-01-15T13:05:00', '2026-01-15T13:15:00'), // in Berlin 12:05Z–12:15Z, over
+      await play('2026-01-15T13:20:00', '2026-01-15T13:50:00'), // in Berlin 12:20Z–12:50Z, playing
+    ];
+    expect(created.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    minutes(40);
+    expect(sent()).toEqual(['start EVENT 12:20']);
+    expect((await t.call('PATCH', '/settings', { as: 'admin', body: { timezone: 'Europe/Berlin' } })).status).toBe(200);
+    expect(sent()).toEqual(['start EVENT 12:38', 'start PLAYABLE 12:20']);
+    const reason = 'the time zone changed and moved its start before now';
+    expect(await runs()).toEqual([
+      `missed 12:05 (${reason})`,
+      `missed 12:10 (${reason})`,
+      'ran 12:20',
+      'ran 12:20',
+      'ran 12:38',
+    ]);
+    const log = await t.call('GET', '/logs', { as: 'admin', query: { key: 'schedule.run.missed' } });
+    expect(log.body.logs.map((l: { value: string }) => l.value.includes('when the time zone setting changed'))).toEqual(
+      [true, true],
+    );
+    minutes(60);
+    expect(sent()).toEqual(['end PLAYABLE 12:20', 'start EVENT 13:30']);
+    expect(await runs({ status: 'missed' })).toHaveLength(2);
   });
 });

@@ -36,7 +36,11 @@ export interface RunnerState {
   recoveryUntil: number;
   /** Segments started by the recovery after a restart: recorded `caught_up`. */
   catchingUp: Set<string>;
+  /** The time zone the last tick played in; null before the first (a change is judged in recover.ts). */
+  timezone: string | null;
   timer: ReturnType<typeof setTimeout> | null;
+  /** The last of the runner's lines waiting for their records to reach the disk (runner.ts `sendWhenDurable`); null when none waits. */
+  pushes: Promise<void> | null;
   /** Set while the daemon's timer runs (scheduleJobs, jobs.ts); tests tick by hand. */
   armed: boolean;
   /** Monotonic time of the last re-plan, and the deferred one a burst of writes coalesces into. */

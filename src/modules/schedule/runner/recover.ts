@@ -28,6 +28,13 @@
  *   MAX_LATE_MS and a playable still running start late as at any tick (`ran`), every other start
  *   it jumped over is recorded `missed` ('the wall clock jumped past its start') with its log entry
  *   and `schedule.run.missed`.
+ * - An event loop stalled longer than MAX_LATE_MS (a swap storm, a debugger: both clocks move, so
+ *   no step shows) is judged as a jump ahead on a running daemon (`stall`: the last MAX_LATE_MS run
+ *   late, the rest is recorded missed 'while the daemon's event loop was stalled'); a runner resumed
+ *   after a pause (a restore that did not go ahead) judges its pause as the outage.
+ * - A change of the `timezone` setting that moves a segment still to come to before the last tick
+ *   is judged as a jump ahead (`judgeZoneChange`): late, or recorded missed 'when the time zone
+ *   setting changed'.
  * A clock that came up ahead cannot be told from a right one: what it jumped over is judged as above
  * (recorded missed, or caught up early), and after NTP steps it back an occurrence recorded missed
  * stays missed, delivered ones fire nothing twice.
@@ -38,7 +45,8 @@ import { getSettingGroup } from '../../../core/settings';
 import type { Deps } from '../../../deps';
 import { emit, transact } from '../../../realtime/emit';
 import { resolveWindow } from '../engine/resolve';
-import type { Entry } from '../engine/types';
+import type { Entry, ScheduleSnapshot } from '../engine/types';
+import { localString } from '../engine/tz';
 import { playKey, type RunnerState } from './memory';
 import { pastRun, plannedThrough, recordRun } from './runs';
 
@@ -51,8 +59,18 @@ export const MAX_LATE_MS = 5 * 60_000;
  */
 export const RECOVERY_MS = 10 * 60_000;
 
-/** Why the runner did not see an occurrence's start: the daemon was down, or its clock jumped. */
-export type Gap = 'down' | 'clock';
+/**
+ * Why the runner did not see an occurrence's start: the daemon was down (or its runner paused for a
+ * restore), its clock jumped, or its event loop stalled (both clocks moved: a swap storm, a debugger).
+ */
+export type Gap = 'down' | 'clock' | 'stall';
+
+/** How each gap is told in a missed run's log entry. */
+const GAP_WORDS: Record<Gap, { reason: string; when: string }> = {
+  down: { reason: '', when: 'while the daemon was down' },
+  clock: { reason: 'the wall clock jumped past its start', when: 'when the wall clock stepped ahead' },
+  stall: { reason: 'the daemon was stalled past its start', when: "while the daemon's event loop was stalled" },
+};
 
 /**
  * What the run records say of a segment about to start, kept in the runner's memory: delivered
@@ -99,7 +117,13 @@ export function judgeGap(
   const graceMs = getSettingGroup(deps, 'schedule').missedRunGraceSeconds * 1000;
   const items = new Map(snapshot.items.map((i) => [i.id, i]));
   let missed = 0;
-  for (const e of resolveWindow(snapshot, through, now + 1).entries) {
+  const { entries } = resolveWindow(snapshot, through, now + 1);
+  // A playable segment still plays when any of its pieces covers now: one that a shorter item
+  // preempted for a while ended its first piece before now and goes on after it.
+  const playingNow = new Set(
+    entries.filter((e) => e.itemType === 'PLAYABLE' && e.start <= now && now < e.end).map(playKey),
+  );
+  for (const e of entries) {
     const key = playKey(e);
     if (state.started.has(key) || state.suppressed.has(key)) continue;
     // Delivered before a kill could save the progress, or recorded missed at an earlier start.
@@ -111,22 +135,71 @@ export function judgeGap(
     }
     if (e.start > now) continue;
     const catchUp = items.get(e.scheduledItemId)?.catchUp ?? false;
-    if (gap === 'clock') {
+    if (gap !== 'down') {
       // The tick delivers these late, as any tick (`ran`).
-      if (e.itemType === 'EVENT' ? e.start > now - MAX_LATE_MS : e.end > now) continue;
-    } else if (catchUp && (e.itemType === 'EVENT' ? now - e.start <= graceMs : e.end > now)) {
+      if (e.itemType === 'EVENT' ? e.start > now - MAX_LATE_MS : playingNow.has(key)) continue;
+    } else if (catchUp && (e.itemType === 'EVENT' ? now - e.start <= graceMs : playingNow.has(key))) {
       state.catchingUp.add(key);
       continue;
     }
     if (e.start > e.originalStart) continue; // a later piece of a segment already judged
     state.suppressed.set(key, Math.max(e.originalEnd, e.end));
     missed++;
-    if (gap === 'clock')
-      recordMissed(deps, e, 'the wall clock jumped past its start', 'when the wall clock stepped ahead');
-    else
-      recordMissed(deps, e, catchUp ? 'outside its catch-up window' : 'catch-up is off', 'while the daemon was down');
+    const words = GAP_WORDS[gap];
+    if (gap !== 'down') recordMissed(deps, e, words.reason, words.when);
+    else recordMissed(deps, e, catchUp ? 'outside its catch-up window' : 'catch-up is off', words.when);
   }
   return { missed, tickFrom: through };
+}
+
+/** Far enough to cover any change of UTC offset between two zones (−12:00 to +14:00). */
+const ZONE_SHIFT_MS = 27 * 3_600_000;
+
+/** A segment's identity that a change of time zone keeps: its item, target, zone and local start. */
+const localKey = (e: Entry, timezone: string) =>
+  `${e.scheduledItemId}|${localString(timezone, e.originalStart)}|${e.itemType}|${e.itemId}|${e.zoneId}|${e.subsystemExternalId}`;
+
+/**
+ * The `timezone` setting changed from `before` (rule 4: local times stay, instants move). A segment
+ * still to come under the old zone (starting after `through`, the last tick) that the new zone puts
+ * at or before `through` never reaches a tick's window. Judged as a jump ahead of the wall clock is
+ * (decided; RESOURCES is silent): a playable still playing starts now (`ran`, the tick does it), an
+ * event of the last MAX_LATE_MS is returned for the tick to fire late, and every other one is
+ * recorded `missed` ('the time zone changed and moved its start before now') with its log entry and
+ * `schedule.run.missed`, never dropped without a trace.
+ */
+export function judgeZoneChange(
+  deps: Deps,
+  state: RunnerState,
+  before: string,
+  snapshot: ScheduleSnapshot,
+  through: number,
+): Entry[] {
+  const now = deps.clock.now();
+  const toCome = new Set(
+    resolveWindow({ ...snapshot, timezone: before }, through, through + ZONE_SHIFT_MS)
+      .entries.filter((e) => e.start > through)
+      .map((e) => localKey(e, before)),
+  );
+  if (toCome.size === 0) return [];
+  const { entries } = resolveWindow(snapshot, through - ZONE_SHIFT_MS, now + 1);
+  const playingNow = new Set(
+    entries.filter((e) => e.itemType === 'PLAYABLE' && e.start <= now && now < e.end).map(playKey),
+  );
+  const late: Entry[] = [];
+  for (const e of entries) {
+    if (e.start > through || !toCome.has(localKey(e, snapshot.timezone))) continue;
+    const key = playKey(e);
+    if (state.started.has(key) || state.suppressed.has(key) || recall(deps, state, e, key)) continue;
+    if (e.itemType === 'EVENT' ? e.start > now - MAX_LATE_MS : playingNow.has(key)) {
+      if (e.itemType === 'EVENT') late.push(e);
+      continue;
+    }
+    if (e.start > e.originalStart) continue; // a later piece of a segment already judged
+    state.suppressed.set(key, Math.max(e.originalEnd, e.end));
+    recordMissed(deps, e, 'the time zone changed and moved its start before now', 'when the time zone setting changed');
+  }
+  return late;
 }
 
 /**

@@ -169,6 +169,7 @@ describe('edits affecting the present (rule 14) and subscriptions (rule 13)', ()
       ],
       { playables: [target(1, { durationMs: 1 }), target(2, { subsystemExternalId: 'media-2' })] },
     );
+    h.tick();
     const lines: string[] = [];
     const late: PushConnection = { send: (line) => lines.push(line) > 0 };
     h.t.deps.push.add(late);

@@ -3,8 +3,18 @@
  * now with those it announced, sends `schedule.item.start`/`end` on the push channel and the bus,
  * fires events whose start passed, and records runs. Ticks come from one timer re-armed to the next
  * boundary (jobs.ts), from every schedule change (re-plan) and from tests on the fake clock.
+ *
+ * A device is told of a start once its run record is on disk (`deliver`, `sendWhenDurable`). An
+ * event fires at its start, or is caught up at the daemon's start (rule 15), whether or not a push
+ * connection is subscribed, and it is never held for a driver that reconnects later (decided:
+ * RESOURCES is silent; a cue played minutes late is worse than none, and rule 13 repeats playables
+ * only). Its run record says plainly that nobody received it (`deliveredTo: []` and a `reason`), and
+ * one caught up at a start, when the drivers have not reconnected yet, is logged
+ * (`schedule.run.undelivered`, a system warning), so an operator sees which cues the venue lost.
  */
 import { iso, WallSteps } from '../../../clock';
+import { writePlatformLog } from '../../../core/platform-log';
+import type { Unit } from '../../../db/unit-of-work';
 import type { Deps } from '../../../deps';
 import { emit, transact } from '../../../realtime/emit';
 import { pushLine } from '../../../rpc/hub';
@@ -12,8 +22,8 @@ import { resolveCached } from '../engine/cache';
 import { expandItem } from '../engine/recurrence';
 import type { Entry, ScheduleSnapshot } from '../engine/types';
 import { playKey, type RunnerState } from './memory';
-import { judgeGap, judgeMissedRuns, MAX_LATE_MS, recall } from './recover';
-import { pastRun, plannedThrough, type RunStatus, recordRun, savePlannedThrough } from './runs';
+import { judgeGap, judgeMissedRuns, judgeZoneChange, MAX_LATE_MS, recall } from './recover';
+import { pastRun, type RunStatus, recordRun, savePlannedThrough, skippedBefore } from './runs';
 
 export type SnapshotLoader = (deps: Deps) => ScheduleSnapshot;
 
@@ -33,6 +43,8 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
     judgedThrough: Number.NEGATIVE_INFINITY,
     recoveryUntil: Number.NEGATIVE_INFINITY,
     timer: null,
+    timezone: null,
+    pushes: null,
     armed: false,
     lastReplan: Number.NEGATIVE_INFINITY,
     replanTimer: null,
@@ -40,13 +52,17 @@ export function installScheduleRunner(deps: Deps, load: SnapshotLoader): RunnerS
   deps.schedule.runner = state;
   if (!deps.schedule.runnerListening) {
     deps.schedule.runnerListening = true;
-    // After the current line's answer: a client sees `{"result": true}` before the starts.
+    // After the current line's answer (a client sees `{"result": true}` before the starts), and
+    // after the runner's lines still waiting for their records to reach the disk.
     deps.push.onSubscribe((connection, targets) => {
       const lines = runningLines(deps, targets);
-      if (lines.length === 0) return;
-      queueMicrotask(() => {
-        for (const line of lines) connection.send(line);
-      });
+      const runner = deps.schedule.runner;
+      if (lines.length === 0 || !runner) return;
+      queueMicrotask(() =>
+        sendWhenDurable(deps, runner, () => {
+          for (const line of lines) connection.send(line);
+        }),
+      );
     });
   }
   return state;
@@ -74,31 +90,97 @@ export function pushParams(e: Entry, target: string = e.subsystemExternalId): Re
 }
 
 /**
- * One line per delivery target, each naming its own target and sent to the connections subscribed
- * to it (C: Realtime): a connection subscribed to a container and all its players gets each
- * player's line once and none naming the container. Returns the targets that had a connection.
+ * A segment's start or end in `unit`: one line per delivery target, each naming its own target and
+ * sent to the connections subscribed to it (C: Realtime), so a connection subscribed to a container
+ * and all its players gets each player's line once and none naming the container. The connections
+ * are chosen now, and their targets returned (the run record's `deliveredTo`); the lines leave once
+ * the unit has committed and its rows are on disk (`sendWhenDurable`), so a device is never told of
+ * a start the database could lose. WebSocket clients and webhooks get the event at the commit.
+ * A connection that closes in the moment between the commit and the sync (milliseconds) is still
+ * named in `deliveredTo` and not written to.
  */
-function deliver(deps: Deps, method: 'schedule.item.start' | 'schedule.item.end', e: Entry): string[] {
-  const deliveredTo: string[] = [];
-  for (const target of e.targets) {
-    if (deps.push.publish([target], method, pushParams(e, target)).length > 0) deliveredTo.push(target);
+function deliver(
+  deps: Deps,
+  state: RunnerState,
+  unit: Unit,
+  method: 'schedule.item.start' | 'schedule.item.end',
+  e: Entry,
+): string[] {
+  const chosen = e.targets
+    .map((target) => ({ target, connections: deps.push.recipients(target) }))
+    .filter((c) => c.connections.length > 0);
+  unit.emit(method, { ...pushParams(e), scheduledItemId: e.scheduledItemId });
+  if (chosen.length > 0)
+    unit.afterCommit(() =>
+      sendWhenDurable(deps, state, () => {
+        for (const c of chosen) deps.push.sendTo(c.connections, c.target, method, pushParams(e, c.target));
+      }),
+    );
+  return chosen.map((c) => c.target);
+}
+
+/**
+ * Runs `send` once everything committed so far is on disk (db/durability.ts), after every send
+ * queued before it: the runner's lines leave in the order it committed them, and a power cut
+ * cannot lose the run record of a start a device was told of (the restart would fire it again).
+ * At once when nothing waits. The tick never waits (no sync on the event loop): it commits and goes
+ * on. A sync that fails is logged and the lines still leave (decided: the run is committed and
+ * survives a crash of the process; a show must not lose its cue to a disk error it cannot fix).
+ */
+function sendWhenDurable(deps: Deps, state: RunnerState, send: () => void): void {
+  const durable = deps.durability.whenDurable();
+  if (durable === null && state.pushes === null) {
+    send();
+    return;
   }
-  emit(deps, method, { ...pushParams(e), scheduledItemId: e.scheduledItemId });
-  return deliveredTo;
+  const tail: Promise<void> = (state.pushes ?? Promise.resolve())
+    .then(() => durable)
+    .catch((err) => deps.log.error({ err }, 'the WAL sync before a schedule push failed; the push goes out'))
+    .then(send)
+    .catch((err) => deps.log.error({ err }, 'a schedule push failed'))
+    .then(() => {
+      if (state.pushes === tail) state.pushes = null;
+    });
+  state.pushes = tail;
 }
 
 function record(deps: Deps, e: Entry, status: RunStatus, deliveredTo: string[], reason: string | null = null): void {
   recordRun(deps, e, { scheduledStart: e.originalStart, actualStart: deps.clock.now(), status, deliveredTo, reason });
 }
 
-/** A start, its run record and `event.triggered` commit together (§10 rule 3). */
+/**
+ * A start, its run record and `event.triggered` commit together (§10 rule 3), and its lines leave
+ * after that (`deliver`). A unit that does not commit (a full disk) sends and remembers nothing: the
+ * next tick tries again.
+ */
 function startEntry(deps: Deps, state: RunnerState, e: Entry, key: string): string[] {
-  return transact(deps, () => {
-    const deliveredTo = deliver(deps, 'schedule.item.start', e);
+  return transact(deps, (unit) => {
+    const deliveredTo = deliver(deps, state, unit, 'schedule.item.start', e);
     const resumed = state.started.has(key);
     if (!resumed) {
       state.started.set(key, e.originalEnd);
-      record(deps, e, state.catchingUp.delete(key) ? 'caught_up' : 'ran', deliveredTo);
+      const caughtUp = state.catchingUp.delete(key);
+      unit.onUndo(() => {
+        state.started.delete(key);
+        if (caughtUp) state.catchingUp.add(key);
+      });
+      // An event nobody received is not repeated to a driver that connects later (rule 13): its
+      // record says so, and one caught up at a start (drivers have not reconnected yet) is logged.
+      const unheard =
+        e.itemType === 'EVENT' && deliveredTo.length === 0
+          ? `no push connection was subscribed to ${e.targets.join(', ')}; nobody received it`
+          : null;
+      record(deps, e, caughtUp ? 'caught_up' : 'ran', deliveredTo, unheard);
+      if (unheard && caughtUp) {
+        writePlatformLog(deps, {
+          category: 'system',
+          severity: 'warning',
+          key: 'schedule.run.undelivered',
+          value: `scheduled item ${e.scheduledItemId} (EVENT ${e.itemId}, ${e.subsystemExternalId}/${e.externalRef}) due at ${iso(e.originalStart)} was caught up at the start, but ${unheard}`,
+          subsystemId: e.subsystemId,
+          subsystemExternalId: e.subsystemExternalId,
+        });
+      }
       if (e.itemType === 'EVENT') {
         emit(deps, 'event.triggered', {
           _id: e.itemId,
@@ -130,13 +212,24 @@ export function runScheduleTick(deps: Deps): void {
       state.lastTick,
       deps.clock.monotonic() <= state.recoveryUntil ? 'down' : 'clock',
     ).tickFrom;
+  // No tick for longer than one is ever late, and no step: the event loop was stalled.
+  else if (deps.clock.now() - state.lastTick > MAX_LATE_MS)
+    state.lastTick = judgeGap(deps, state, state.lastTick, 'stall').tickFrom;
   const now = runnerNow(deps, state);
+  const snapshot = state.load();
+  // A new time zone moves instants (rule 4): what it moved from ahead of the last tick to before it.
+  const zoneMoved =
+    state.timezone !== null && state.timezone !== snapshot.timezone
+      ? judgeZoneChange(deps, state, state.timezone, snapshot, state.lastTick)
+      : [];
+  state.timezone = snapshot.timezone;
   const judgedFrom = state.lastTick;
   // Only the last few minutes are delivered late, unless the recovery caught something up (it has
   // judged every start since the last tick, or since the persisted progress after a restart).
   const from = state.catchingUp.size > 0 ? state.lastTick : Math.max(state.lastTick, now - MAX_LATE_MS);
-  const snapshot = state.load();
   const { entries } = resolveCached(snapshot, Math.min(from, now), now + 1);
+
+  for (const e of zoneMoved) startEntry(deps, state, e, playKey(e));
 
   for (const e of entries) {
     if (e.itemType !== 'EVENT') continue;
@@ -152,7 +245,7 @@ export function runScheduleTick(deps: Deps): void {
     )
       startEntry(deps, state, e, key);
     if (e.end > e.start && e.end > from && e.end <= now && state.started.has(key))
-      deliver(deps, 'schedule.item.end', e);
+      transact(deps, (unit) => deliver(deps, state, unit, 'schedule.item.end', e));
   }
 
   const desired = new Map<string, Entry>();
@@ -164,8 +257,9 @@ export function runScheduleTick(deps: Deps): void {
   for (const [key, running] of state.running) {
     if (desired.has(key)) continue;
     state.running.delete(key);
-    transact(deps, () => {
-      const deliveredTo = deliver(deps, 'schedule.item.end', running.entry);
+    transact(deps, (unit) => {
+      unit.onUndo(() => state.running.set(key, running));
+      const deliveredTo = deliver(deps, state, unit, 'schedule.item.end', running.entry);
       const early = running.entry.originalEnd > now;
       if (early && winnersByTarget.has(`${running.entry.zoneId}|${running.entry.subsystemExternalId}`)) {
         record(deps, running.entry, 'preempted', deliveredTo, 'a higher-ranked item took its zone and target');
@@ -210,6 +304,11 @@ export function recoverMissedRuns(deps: Deps): number {
     const judged = judgeMissedRuns(deps, state);
     state.lastTick = judged.tickFrom;
     missed = judged.missed;
+  } else if (deps.clock.now() - state.lastTick > MAX_LATE_MS) {
+    // Resumed after a pause (a restore that did not go ahead): rule 15 judges the pause as the outage.
+    const judged = judgeGap(deps, state, state.lastTick, 'down');
+    state.lastTick = judged.tickFrom;
+    missed = judged.missed;
   }
   runScheduleTick(deps);
   return missed;
@@ -221,7 +320,8 @@ function recordSkipped(deps: Deps, snapshot: ScheduleSnapshot, from: number, now
     if (!item.targetMissing) continue;
     const calendar = snapshot.calendars.find((c) => c.id === item.calendarId);
     for (const occ of expandItem(item, snapshot.timezone, from + 1, now + 1, calendar)) {
-      if (occ.start <= from || occ.start > now) continue;
+      // Recorded once, also when a wall clock stepped back passes the occurrence again.
+      if (occ.start <= from || occ.start > now || skippedBefore(deps, item.id, occ.start)) continue;
       const type = item.itemType === 'EVENT' ? 'EVENT' : 'PLAYABLE';
       recordRun(
         deps,
@@ -251,22 +351,22 @@ export function nextScheduleBoundary(deps: Deps, horizonMs = 3_600_000): number 
   return next;
 }
 
-/** Rule 13: the `schedule.item.start` lines of every playable running now for any of `targets`. */
+/**
+ * Rule 13: the `schedule.item.start` lines of every playable segment running for any of `targets`,
+ * as the runner announced it (`running`), not as the schedule says it should play: a connection that
+ * subscribes before the runner's first tick, or between a segment's start and the tick that starts
+ * it (a late timer, a re-plan coalesced for 200 ms), gets that tick's start once instead of this
+ * line and then the start again.
+ */
 export function runningLines(deps: Deps, targets: readonly string[]): string[] {
   const state = deps.schedule.runner;
   if (!state) return [];
-  // Before the first tick, a clock behind the persisted progress is held at it as that tick will.
-  const now =
-    state.lastTick === null
-      ? Math.max(deps.clock.now(), plannedThrough(deps) ?? Number.NEGATIVE_INFINITY)
-      : runnerNow(deps, state);
   const wanted = new Set(targets);
   const lines: string[] = [];
-  for (const e of resolveCached(state.load(), now, now + 1).entries) {
-    if (e.itemType !== 'PLAYABLE' || e.start > now || now >= e.end || state.suppressed.has(playKey(e))) continue;
-    for (const target of e.targets) {
-      if (!wanted.has(target)) continue;
-      lines.push(pushLine('schedule.item.start', pushParams(e, target), deps.push.onOversize));
+  for (const { entry } of state.running.values()) {
+    for (const target of entry.targets) {
+      if (wanted.has(target))
+        lines.push(pushLine('schedule.item.start', pushParams(entry, target), deps.push.onOversize));
     }
   }
   return lines;

@@ -175,6 +175,26 @@ export function pastRun(
   return rows.some((r) => r.status !== 'missed') ? 'delivered' : 'missed';
 }
 
+/**
+ * Whether the occurrence of scheduled item `scheduledItemId` due at `scheduledStart` is already
+ * recorded `skipped` (rule 17): a wall clock stepped back passes it again and records nothing more.
+ */
+export function skippedBefore(deps: Deps, scheduledItemId: number, scheduledStart: number): boolean {
+  return (
+    deps.db
+      .select({ id: scheduleRuns.id })
+      .from(scheduleRuns)
+      .where(
+        and(
+          eq(scheduleRuns.scheduledItemId, scheduledItemId),
+          eq(scheduleRuns.scheduledStart, scheduledStart),
+          eq(scheduleRuns.status, 'skipped'),
+        ),
+      )
+      .get() !== undefined
+  );
+}
+
 /** The instant the runner has delivered through, or null before its first run. */
 export function plannedThrough(deps: Deps): number | null {
   return deps.db.select().from(scheduleRunnerState).where(eq(scheduleRunnerState.id, 1)).get()?.plannedThrough ?? null;
