@@ -65,4 +65,15 @@ describe('WallSteps', () => {
     clock.setWall(clock.now() + 1000);
     expect(steps.take(clock)).toBe(1000);
   });
+
+  test('look: something to move at the first look and after a step, nothing otherwise', () => {
+    const clock = new FakeClock();
+    const steps = new WallSteps(1000);
+    expect(steps.look(clock)).toEqual({ step: 0, first: true });
+    clock.advance(5000);
+    expect(steps.look(clock)).toBeNull();
+    clock.setWall(clock.now() + 3_600_000);
+    expect(steps.look(clock)).toEqual({ step: 3_600_000, first: false });
+    expect(steps.look(clock)).toBeNull();
+  });
 });

@@ -53,6 +53,26 @@ export class WallSteps {
     this.offset = offset;
     return Math.abs(step) < this.toleranceMs ? 0 : step;
   }
+
+  private seen = false;
+  /**
+   * `take` for a store of wall-clock times that follows steps (alerts, sessions, webhook and mail
+   * retries, the trash): null when there is nothing to move (no step, and not the first look since
+   * the start, the look at which times a run with its clock behind stored ahead of the clock show).
+   */
+  look(clock: Clock, now = clock.now()): WallLook | null {
+    const step = this.take(clock, now);
+    if (step === 0 && this.seen) return null;
+    const first = !this.seen;
+    this.seen = true;
+    return { step, first };
+  }
+}
+
+/** What `WallSteps.look` found: how far the wall clock stepped (0: not at all), and whether it is the first look. */
+export interface WallLook {
+  step: number;
+  first: boolean;
 }
 
 // The last two times formatted. A value write formats its own time (the answer's and the event data's

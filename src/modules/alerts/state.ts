@@ -12,6 +12,4 @@ export class AlertState {
   missedBatch: { count: number } | null = null;
   /** Wall-clock steps, which move the pending delays and repeats (store.ts `followWallClock`). */
   readonly wallSteps = new WallSteps();
-  /** Whether `followWallClock` has looked at the clock since the daemon started. */
-  wallClockSeen = false;
 }

@@ -160,9 +160,9 @@ export function updateRule(deps: Deps, id: number, values: Partial<AlertRow>): v
  * neither reads nor stamps a time the step has not moved.
  */
 export function followWallClock(deps: Deps): void {
-  const step = deps.alerts.wallSteps.take(deps.clock);
-  if (step === 0 && deps.alerts.wallClockSeen) return;
-  deps.alerts.wallClockSeen = true;
+  const look = deps.alerts.wallSteps.look(deps.clock);
+  if (!look) return;
+  const { step } = look;
   const now = deps.clock.now();
   transact(deps, () => {
     if (step !== 0) {

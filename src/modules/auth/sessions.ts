@@ -49,9 +49,9 @@ export function sessionExpiresAt(deps: Deps, row: SessionRow): number {
  */
 export function followWallClock(deps: Deps, now = deps.clock.now()): void {
   const cache = deps.credentials;
-  const step = cache.wallSteps.take(deps.clock, now);
-  if (step === 0 && cache.wallClockSeen) return;
-  cache.wallClockSeen = true;
+  const look = cache.wallSteps.look(deps.clock, now);
+  if (!look) return;
+  const { step } = look;
   const moved = transact(deps, () => {
     let n = 0;
     if (step !== 0) {

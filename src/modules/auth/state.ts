@@ -48,8 +48,6 @@ export class CredentialCache {
   readonly known = new Map<string, KnownCredential>();
   /** Wall-clock steps, which move the stored session times (sessions.ts `followWallClock`). */
   readonly wallSteps = new WallSteps();
-  /** Whether `followWallClock` has looked at the clock since the daemon started. */
-  wallClockSeen = false;
 
   remember(hash: string, credential: KnownCredential): void {
     if (!this.known.has(hash)) makeRoom(this.known, this.maxEntries);

@@ -44,10 +44,9 @@ type DeliveryRow = typeof mailDeliveries.$inferSelect;
  */
 export function followWallClock(deps: Deps): void {
   const state = deps.mail;
-  const step = state.wallSteps.take(deps.clock);
-  if (step === 0 && state.wallClockSeen) return;
-  const first = !state.wallClockSeen;
-  state.wallClockSeen = true;
+  const look = state.wallSteps.look(deps.clock);
+  if (!look) return;
+  const { step, first } = look;
   const now = deps.clock.now();
   transact(deps, () => {
     if (step !== 0) {

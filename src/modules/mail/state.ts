@@ -14,6 +14,4 @@ export class MailState {
   kickScheduled = false;
   /** Wall-clock steps, which move the retry times (dispatch.ts `followWallClock`). */
   readonly wallSteps = new WallSteps();
-  /** Whether `followWallClock` has looked at the clock since the daemon started. */
-  wallClockSeen = false;
 }

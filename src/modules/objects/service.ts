@@ -499,9 +499,9 @@ export function restoreObject(deps: Deps, principal: Principal, id: string): Obj
  */
 export function followWallClock(deps: Deps): void {
   const state = deps.objects;
-  const step = state.wallSteps.take(deps.clock);
-  if (step === 0 && state.wallClockSeen) return;
-  state.wallClockSeen = true;
+  const look = state.wallSteps.look(deps.clock);
+  if (!look) return;
+  const { step } = look;
   const now = deps.clock.now();
   transact(deps, () => {
     if (step !== 0) {

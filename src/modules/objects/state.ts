@@ -28,6 +28,4 @@ export class ObjectStoreState {
   freeBytes: (dir: string) => number = statfsFree;
   /** Wall-clock steps, which move the trash times (service.ts `followWallClock`). */
   readonly wallSteps = new WallSteps();
-  /** Whether `followWallClock` has looked at the clock since the daemon started. */
-  wallClockSeen = false;
 }

@@ -50,10 +50,9 @@ function failingSince(hook: WebhookRow, at: number): number {
  */
 export function followWallClock(deps: Deps): void {
   const state = deps.webhooks;
-  const step = state.wallSteps.take(deps.clock);
-  if (step === 0 && state.wallClockSeen) return;
-  const first = !state.wallClockSeen;
-  state.wallClockSeen = true;
+  const look = state.wallSteps.look(deps.clock);
+  if (!look) return;
+  const { step, first } = look;
   const now = deps.clock.now();
   transact(deps, () => {
     if (step !== 0) {

@@ -41,6 +41,4 @@ export class WebhookState {
   readonly dispatcher = new DispatcherState();
   /** Wall-clock steps, which move the retry times (record.ts `followWallClock`). */
   readonly wallSteps = new WallSteps();
-  /** Whether `followWallClock` has looked at the clock since the daemon started. */
-  wallClockSeen = false;
 }
