@@ -12,8 +12,10 @@
  * `runDueMail` is the plain work function tests drive on the fake clock; mailJobs (jobs.ts) runs it
  * on a 1 s timer and right after mail is queued.
  */
+
 import { inArray } from 'drizzle-orm';
 import { writePlatformLog } from '../../core/platform-log';
+import { followRetryTimes } from '../../core/retry-times';
 import { getSettingGroup } from '../../core/settings';
 import { updateRow } from '../../db/prepared';
 import { mailDeliveries } from '../../db/schema';
@@ -31,41 +33,16 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 type DeliveryRow = typeof mailDeliveries.$inferSelect;
 
 /**
- * Keeps the back-off counting elapsed time whatever the wall clock does (decided here, the contract
- * being silent): when the clock steps (NTP, an operator's date change; `WallSteps`), the retry times
- * of mail that failed move with it, so a step of a day ahead does not send every waiting retry at
- * once and a step back does not hold them for as long as the step. Mail not yet tried is due at once:
- * one found ahead of the clock (a step back) is due now. At the first look after a start, a retry
- * whose failure was recorded ahead of the clock (`lastAttemptAt`: a restart whose clock is behind
- * what was stored, an RTC that lost time in a power cut) waits its wait from now. `lastAttemptAt`
- * and `sentAt` are records and stay as stamped. Called before retry times are compared or stamped:
- * by every look and before an attempt is recorded, so a retry stamped in the moments after a step
- * is never moved by it.
+ * The back-off counts elapsed time whatever the wall clock does (core/retry-times.ts): mail that
+ * failed (`pending` with attempts) is the retrying rows, `lastAttemptAt` its failure; `lastAttemptAt`
+ * and `sentAt` are records and stay as stamped.
  */
 export function followWallClock(deps: Deps): void {
-  const state = deps.mail;
-  const look = state.wallSteps.look(deps.clock);
-  if (!look) return;
-  const { step, first } = look;
-  const now = deps.clock.now();
-  transact(deps, () => {
-    if (step !== 0) {
-      deps.sqlite.run(
-        "UPDATE mail_deliveries SET next_attempt_at = next_attempt_at + ? WHERE state = 'pending' AND attempts > 0",
-        [step],
-      );
-    }
-    if (first) {
-      deps.sqlite.run(
-        `UPDATE mail_deliveries SET next_attempt_at = ?1 + (next_attempt_at - last_attempt_at)
-         WHERE state = 'pending' AND attempts > 0 AND last_attempt_at > ?1`,
-        [now],
-      );
-    }
-    deps.sqlite.run(
-      "UPDATE mail_deliveries SET next_attempt_at = ?1 WHERE state = 'pending' AND attempts = 0 AND next_attempt_at > ?1",
-      [now],
-    );
+  followRetryTimes(deps, deps.mail.wallSteps, {
+    table: 'mail_deliveries',
+    retrying: "state = 'pending' AND attempts > 0",
+    untried: "state = 'pending' AND attempts = 0",
+    failedAt: 'last_attempt_at',
   });
 }
 

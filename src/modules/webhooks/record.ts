@@ -3,6 +3,7 @@
  * webhook's health fields and, when the attempt disabled the webhook, `webhook.disabled` (and for
  * rule 4 a notification), in one transaction.
  */
+import { followRetryTimes } from '../../core/retry-times';
 import type { StoredAttempt } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { emit, transact } from '../../realtime/emit';
@@ -38,40 +39,15 @@ function failingSince(hook: WebhookRow, at: number): number {
 }
 
 /**
- * Keeps retry waits counting elapsed time whatever the wall clock does (decided here, RESOURCES
- * being silent): when the clock steps (NTP, an operator's date change; `WallSteps`), the retry times
- * of `retrying` deliveries move with it, so a step of a day ahead does not fire every waiting retry
- * at once, and a step back does not hold them for as long as the step. A `pending` delivery is due
- * at once: one found ahead of the clock (a step back) is due now. At the first look after a start, a
- * retry whose failure was recorded ahead of the clock (`updatedAt`: a restart whose clock is behind
- * what was stored, an RTC that lost time in a power cut) waits its wait from now. Called before
- * retry times are compared or stamped: by every dispatcher look and before an attempt is recorded,
- * so a retry stamped in the moments after a step is never moved by it.
+ * Retry waits count elapsed time whatever the wall clock does (core/retry-times.ts): `retrying`
+ * deliveries are the retrying rows, `updatedAt` their failure, `pending` ones never tried.
  */
 export function followWallClock(deps: Deps): void {
-  const state = deps.webhooks;
-  const look = state.wallSteps.look(deps.clock);
-  if (!look) return;
-  const { step, first } = look;
-  const now = deps.clock.now();
-  transact(deps, () => {
-    if (step !== 0) {
-      deps.sqlite.run(
-        "UPDATE webhook_deliveries SET next_attempt_at = next_attempt_at + ? WHERE status = 'retrying' AND next_attempt_at IS NOT NULL",
-        [step],
-      );
-    }
-    if (first) {
-      deps.sqlite.run(
-        `UPDATE webhook_deliveries SET next_attempt_at = ?1 + (next_attempt_at - updated_at)
-         WHERE status = 'retrying' AND next_attempt_at IS NOT NULL AND updated_at > ?1`,
-        [now],
-      );
-    }
-    deps.sqlite.run(
-      "UPDATE webhook_deliveries SET next_attempt_at = ?1 WHERE status = 'pending' AND next_attempt_at > ?1",
-      [now],
-    );
+  followRetryTimes(deps, deps.webhooks.wallSteps, {
+    table: 'webhook_deliveries',
+    retrying: "status = 'retrying' AND next_attempt_at IS NOT NULL",
+    untried: "status = 'pending'",
+    failedAt: 'updated_at',
   });
 }
 
