@@ -96,13 +96,16 @@ export function containsIgnoringCase(column: SQLiteColumn | SQL, text: string): 
   return sql`instr(${foldedFor(column, needle)}, ${needle}) > 0`;
 }
 
+/** Whether `text` is ASCII only, where SQLite's `nocase` ignores case as JavaScript does. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point.
+export const isAscii = (text: string): boolean => /^[\u0000-\u007f]*$/.test(text);
+
 /**
  * `column` equals `text`, ignoring case (Unicode). ASCII text keeps `collate nocase`, which an index
  * declared with that collation serves (variables' display name).
  */
 export function equalsIgnoringCase(column: SQLiteColumn | SQL, text: string): SQL {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point.
-  if (/^[\u0000-\u007f]*$/.test(text)) return sql`${column} = ${text} collate nocase`;
+  if (isAscii(text)) return sql`${column} = ${text} collate nocase`;
   const needle = text.toLowerCase();
   return sql`${foldedFor(column, needle)} = ${needle}`;
 }

@@ -9,7 +9,7 @@ import { assets, subsystems, variables } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { makeRoom } from '../../http/bounded';
 import { notFound } from '../../http/errors';
-import { equalsIgnoringCase } from '../../http/lists';
+import { equalsIgnoringCase, isAscii } from '../../http/lists';
 import type { LoadedVariable, OwnerFields, VariableStatements } from './state';
 
 /**
@@ -206,8 +206,7 @@ export function loadForWriteByRef(deps: Deps, subsystemId: number, ref: string):
  * statement prepared once, any other as `equalsIgnoringCase` folds it (SQLite's `nocase` folds A–Z only).
  */
 export function findVariablesByName(deps: Deps, subsystemId: number, name: string): LoadedVariable[] {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point.
-  if (/^[\u0000-\u007f]*$/.test(name)) return statements(deps).byName.all({ subsystemId, name });
+  if (isAscii(name)) return statements(deps).byName.all({ subsystemId, name });
   return deps.db
     .select(loadedColumns)
     .from(variables)
