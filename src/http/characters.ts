@@ -81,18 +81,27 @@ const hasLengthBound = (node: Node): boolean =>
   typeof node.minLength === 'number' || typeof node.maxLength === 'number';
 
 /**
+ * Schemas already walked, for the process: route schemas are module constants, one response schema
+ * shared by many routes (and by every app a test builds), so each is walked once, not once a route.
+ */
+const walked = new WeakSet<object>();
+
+/**
  * Makes every string schema with a length bound inside `schema` count characters: its kind becomes
  * `CharacterString`, everything else stays. In place (route schemas are module constants shared by
  * every route and app of the process) and idempotent; to be called before the schema is compiled.
+ * Allocates nothing a node (a key loop, not `Object.values`): the daemon starts once, but what its
+ * start leaves behind stays scattered in the JavaScript heap's blocks for its life (bench/RESULTS.md,
+ * "session 19": walking every route's response schema afresh cost 1.2 MB of idle memory).
  */
-export function countCharacters(schema: unknown, seen = new WeakSet<object>()): void {
-  if (schema === null || typeof schema !== 'object' || seen.has(schema)) return;
-  seen.add(schema);
+export function countCharacters(schema: unknown): void {
+  if (schema === null || typeof schema !== 'object' || walked.has(schema)) return;
+  walked.add(schema);
   if (Array.isArray(schema)) {
-    for (const item of schema) countCharacters(item, seen);
+    for (let i = 0; i < schema.length; i++) countCharacters(schema[i]);
     return;
   }
   const node = schema as Node;
   if (node[Kind] === 'String' && hasLengthBound(node)) node[Kind] = CHARACTER_STRING;
-  for (const value of Object.values(node)) countCharacters(value, seen);
+  for (const key in node) if (Object.hasOwn(node, key)) countCharacters(node[key]);
 }
