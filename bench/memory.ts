@@ -17,6 +17,14 @@
  *              other for years: the idle figure must not grow from one round to the next (printed:
  *              the last round against the first)
  * and fails on any non-2xx answer.
+ *
+ * COLD=1 first drops the executable's pages from the operating system's page cache (GNU dd's
+ * `oflag=nocache`, POSIX_FADV_DONTNEED: no root needed), so the daemon starts as it does at a boot.
+ * The file-backed half of RSS depends on how the executable came into the page cache: one just
+ * written (by `npm run build`, or by an installer) maps about 3 MB more of the same code than one
+ * read from disk at its start (the same binary side by side, three rounds: 49.4-49.5 against
+ * 46.4-46.5 MB file-backed; bench/RESULTS.md, "Hot paths, session 19"). Without COLD the bench
+ * measures the just-built case, the larger.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +40,10 @@ const CYCLES = Number(process.env.CYCLES ?? 0);
 const CYCLE_LOAD = process.env.CYCLE_LOAD ?? '5s';
 if (!existsSync(PMSD)) throw new Error(`${PMSD} does not exist: run npm run build first`);
 
+if (process.env.COLD === '1' && !PMSD.endsWith('.ts')) {
+  const drop = Bun.spawnSync(['dd', 'if=/dev/null', `of=${PMSD}`, 'oflag=nocache', 'conv=notrunc,fdatasync', 'count=0']);
+  if (drop.exitCode !== 0) throw new Error(`could not drop ${PMSD} from the page cache: ${drop.stderr.toString()}`);
+}
 const command = PMSD.endsWith('.ts') ? [process.execPath, PMSD, 'serve'] : [PMSD, 'serve'];
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-pmsd-memory-'));
 const port = freePort();
