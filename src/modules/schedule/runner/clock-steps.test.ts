@@ -8,25 +8,20 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp, recordEvents, rowCount, type TestApp } from '../../../../tests/helpers/app';
-import type { PushConnection } from '../../../rpc/hub';
 import { scheduleApp } from '../routes-test-support';
 import { scheduleJobs } from './jobs';
 import { runScheduleTick } from './runner';
 import { listRuns, savePlannedThrough } from './runs';
+import { pushRecorder } from './test-support';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
 async function live() {
   const t = await scheduleApp('2026-01-15T12:00:00.000Z');
-  const lines: { method: string; params: Record<string, unknown> }[] = [];
-  const connection: PushConnection = { send: (line) => lines.push(JSON.parse(line)) > 0 };
-  t.deps.push.add(connection);
-  t.deps.push.subscribe(connection, ['media']);
+  const { take } = pushRecorder(t, ['media']);
   const sent = () =>
-    lines
-      .splice(0)
-      .map((l) => `${l.method.slice(14)} ${l.params.itemType} ${String(l.params.startTime).slice(11, 16)}`);
+    take().map((l) => `${l.method.slice(14)} ${l.params.itemType} ${String(l.params.startTime).slice(11, 16)}`);
   /** Minute ticks, as the daemon's timer gives at least. */
   const minutes = (n: number) => {
     for (let i = 0; i < n; i++) {
@@ -137,17 +132,12 @@ describe('a wall clock stepped ahead an hour', () => {
 // Restarts over the same data directory, and a running daemon on a one-second tick.
 
 function listen(t: TestApp) {
-  const lines: { method: string; params: Record<string, unknown> }[] = [];
-  const connection: PushConnection = { send: (line) => lines.push(JSON.parse(line)) > 0 };
-  t.deps.push.add(connection);
-  t.deps.push.subscribe(connection, ['media']);
+  const { take } = pushRecorder(t, ['media']);
   return () =>
-    lines
-      .splice(0)
-      .map(
-        (l) =>
-          `${l.method.slice(14)} ${l.params.itemType}#${l.params.itemId} ${String(l.params.startTime).slice(11, 19)}`,
-      );
+    take().map(
+      (l) =>
+        `${l.method.slice(14)} ${l.params.itemType}#${l.params.itemId} ${String(l.params.startTime).slice(11, 19)}`,
+    );
 }
 
 const runs = (t: TestApp) =>

@@ -6,20 +6,15 @@
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp, type TestApp } from '../../../../tests/helpers/app';
 import type { WalSync } from '../../../db/durability';
-import type { PushConnection } from '../../../rpc/hub';
 import { scheduleApp } from '../routes-test-support';
 import { runScheduleTick } from './runner';
 import { listRuns } from './runs';
+import { pushRecorder } from './test-support';
 
 function listen(t: TestApp, targets: string[] = ['media']) {
-  const lines: { method: string; params: Record<string, unknown> }[] = [];
-  const connection: PushConnection = { send: (line) => lines.push(JSON.parse(line)) > 0 };
-  t.deps.push.add(connection);
-  t.deps.push.subscribe(connection, targets);
+  const { take } = pushRecorder(t, targets);
   return () =>
-    lines
-      .splice(0)
-      .map((l) => `${l.method.slice(14)} ${l.params.itemType} ${String(l.params.startTime).slice(11, 19)}`);
+    take().map((l) => `${l.method.slice(14)} ${l.params.itemType} ${String(l.params.startTime).slice(11, 19)}`);
 }
 
 const runs = (t: TestApp) =>

@@ -1,19 +1,16 @@
 import { describe, expect, it } from 'bun:test';
-import type { PushConnection } from '../../../rpc/hub';
 import { scheduleApp } from '../routes-test-support';
 import { loadScheduleSnapshot } from '../snapshot/load';
 import { installScheduleRunner, recoverMissedRuns, runScheduleTick } from './runner';
 import { listRuns } from './runs';
+import { pushRecorder } from './test-support';
 
 /** The runner over the stored schedule: items written through the API, delivered to a push connection. */
 async function live() {
   const t = await scheduleApp('2026-01-15T12:00:00.000Z');
-  const lines: { method: string; params: Record<string, unknown> }[] = [];
-  const connection: PushConnection = { send: (line) => lines.push(JSON.parse(line)) > 0 };
-  t.deps.push.add(connection);
-  t.deps.push.subscribe(connection, ['media']);
+  const { connection, take } = pushRecorder(t, ['media']);
   const sent = () =>
-    lines.splice(0).map((l) => `${l.method.slice(14)} ${l.params.itemType}#${l.params.itemId} ${l.params.startTime}`);
+    take().map((l) => `${l.method.slice(14)} ${l.params.itemType}#${l.params.itemId} ${l.params.startTime}`);
   return { t, sent, connection };
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'bun:test';
-import type { PushConnection } from '../../../rpc/hub';
 import { playerApp } from '../../players/test-support';
 import { runScheduleTick } from './runner';
 import { listRuns } from './runs';
+import { pushRecorder } from './test-support';
 
 /**
  * §11.6 rule 11 and C: Realtime: a container's playables (and its events marked `eventPlayer`) are
@@ -24,11 +24,8 @@ async function venue() {
     body: { displayName: 'Foyer', members: ['wall-1', 'wall-2'] },
   });
   expect(zone.status).toBe(201);
-  const lines: Array<{ method: string; params: Record<string, unknown> }> = [];
-  const connection: PushConnection = { send: (line) => lines.push(JSON.parse(line)) > 0 };
-  t.deps.push.add(connection);
-  t.deps.push.subscribe(connection, ['wall', 'wall-1', 'wall-2', 'wall-3']);
-  const sent = () => lines.splice(0).map((l) => `${l.method.slice(14)} ${l.params.subsystemExternalId}`);
+  const { lines, connection, take } = pushRecorder(t, ['wall', 'wall-1', 'wall-2', 'wall-3']);
+  const sent = () => take().map((l) => `${l.method.slice(14)} ${l.params.subsystemExternalId}`);
   const schedule = async (body: Record<string, unknown>) => {
     const res = await t.call('POST', '/schedules', { as: 'admin', body });
     expect(res.status).toBe(201);
@@ -166,12 +163,14 @@ describe('schedule delivery to a container’s players (§11.6 rule 11)', () => 
     });
     runScheduleTick(t.deps);
     t.sent();
-    const late: string[] = [];
-    const connection: PushConnection = { send: (line) => late.push(JSON.parse(line).params.subsystemExternalId) > 0 };
-    t.deps.push.add(connection);
-    t.deps.push.subscribe(connection, ['wall', 'wall-3', 'wall-1']);
+    const late = pushRecorder(t, ['wall', 'wall-3', 'wall-1']);
     await Bun.sleep(0);
-    expect(late.sort()).toEqual(['wall-1', 'wall-3']);
+    expect(
+      late
+        .take()
+        .map((l) => String(l.params.subsystemExternalId))
+        .sort(),
+    ).toEqual(['wall-1', 'wall-3']);
   });
 
   it("an event of the container marked eventPlayer, triggered by hand, goes to the zone's players", async () => {

@@ -6,9 +6,24 @@ import type { EngineItem, ScheduleSnapshot } from '../engine/types';
 import { installScheduleRunner, runScheduleTick } from './runner';
 import { listRuns } from './runs';
 
+/** A push line as the runner sends it (JSON-RPC). */
+export type PushLine = { method: string; params: Record<string, unknown> };
+
+/**
+ * A push connection that keeps every line it is sent, subscribed to `targets`; `take()` empties it.
+ * Each test formats the lines it takes as its assertions read best.
+ */
+export function pushRecorder(t: TestApp, targets: string[]) {
+  const lines: PushLine[] = [];
+  const connection: PushConnection = { send: (line) => lines.push(JSON.parse(line)) > 0 };
+  t.deps.push.add(connection);
+  t.deps.push.subscribe(connection, targets);
+  return { connection, lines, take: () => lines.splice(0) };
+}
+
 export interface Harness {
   t: TestApp;
-  lines: { method: string; params: Record<string, unknown> }[];
+  lines: PushLine[];
   set(items: EngineItem[], over?: Partial<ScheduleSnapshot>): void;
   tick(ms?: number): void;
   sent(): string[];
@@ -19,15 +34,7 @@ export function harness(start: string, items: EngineItem[] = [], over: Partial<S
   const t = makeTestApp({ start });
   let snap = snapshot({ items, ...over });
   let version = 100;
-  const lines: Harness['lines'] = [];
-  const connection: PushConnection = {
-    send: (line) => {
-      lines.push(JSON.parse(line));
-      return true;
-    },
-  };
-  t.deps.push.add(connection);
-  t.deps.push.subscribe(connection, ['media-1', 'show-1']);
+  const { lines, connection } = pushRecorder(t, ['media-1', 'show-1']);
   installScheduleRunner(t.deps, () => snap);
   return {
     t,
