@@ -41,7 +41,14 @@ const CYCLE_LOAD = process.env.CYCLE_LOAD ?? '5s';
 if (!existsSync(PMSD)) throw new Error(`${PMSD} does not exist: run npm run build first`);
 
 if (process.env.COLD === '1' && !PMSD.endsWith('.ts')) {
-  const drop = Bun.spawnSync(['dd', 'if=/dev/null', `of=${PMSD}`, 'oflag=nocache', 'conv=notrunc,fdatasync', 'count=0']);
+  const drop = Bun.spawnSync([
+    'dd',
+    'if=/dev/null',
+    `of=${PMSD}`,
+    'oflag=nocache',
+    'conv=notrunc,fdatasync',
+    'count=0',
+  ]);
   if (drop.exitCode !== 0) throw new Error(`could not drop ${PMSD} from the page cache: ${drop.stderr.toString()}`);
 }
 const command = PMSD.endsWith('.ts') ? [process.execPath, PMSD, 'serve'] : [PMSD, 'serve'];
