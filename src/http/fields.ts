@@ -126,6 +126,9 @@ export function jsonLargerThanKiB(value: unknown, kib: number): boolean {
   return text.length * 3 > limit && Buffer.byteLength(text, 'utf8') > limit;
 }
 
+/** §0.2: `metadata` (and `preferences`) at most 16 KiB serialized. */
+export const METADATA_KIB = 16;
+
 /**
  * Metadata rules of §0.2 beyond the schema, for `metadata` and `preferences` objects: at most 16 KiB
  * serialized (bytes of UTF-8, `jsonLargerThanKiB`), depth at most 5, and no number past ±1.7976931348623157e308. Such a literal (`1e400`) is
@@ -136,7 +139,7 @@ export function jsonLargerThanKiB(value: unknown, kib: number): boolean {
 function metadataProblem(value: unknown, path: string): { path: string; message: string } | null {
   const infinite = nonFinitePath(value, path);
   if (infinite) return { path: infinite, message: NOT_FINITE };
-  if (jsonLargerThanKiB(value, 16)) return { path, message: 'must be at most 16 KiB' };
+  if (jsonLargerThanKiB(value, METADATA_KIB)) return { path, message: `must be at most ${METADATA_KIB} KiB` };
   const depth = (v: unknown): number =>
     v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0;
   return depth(value) > 5 ? { path, message: 'must be nested at most 5 levels deep' } : null;
