@@ -9,6 +9,8 @@
  * - A body nested more than MAX_NESTING (64) levels deep is refused before anything recursive reads it.
  * - An integer literal past ±(2^53−1) is refused (400 `validation` at its JSON pointer) rather than
  *   stored rounded; see json-integers.ts for the rule and its cost on the ingest path.
+ * - A body whose bytes are not well-formed UTF-8 is refused (400 `bad_request`, `detail` at the JSON
+ *   pointer of the string holding the first broken sequence) rather than stored with U+FFFD; see utf8.ts.
  * - A string or key holding an unpaired surrogate escape (`\ud800`) is refused (400 `validation` at
  *   its JSON pointer) rather than stored as U+FFFD; see lone-surrogates.ts.
  * - Each route checks the body as sent against its own schema before Elysia touches it (`routeBody`).
@@ -34,6 +36,7 @@ import { AppError, fieldName, invalid } from './errors';
 import { stringEnd, unsafeIntegerPath } from './json-integers';
 import { LONE_SURROGATE, loneSurrogatePath } from './lone-surrogates';
 import { dropProtoKeys } from './proto-keys';
+import { notUtf8, utf8OrNull } from './utf8';
 import {
   SAFE_INTEGER_BOUND,
   SAFE_INTEGER_FORMAT,
@@ -54,17 +57,19 @@ export const tooLarge = (limit: number): AppError =>
 export const notAnObject = (): AppError =>
   new AppError('validation', 'body must be an object', [{ path: '/', message: 'must be an object' }]);
 
+const notJson = (): AppError => new AppError('unsupported_media_type', 'the body must be JSON (application/json)');
+
 const isObject = (body: unknown): boolean => body !== null && typeof body === 'object' && !Array.isArray(body);
 
-/** Reads the body as text, refusing more than `limit` bytes. */
-export async function readBodyText(request: Request, limit: number): Promise<string> {
+/** Reads the body's bytes, refusing more than `limit`. */
+async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   // A declared length within the limit is enforced by the HTTP framing, so the body can be taken
   // whole; streaming chunk by chunk costs far more per request on the ingest path. Asked first:
   // `request.body` makes a ReadableStream, about 1.8 µs of the value door's 15 (bench/RESULTS.md).
-  if (Number.isFinite(declared)) return request.text();
-  if (!request.body) return '';
+  if (Number.isFinite(declared)) return request.bytes();
+  if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body) {
@@ -72,7 +77,15 @@ export async function readBodyText(request: Request, limit: number): Promise<str
     if (size > limit) throw tooLarge(limit);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** Reads the body as text, refusing more than `limit` bytes and bytes that are not UTF-8 (utf8.ts). */
+export async function readBodyText(request: Request, limit: number): Promise<string> {
+  const bytes = await readBodyBytes(request, limit);
+  const text = utf8OrNull(bytes);
+  if (text === null) throw notUtf8(bytes);
+  return text;
 }
 
 /**
@@ -86,7 +99,14 @@ export async function discardBody(request: Request): Promise<void> {
 
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
   const contentType = request.headers.get('content-type') ?? '';
-  const text = await readBodyText(request, limit);
+  const bytes = await readBodyBytes(request, limit);
+  const text = utf8OrNull(bytes);
+  if (text === null) {
+    // Bytes that are not text and not labelled JSON (an image posted to a JSON route) are the wrong
+    // media type, as a body that does not parse is below.
+    if (!isJsonType(contentType)) throw notJson();
+    throw notUtf8(bytes);
+  }
   if (text.trim() === '') return {};
   let body: unknown;
   try {
@@ -94,8 +114,7 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   } catch {
     // A JSON body sent with another type (curl -d, some field clients) is accepted above; a body
     // that is neither labelled nor shaped as JSON is the wrong media type.
-    if (!isJsonType(contentType))
-      throw new AppError('unsupported_media_type', 'the body must be JSON (application/json)');
+    if (!isJsonType(contentType)) throw notJson();
     throw new AppError('bad_request', 'the body is not valid JSON');
   }
   if (text.length > 2 * MAX_NESTING && nestedDeeperThan(text, MAX_NESTING)) throw tooDeep();

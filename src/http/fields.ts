@@ -113,8 +113,25 @@ export function refuseNonFinite(value: unknown, path: string): void {
 }
 
 /**
+ * Whether `value`'s JSON text, as it is stored, is more than `kib` KiB: a size in KiB is a size in
+ * bytes of UTF-8 (§0.2 "at most 16 KiB serialized"). Counting the string's length counted UTF-16
+ * units: 6 000 '😀' (24 000 bytes stored) passed a 16 KiB limit as 12 000. Every KiB limit on a
+ * client's JSON uses this. Cost: the length test alone decides unless the text is within 3× the limit
+ * (a UTF-16 unit is at most 3 bytes of UTF-8).
+ */
+export function jsonLargerThanKiB(value: unknown, kib: number): boolean {
+  const text = JSON.stringify(value) ?? '';
+  const limit = kib * 1024;
+  if (text.length > limit) return true;
+  return text.length * 3 > limit && Buffer.byteLength(text, 'utf8') > limit;
+}
+
+/** §0.2: `metadata` (and `preferences`) at most 16 KiB serialized. */
+export const METADATA_KIB = 16;
+
+/**
  * Metadata rules of §0.2 beyond the schema, for `metadata` and `preferences` objects: at most 16 KiB
- * serialized, depth at most 5, and no number past ±1.7976931348623157e308. Such a literal (`1e400`) is
+ * serialized (bytes of UTF-8, `jsonLargerThanKiB`), depth at most 5, and no number past ±1.7976931348623157e308. Such a literal (`1e400`) is
  * ±Infinity once parsed, which JSON.stringify stores as `null`: a value the client never sent (the body
  * reader lets it through, the value-write path must not pay for the walk; jsonText refuses it in
  * values). The problem is reported at its own pointer below `path`, e.g. `/metadata/a/0`.
@@ -122,7 +139,7 @@ export function refuseNonFinite(value: unknown, path: string): void {
 function metadataProblem(value: unknown, path: string): { path: string; message: string } | null {
   const infinite = nonFinitePath(value, path);
   if (infinite) return { path: infinite, message: NOT_FINITE };
-  if (JSON.stringify(value).length > 16 * 1024) return { path, message: 'must be at most 16 KiB' };
+  if (jsonLargerThanKiB(value, METADATA_KIB)) return { path, message: `must be at most ${METADATA_KIB} KiB` };
   const depth = (v: unknown): number =>
     v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0;
   return depth(value) > 5 ? { path, message: 'must be nested at most 5 levels deep' } : null;

@@ -56,6 +56,22 @@ function isUnsafeIntegerLiteral(literal: string): boolean {
  */
 export function unsafeIntegerPath(text: string): string | null {
   if (!LONG_DIGIT_RUN.test(text)) return null;
+  return firstTokenPath(
+    text,
+    (kind, start, end) => kind === 'number' && isUnsafeIntegerLiteral(text.slice(start, end)),
+  );
+}
+
+/**
+ * The JSON pointer of the first string (a key or a value) or number literal of `text` (already valid
+ * JSON) that `found` picks by its kind and its place in the text (`start` inclusive, `end` exclusive,
+ * a string's quotes included), or null. A key's pointer names its member: `{"a":{"b":1}}`'s key `b`
+ * is `/a/b`, as its value is.
+ */
+export function firstTokenPath(
+  text: string,
+  found: (kind: 'string' | 'number', start: number, end: number) => boolean,
+): string | null {
   const stack: Frame[] = [];
   let i = 0;
   while (i < text.length) {
@@ -67,6 +83,7 @@ export function unsafeIntegerPath(text: string): string | null {
         top.key = JSON.parse(text.slice(i, end)) as string;
         top.expectKey = false;
       }
+      if (found('string', i, end)) return pointer(stack);
       i = end;
     } else if (c === 123 || c === 91) {
       stack.push({ kind: c === 123 ? 'object' : 'array', index: 0, key: '', expectKey: c === 123 });
@@ -81,7 +98,7 @@ export function unsafeIntegerPath(text: string): string | null {
     } else if (c === 45 || (c >= 48 && c <= 57)) {
       let end = i + 1;
       while (end < text.length && /[0-9.eE+-]/.test(text.charAt(end))) end += 1;
-      if (isUnsafeIntegerLiteral(text.slice(i, end))) return pointer(stack);
+      if (found('number', i, end)) return pointer(stack);
       i = end;
     } else {
       i += 1;

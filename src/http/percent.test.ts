@@ -7,7 +7,7 @@ import { makeTestApp } from '../../tests/helpers/app';
 import { errorBody } from '../../tests/helpers/errors';
 import { BAD_ENCODING_MESSAGE, decodeOrNull } from './percent';
 
-const BAD = ['%ZZ', '%FF', '%E0%A4%A', '%', 'a%2', '%C0%AF'];
+const BAD = ['%ZZ', '%FF', '%E0%A4%A', '%', 'a%2', '%C0%AF', '%C3%28'];
 
 describe('malformed percent-encoding', () => {
   const t = makeTestApp();

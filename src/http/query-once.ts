@@ -10,12 +10,30 @@
  * - a parameter the route does not read is ignored however often it comes, as unknown body fields
  *   are (C: Requests).
  *
+ * A query is also percent-encoded UTF-8, every parameter of it, read by the route or not. A broken
+ * escape (`%C3%28`, `%FF`, `%ZZ`) was decoded to U+FFFD (or kept as typed) and used:
+ * `?displayName=%C3%28` answered 200 `[]`, a filter on text the client never meant. It is 400
+ * `bad_request` at `/<name>` (or `/` when the name itself is broken); nothing runs.
+ *
  * Judged after the credential, like the body (auth.ts): a caller without one gets its 401 first.
- * A request without `?` costs nothing; the others parse their query once more.
+ * A request without `?` costs nothing; the others parse their query once more, and look for a `%`.
  */
 import { badRequest, echoed } from './errors';
+import { decodeOrNull } from './percent';
 
 const REPEATED = 'is given more than once with different values';
+const BROKEN = 'is not valid percent-encoding of UTF-8';
+
+/** Refuses a query (the text after `?`) holding an escape that is not percent-encoded UTF-8. */
+function refuseBrokenEscapes(query: string): void {
+  for (const pair of query.split('&')) {
+    if (!pair.includes('%') || decodeOrNull(pair) !== null) continue;
+    const eq = pair.indexOf('=');
+    const name = decodeOrNull(eq < 0 ? pair : pair.slice(0, eq));
+    if (name === null) throw badRequest(`the query ${BROKEN}`, [{ path: '/', message: BROKEN }]);
+    throw badRequest(`query ${echoed(name)} ${BROKEN}`, [{ path: `/${name}`, message: BROKEN }]);
+  }
+}
 
 /** The parameter names a route's query schema declares (none without one). */
 function declaredNames(schema: unknown): ReadonlySet<string> {
@@ -35,9 +53,12 @@ export function routeQuery() {
     },
     check(request: Request): void {
       const at = request.url.indexOf('?');
-      if (at < 0 || names.size === 0) return;
+      if (at < 0) return;
+      const query = request.url.slice(at + 1);
+      if (query.includes('%')) refuseBrokenEscapes(query);
+      if (names.size === 0) return;
       const seen = new Map<string, string>();
-      for (const [name, value] of new URLSearchParams(request.url.slice(at + 1))) {
+      for (const [name, value] of new URLSearchParams(query)) {
         if (!names.has(name)) continue;
         const before = seen.get(name);
         if (before === undefined) seen.set(name, value);

@@ -215,6 +215,51 @@ describe('retention', () => {
     expect((await t.call('GET', `/backups/${manual._id}`, { as: 'admin' })).status).toBe(200);
   });
 
+  it('keeps the backups made last, not the ones stamped latest: a backup made while the clock was behind is new', async () => {
+    const t = backupTestApp({ start: '2026-01-15T12:00:00.000Z' });
+    setBackups(t, { keepScheduled: 2 });
+    runTimetable(t.deps);
+    /** Runs the slot at `at`; the `_id` of the backup it made. */
+    const slot = async (at: string): Promise<number> => {
+      t.clock.setWall(at);
+      expect(runTimetable(t.deps)).toBe('started');
+      await idle(t);
+      return t.deps.sqlite.query<{ id: number }, []>('SELECT max(id) AS id FROM backups').get()?.id ?? 0;
+    };
+    await slot('2026-01-16T03:30:00.000Z');
+    const second = await slot('2026-01-17T03:30:00.000Z');
+    // The RTC lost a week (a power cut): the next slot is made while the clock says the 10th ...
+    t.clock.setWall('2026-01-10T03:00:00.000Z');
+    expect(runTimetable(t.deps)).toBe('none');
+    const behind = await slot('2026-01-10T03:30:00.000Z');
+    // ... and is the newest backup there is: the 16th's goes, not it.
+    expect((await scheduled(t)).map((b) => b._id)).toEqual([second, behind]);
+    // NTP steps the clock back to the truth; the next slot leaves the two made last.
+    const last = await slot('2026-01-18T03:30:00.000Z');
+    const left = await scheduled(t);
+    expect(left.map((b) => b._id)).toEqual([last, behind]);
+    expect(left.map((b) => b._createdAt)).toEqual(['2026-01-18T03:30:00.000Z', '2026-01-10T03:30:00.000Z']);
+    expect(applyRetention(t.deps)).toBe(0);
+  });
+
+  it('a failed scheduled record goes once the backups kept were all made after it, whatever their stamps', async () => {
+    const t = backupTestApp({ start: '2026-01-15T12:00:00.000Z' });
+    setBackups(t, { keepScheduled: 1 });
+    runTimetable(t.deps);
+    t.clock.setWall('2026-01-16T03:30:00.000Z');
+    expect(runTimetable(t.deps)).toBe('started');
+    await idle(t);
+    t.deps.sqlite.run(`UPDATE backups SET status = 'failed', is_valid = 0`);
+    // Made after the failure, while the clock was behind: it is the newer one.
+    t.clock.setWall('2026-01-09T03:00:00.000Z');
+    expect(runTimetable(t.deps)).toBe('none');
+    t.clock.setWall('2026-01-09T03:30:00.000Z');
+    expect(runTimetable(t.deps)).toBe('started');
+    await idle(t);
+    const left = await scheduled(t);
+    expect(left.map((b) => [b.status, b._createdAt])).toEqual([['complete', '2026-01-09T03:30:00.000Z']]);
+  });
+
   it('removes pre-restore backups after 30 days, but never the only valid backup', async () => {
     const t = backupTestApp({ start: '2026-01-15T12:00:00.000Z' });
     const a = await madeBackup(t);

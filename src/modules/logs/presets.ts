@@ -12,14 +12,13 @@ import { logPresets } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { entityMeta } from '../../http/entity';
 import { forbidden, invalid, notFound } from '../../http/errors';
-import { numericId, refuseNonFinite, tagsOf } from '../../http/fields';
+import { jsonLargerThanKiB, numericId, refuseNonFinite, tagsOf } from '../../http/fields';
 import { instantOfBody } from '../../http/instant';
 import { type ListResult, type Page, paginate, whereFields } from '../../http/lists';
 import { emit, transact } from '../../realtime/emit';
 import { LOG_PRESET_FIELD_FILTERS, type PresetDto, type PresetWrite } from './preset-model';
 
 type PresetRow = typeof logPresets.$inferSelect;
-const JSON_LIMIT = 16 * 1024;
 const CREATED = [
   'name',
   'type',
@@ -73,7 +72,7 @@ function writable(principal: Principal, row: PresetRow): PresetRow {
 
 function jsonOf(value: unknown, path: string): unknown {
   refuseNonFinite(value, path);
-  if (value !== null && JSON.stringify(value).length > JSON_LIMIT) throw invalid(path, 'must be at most 16 KiB');
+  if (value !== null && jsonLargerThanKiB(value, 16)) throw invalid(path, 'must be at most 16 KiB');
   return value;
 }
 

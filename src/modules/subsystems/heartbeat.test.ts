@@ -83,6 +83,24 @@ describe('PUT /subsystems/:id/heartbeat', () => {
     expect((await t.read(body._id)).heartbeat).toMatchObject({ intervalMs: 2000, count: 16 });
   });
 
+  it('does not fill metadata.ip_address past 16 KiB: the whole object read and PUT back is still taken', async () => {
+    const t = setup();
+    // 16 384 bytes less 20: room for no `"ip_address":"10.1.2.3"` (24 bytes with its comma).
+    const full = { big: 'é'.repeat((16 * 1024 - 20 - '{"big":""}'.length) / 2) };
+    const { body } = await t.create({ externalId: 'media', metadata: full });
+    expect(body.metadata).toEqual(full);
+    const beat = () => t.call('PUT', '/subsystems/media/heartbeat', { as: 'integration', from: '10.1.2.3' });
+    expect((await beat()).status).toBe(200);
+    const read = await t.read(body._id);
+    expect(read.metadata).toEqual(full);
+    const back = await t.call('PUT', `/subsystems/${body._id}`, { as: 'admin', body: read });
+    expect(back.status).toBe(200);
+    // Room made: the next heartbeat fills it.
+    await t.call('PATCH', '/subsystems/media', { as: 'admin', body: { metadata: { big: null } } });
+    expect((await beat()).status).toBe(200);
+    expect((await t.read(body._id)).metadata).toEqual({ ip_address: '10.1.2.3' });
+  });
+
   it('fills metadata.ip_address from the first heartbeat while it is empty, never overwriting it', async () => {
     const t = setup();
     const { body } = await t.create({ externalId: 'media' });

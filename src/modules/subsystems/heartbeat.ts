@@ -12,6 +12,7 @@ import { updateRow } from '../../db/prepared';
 import { subsystems } from '../../db/schema';
 import type { Deps } from '../../deps';
 import { settledUnlessDiskFull } from '../../http/errors';
+import { jsonLargerThanKiB, METADATA_KIB } from '../../http/fields';
 import { emit } from '../../realtime/emit';
 import { collectMessages } from './actions';
 import { liveHealth, recordContact } from './health';
@@ -29,7 +30,10 @@ export function plainAddress(address: string | null): string | null {
  * through the writer (a venue powering up fills thousands at once); the job reads the row again, so
  * two first heartbeats in one batch fill it once. Best effort: on a full disk the heartbeat still
  * answers (and hands over its messages) and the address is filled by a later one, since a refused
- * heartbeat would cut the device off. Null when there is nothing to fill.
+ * heartbeat would cut the device off. Null when there is nothing to fill. Decision: metadata the
+ * client filled to its 16 KiB (§0.2) is not pushed past it: the address is not filled while it does
+ * not fit, so the stored metadata stays within the limit and a whole object read and PUT back
+ * (C: Requests) is not refused for a key the platform added.
  */
 function fillIpAddress(deps: Deps, row: SubsystemRow, address: string | null): Promise<void> | null {
   if (address === null || isIP(address) === 0 || !lacksIpAddress(row)) return null;
@@ -44,8 +48,10 @@ function lacksIpAddress(row: SubsystemRow): boolean {
 function storeIpAddress(deps: Deps, id: number, address: string): void {
   const row = findSubsystem(deps, id);
   if (!row || !lacksIpAddress(row)) return;
+  const metadata = { ...row.metadata, ip_address: address };
+  if (jsonLargerThanKiB(metadata, METADATA_KIB)) return;
   const updated = updateRow(deps, 'subsystems.heartbeat', subsystems, subsystems.id, row.id, {
-    metadata: { ...row.metadata, ip_address: address },
+    metadata,
     updatedAt: deps.clock.now(),
   });
   forgetSubsystem(deps, id);

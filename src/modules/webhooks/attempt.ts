@@ -71,8 +71,26 @@ async function readExcerpt(response: Response): Promise<string | null> {
     reader.cancel().catch(() => {});
   }
   if (size === 0) return null;
-  const bytes = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES);
-  return new TextDecoder().decode(bytes);
+  return excerptText(Buffer.concat(chunks).subarray(0, EXCERPT_BYTES));
+}
+
+/**
+ * The first 1 KiB of an answer as stored text (`responseBodyExcerpt` ≤ 1 KiB: bytes of UTF-8). A
+ * character cut at the 1 024th byte is left out: decoded whole it was a U+FFFD the receiver never sent,
+ * and the excerpt 1 026 bytes. Bytes that are not UTF-8 (a binary answer) read as U+FFFD, three bytes
+ * each, so the text is then cut back, by whole characters, to 1 KiB.
+ */
+export function excerptText(bytes: Uint8Array): string {
+  const text = new TextDecoder().decode(bytes, { stream: true });
+  if (text.length * 3 <= EXCERPT_BYTES || Buffer.byteLength(text) <= EXCERPT_BYTES) return text;
+  let size = 0;
+  let end = 0;
+  for (const char of text) {
+    size += Buffer.byteLength(char);
+    if (size > EXCERPT_BYTES) break;
+    end += char.length;
+  }
+  return text.slice(0, end);
 }
 
 function errorOf(err: unknown): string {

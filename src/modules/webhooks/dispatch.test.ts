@@ -23,6 +23,27 @@ async function queueOne(t: TestApp, name: string) {
 }
 
 describe('webhook delivery', () => {
+  it('keeps at most 1 KiB of UTF-8 of the answer: a character cut at the limit is left out, not made U+FFFD', async () => {
+    const t = webhookApp();
+    const r = serve();
+    await withVariable(t);
+    const hook = await addWebhook(t, { url: r.url, allowPrivateNetwork: true, events: ['subsystem.updated'] });
+    const excerpts: string[] = [];
+    for (const [i, answer] of [
+      `a${'é'.repeat(600)}`, // the 1 024th byte is the first half of an é
+      `${'€'.repeat(341)}€`, // 1 023 bytes, then a cut euro sign
+      new Uint8Array(2000).fill(0xff), // not text: U+FFFD, 3 bytes each
+    ].entries()) {
+      r.respond = () => new Response(answer);
+      await queueOne(t, `Media ${i}`);
+      await runDueDeliveries(t.deps);
+      const list = await t.call('GET', `/webhook/${hook._id}/deliveries`, { as: 'admin' });
+      excerpts.push(list.body[0].responseBodyExcerpt);
+    }
+    expect(excerpts).toEqual([`a${'é'.repeat(511)}`, '€'.repeat(341), '\ufffd'.repeat(341)]);
+    for (const excerpt of excerpts) expect(Buffer.byteLength(excerpt)).toBeLessThanOrEqual(1024);
+  });
+
   it('sends a correctly signed variable.changed with the same data as the bus', async () => {
     const t = webhookApp();
     const r = serve();
