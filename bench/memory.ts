@@ -2,7 +2,7 @@
  * Memory of the compiled executable (the hot-paths issue): idle RSS under 80 MB, under the ingest
  * bench under 200 MB.
  *
- *   npm run build && bun bench/memory.ts      (PMSD=dist/pmsd DURATION=30s IDLE_SECONDS=10)
+ *   npm run build && bun bench/memory.ts      (PMSD=dist/pmsd DURATION=30s IDLE_SECONDS=60)
  *
  * Starts PMSD (the executable; `src/main.ts` runs it from source instead) on free ports with a fresh
  * data directory and every flood budget raised far above the load, and prints its resident set
@@ -17,6 +17,17 @@
  *              other for years: the idle figure must not grow from one round to the next (printed:
  *              the last round against the first)
  * and fails on any non-2xx answer.
+ *
+ * An idle figure is the daemon settled: RSS is sampled every second of the quiet period and the
+ * figure is the largest sample of its last SETTLE_SECONDS (10), printed with the sample taken 40 s
+ * into the quiet (what sessions up to 19 read). The daemon gives memory back once it has been quiet
+ * for 30 s (quiet-trim.ts: the trim runs on a 5-second grid, so 30-35 s after the last request),
+ * and the allocator returns the pages that frees to the system about 10 s after that (mimalloc's
+ * arena purge delay): measured every second after a load, anonymous memory 62 MB until the trim,
+ * 38.7 MB from it, 30.1 MB 9 s later, and 30.0-30.9 for the next 20 s (bench/RESULTS.md, "Hot
+ * paths, session 20"). A reading at 40 s fell before or after that second step depending on where
+ * the grid put the trim: the "two modes" of sessions 14-19. The default quiet period (60 s) ends
+ * after both steps.
  *
  * COLD=1 first drops the executable's pages from the operating system's page cache (GNU dd's
  * `oflag=nocache`, POSIX_FADV_DONTNEED: no root needed), so the daemon starts as it does at a boot.
@@ -35,7 +46,10 @@ const ROOT = resolve(import.meta.dir, '..');
 const SHARED = process.env.BENCH_SHARED ?? '/work/shared/bench';
 const PMSD = resolve(ROOT, process.env.PMSD ?? 'dist/pmsd');
 const DURATION = process.env.DURATION ?? '30s';
-const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 10);
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 60);
+const SETTLE_SECONDS = Math.min(10, IDLE_SECONDS);
+/** The reading sessions up to 19 took, printed beside the settled figure. */
+const EARLY_SECONDS = 40;
 const CYCLES = Number(process.env.CYCLES ?? 0);
 const CYCLE_LOAD = process.env.CYCLE_LOAD ?? '5s';
 if (!existsSync(PMSD)) throw new Error(`${PMSD} does not exist: run npm run build first`);
@@ -74,23 +88,35 @@ async function peakDuring<T>(work: Promise<T>): Promise<{ result: T; peak: numbe
 }
 
 const mb = (x: number) => `${x.toFixed(1)} MB`;
-/** The resident set now, with its split. */
-function idleRss(): { rss: number; split: string } {
-  const { anon, file } = rssSplitMb(daemon.pid);
-  return { rss: rssMb(daemon.pid), split: `(anonymous ${mb(anon)}, file-backed ${mb(file)})` };
+/**
+ * Waits IDLE_SECONDS of quiet, sampling every second; the figure is the largest sample of the last
+ * SETTLE_SECONDS, with the split of that sample and the one taken EARLY_SECONDS in.
+ */
+async function idleRss(): Promise<{ rss: number; split: string }> {
+  const samples: Array<{ rss: number; anon: number; file: number }> = [];
+  const start = performance.now();
+  for (let second = 1; second <= IDLE_SECONDS; second++) {
+    await Bun.sleep(Math.max(0, start + second * 1000 - performance.now()));
+    samples.push({ rss: rssMb(daemon.pid), ...rssSplitMb(daemon.pid) });
+  }
+  const settled = samples.slice(-SETTLE_SECONDS).reduce((a, b) => (b.rss > a.rss ? b : a));
+  const early = samples[EARLY_SECONDS - 1];
+  const at40 = early && IDLE_SECONDS > EARLY_SECONDS ? `; ${EARLY_SECONDS} s in: ${mb(early.rss)}` : '';
+  return {
+    rss: settled.rss,
+    split: `(anonymous ${mb(settled.anon)}, file-backed ${mb(settled.file)}${at40})`,
+  };
 }
 
 try {
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/api/v1/health`);
   console.log(`${PMSD} on ${port}`);
-  await Bun.sleep(IDLE_SECONDS * 1000);
-  const { rss: fresh, split: freshSplit } = idleRss();
+  const { rss: fresh, split: freshSplit } = await idleRss();
   console.log(`fresh    ${mb(fresh)} ${freshSplit}`);
   const { offset, session } = await seedValues(base);
   const token = await integrationToken(base, session, 'memory bench');
-  await Bun.sleep(IDLE_SECONDS * 1000);
-  const { rss: seeded, split: seededSplit } = idleRss();
+  const { rss: seeded, split: seededSplit } = await idleRss();
   console.log(`seeded   ${mb(seeded)} ${seededSplit}`);
   const withToken = { AUTH_HEADER: 'isaac-token', AUTH_VALUE: token };
   const runs: Array<[string, Record<string, string>]> = [
@@ -117,15 +143,13 @@ try {
     console.log(`ingest   ${name.padEnd(8)} peak ${mb(run.peak)} (${run.result.rps.toFixed(0)} values/s)`);
     peak = Math.max(peak, run.peak);
   }
-  await Bun.sleep(IDLE_SECONDS * 1000);
-  const { rss: after, split: afterSplit } = idleRss();
+  const { rss: after, split: afterSplit } = await idleRss();
   console.log(`after    ${mb(after)} ${afterSplit}`);
   const rounds: number[] = [];
   for (let i = 1; i <= CYCLES; i++) {
     const run = await load('token', withToken, CYCLE_LOAD);
     peak = Math.max(peak, run.peak);
-    await Bun.sleep(IDLE_SECONDS * 1000);
-    const { rss, split } = idleRss();
+    const { rss, split } = await idleRss();
     rounds.push(rss);
     console.log(`cycle ${String(i).padEnd(2)} ${mb(rss)} ${split} (peak ${mb(run.peak)})`);
   }
