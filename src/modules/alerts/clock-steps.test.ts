@@ -6,6 +6,7 @@
  * a moment a person chose, stays on the wall clock.
  */
 import { describe, expect, it } from 'bun:test';
+import { runFor } from '../../../tests/helpers/app';
 import { tickAlerts } from './jobs';
 import { type AlertsApp, alertsApp, at } from './test-support';
 
@@ -262,5 +263,40 @@ describe('a restart whose clock is behind a stored close (an RTC that lost time)
     await t.write('97');
     expect(t.emitted('alert.fired')).toHaveLength(1);
     expect(await t.history()).toHaveLength(2);
+  });
+});
+
+describe('a delay across a stall of the daemon itself', () => {
+  it('the tick after a 10-minute pause fires nothing; the values that waited decide, and a condition that held fires after its listening delay', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    await t.rule({ delaySeconds: 60 });
+    await t.write('95');
+    runFor(t, 30_000, () => tickAlerts(t.deps));
+    // Paused 10 minutes; the device's values of those minutes wait in the socket, the tick runs first.
+    t.clock.advance(10 * 60_000);
+    tickAlerts(t.deps);
+    expect(t.emitted('alert.fired')).toEqual([]);
+    expect(t.notices()).toEqual([]);
+    // What waited says the condition went on holding: 30 s, the pause's first second, then 29 s more.
+    await t.write('96');
+    runFor(t, 28_000, () => tickAlerts(t.deps));
+    expect(t.emitted('alert.fired')).toEqual([]);
+    runFor(t, 1000, () => tickAlerts(t.deps));
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+  });
+
+  it('a value that cleared the condition during the pause leaves no incident', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    await t.rule({ delaySeconds: 60 });
+    await t.write('95');
+    runFor(t, 30_000, () => tickAlerts(t.deps));
+    t.clock.advance(10 * 60_000);
+    tickAlerts(t.deps);
+    await t.write('20');
+    runFor(t, 120_000, () => tickAlerts(t.deps));
+    expect(t.emitted('alert.fired')).toEqual([]);
+    expect(await t.history()).toEqual([]);
   });
 });

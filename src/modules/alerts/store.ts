@@ -164,6 +164,12 @@ export function updateRule(deps: Deps, id: number, values: Partial<AlertRow>): v
  * power cut), counts from now. Called before these times are compared with now or stamped: by the
  * per-second tick, a watched variable's value write, a rule write, and every fire and close, so
  * nothing in the second after a step reads or stamps a time the step has not moved.
+ *
+ * A delay does not count a stall of the daemon itself either (a VM paused; `deps.stalls`, clock.ts):
+ * the values written meanwhile wait unread in the sockets, so whether the condition held is not known
+ * until they are read, and the tick after the stall may run first. The pending starts move ahead by
+ * the time the daemon could not listen (never past now): no incident and notice, then a recovery,
+ * for the appliance's own pause. A repeat interval and the flap window count it as elapsed time.
  */
 /** A closed incident's times moved together (SQLite reads every right side from the row as it was), so none shows a close before its fire. */
 function movedBy(by: SQL) {
@@ -175,12 +181,22 @@ function movedBy(by: SQL) {
 }
 
 export function followWallClock(deps: Deps): void {
+  const deaf = deps.stalls.deaf();
+  const stalled = deaf - deps.alerts.deafSeen;
+  deps.alerts.deafSeen = deaf;
   const look = deps.alerts.wallSteps.look(deps.clock);
-  if (!look) return;
-  const { step } = look;
+  if (!look && stalled === 0) return;
+  const step = look?.step ?? 0;
   const now = deps.clock.now();
   const flapMs = getSettingGroup(deps, 'alerts').flapWindowSeconds * 1000;
   transact(deps, () => {
+    if (stalled > 0) {
+      deps.db
+        .update(alertRules)
+        .set({ pendingSince: sql`min(${alertRules.pendingSince} + ${stalled}, ${now - step})` })
+        .where(isNotNull(alertRules.pendingSince))
+        .run();
+    }
     if (step !== 0) {
       deps.db
         .update(alertIncidents)
