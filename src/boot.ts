@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Clock } from './clock';
+import { type Clock, Stalls } from './clock';
 import type { Config } from './config';
 import { writePlatformLog } from './core/platform-log';
 import { SettingsCache } from './core/settings-cache';
@@ -126,12 +126,14 @@ function assemble(options: BootOptions): { deps: Deps; migration: MigrationResul
     onListenerError: (err, type) => log.error({ err, event: type }, 'in-unit event listener failed'),
     monotonic: () => clock.monotonic(),
   });
+  const daemonStalls = new Stalls(clock);
   const deps: Deps = {
     db: wrapDrizzle(sqlite),
     sqlite,
     log,
     config: options.config,
     clock,
+    stalls: daemonStalls,
     bus,
     outbox,
     work,
@@ -161,7 +163,7 @@ function assemble(options: BootOptions): { deps: Deps; migration: MigrationResul
     statements: new PreparedStatements(),
     wsHub: new WsHub({
       bus,
-      clock: options.clock,
+      stalls: daemonStalls,
       log: options.log,
       fromSecret: (secret, address) => deps.identity.fromSecret(deps, secret, address),
       isTrusted: (address) => deps.identity.isTrusted(deps, address),

@@ -69,6 +69,62 @@ export class WallSteps {
   }
 }
 
+/** How often main's `daemon.beat` job tells `Stalls` the event loop ran. */
+export const BEAT_MS = 1000;
+/** How late a beat may run (a busy second, the cron's rounding) before the rest of the gap counts as a stall. */
+export const BEAT_SLACK_MS = 1000;
+
+/**
+ * Stalls of the daemon itself: a VM paused, SIGSTOP, a disk that hung, a long synchronous task. Both
+ * clocks move through one, so `WallSteps` never shows it; what the peers sent meanwhile waits unread
+ * in the sockets, and after it a timer may run before that is read. Code that decides a peer said
+ * nothing for N (the push channel's and the WebSocket's idle closes, subsystem heartbeat grace)
+ * measures on `listening()`: monotonic time that stands still while the daemon could not listen.
+ *
+ * The rule: main's `daemon.beat` job calls `beat()` every BEAT_MS. Any look (a beat or a reading)
+ * that finds the last look more than BEAT_MS + BEAT_SLACK_MS ago knows the beat could not run
+ * meanwhile, and counts all of that gap beyond BEAT_MS as deaf; a shorter gap is listening time.
+ * Whoever looks first after a stall sees it, so a peer's message read before a sweep and a sweep run
+ * before the messages are read judge the same. Before the first beat (a daemon whose jobs have not
+ * started; tests that do not beat) and after `rest()` (jobs stopped at shutdown) nothing is deaf.
+ */
+export class Stalls {
+  private last: number | null = null;
+  private deafMs = 0;
+  constructor(private readonly clock: Clock) {}
+
+  /** The event loop ran (main's job, every BEAT_MS); the first beat starts the watch. */
+  beat(): void {
+    const mono = this.clock.monotonic();
+    this.look(mono);
+    this.last = mono;
+  }
+
+  /** The beats stop (shutdown): nothing is counted deaf until the next beat. */
+  rest(): void {
+    this.last = null;
+  }
+
+  /** Monotonic milliseconds counted only while the daemon could listen. */
+  listening(mono = this.clock.monotonic()): number {
+    this.look(mono);
+    return mono - this.deafMs;
+  }
+
+  /** Milliseconds the daemon could not listen since the watch started; a store that follows stalls keeps what it saw. */
+  deaf(): number {
+    this.look(this.clock.monotonic());
+    return this.deafMs;
+  }
+
+  private look(mono: number): void {
+    if (this.last === null) return;
+    const gap = mono - this.last;
+    if (gap > BEAT_MS + BEAT_SLACK_MS) this.deafMs += gap - BEAT_MS;
+    this.last = mono;
+  }
+}
+
 /** What `WallSteps.look` found: how far the wall clock stepped (0: not at all), and whether it is the first look. */
 export interface WallLook {
   step: number;

@@ -1,6 +1,6 @@
 /** Everything a service needs, passed in, never imported as globals; tests build their own. */
 import type { Database } from 'bun:sqlite';
-import type { Clock } from './clock';
+import type { Clock, Stalls } from './clock';
 import type { Config } from './config';
 import type { Principal } from './core/principal';
 import type { SettingsCache } from './core/settings-cache';
@@ -38,6 +38,8 @@ export interface Deps {
   log: Logger;
   config: Config;
   clock: Clock;
+  /** Time the daemon itself could not listen (a pause, a hung disk): peers' silence is counted without it (clock.ts). */
+  stalls: Stalls;
   bus: EventBus;
   /** What the webhook outbox keeps: compiled active webhooks, prepared inserts (realtime/outbox.ts). */
   outbox: OutboxState;

@@ -159,6 +159,12 @@ async function serve(config: Config): Promise<void> {
     stop: () => checkpointer.stop(),
     jobs: [{ name: 'db.checkpoint', pattern: '* * * * * *', run: () => checkpointer.request().then(() => {}) }],
   });
+  // Every second the event loop ran: a longer gap is a stall of the daemon, not a peer's silence (clock.ts Stalls).
+  deps.scheduler.install({
+    start: () => deps.stalls.beat(),
+    stop: () => deps.stalls.rest(),
+    jobs: [{ name: 'daemon.beat', pattern: '* * * * * *', run: () => deps.stalls.beat() }],
+  });
   deps.scheduler.install({
     jobs: [
       { name: 'rpc.idle-sweep', pattern: '*/5 * * * * *', run: () => void rpc.sweepIdle() },

@@ -4,12 +4,12 @@
  * event the code emits.
  */
 import { afterEach, describe, expect, it } from 'bun:test';
-import { makeTestApp } from '../../tests/helpers/app';
+import { makeTestApp, runFor } from '../../tests/helpers/app';
 import { makeUser, signIn } from '../../tests/helpers/factories';
 import { authenticateSecret } from '../modules/auth/credentials';
 import { upsertSubsystem } from '../modules/subsystems/service';
 import { topicOfEvent } from './topics';
-import { CLOSE, eventFrame, PING_EVERY_MS, REAUTH_MS, SILENT_CLOSE_MS, type WsSocket } from './ws-hub';
+import { AUTH_TIMEOUT_MS, CLOSE, eventFrame, PING_EVERY_MS, REAUTH_MS, SILENT_CLOSE_MS, type WsSocket } from './ws-hub';
 import { emittedEventTypes, type ServedApp, serveTestApp } from './ws-test-support';
 
 class FakeSocket implements WsSocket {
@@ -90,6 +90,54 @@ describe('keep-alive', () => {
     t.clock.advance(SILENT_CLOSE_MS - 1);
     hub.sweep();
     expect(hub.size).toBe(2);
+  });
+
+  it("a stall of the daemon is nobody's silence: the sweep right after it closes no client and refuses no auth", () => {
+    const { t, hub, sockets, clients } = hubWithClients(1);
+    const [socket] = sockets;
+    const [client] = clients;
+    if (!socket || !client) throw new Error('no client');
+    // A minute of the daemon running, sweeping every second: two pings, each answered by a pong.
+    runFor(t, 60_000, () => {
+      const pings = socket.pings;
+      hub.sweep();
+      if (socket.pings > pings) hub.heard(client);
+    });
+    expect(socket.pings).toBe(2);
+    const unauthenticated = new FakeSocket();
+    const late = hub.open(unauthenticated, '192.0.2.2', null, { kind: 'none' });
+    // The daemon stalls 10 minutes; the client's pongs and the other's auth message wait unread.
+    t.clock.advance(10 * 60_000);
+    hub.sweep();
+    expect(socket.closedWith).toBeNull();
+    expect(unauthenticated.closedWith).toBeNull();
+    hub.message(late, { type: 'auth', token: t.tokenFor('viewer') });
+    expect(unauthenticated.types()).toEqual(['auth_ok']);
+    // The first second of the stall counts: 29 s of listening after it make the next ping due.
+    runFor(t, 28_000, () => hub.sweep());
+    expect(socket.pings).toBe(2);
+    runFor(t, 1000, () => hub.sweep());
+    expect(socket.pings).toBe(3);
+    expect(hub.size).toBe(2);
+  });
+
+  it('still closes a client silent for 90 s of listening, and refuses no auth within 10 s, around a stall', () => {
+    const { t, hub, sockets } = hubWithClients(1);
+    const [socket] = sockets;
+    if (!socket) throw new Error('no socket');
+    const unauthenticated = new FakeSocket();
+    hub.open(unauthenticated, '192.0.2.2', null, { kind: 'none' });
+    runFor(t, AUTH_TIMEOUT_MS - 2000, () => hub.sweep());
+    t.clock.advance(5 * 60_000);
+    hub.sweep();
+    expect(unauthenticated.closedWith).toBeNull();
+    runFor(t, 1000, () => hub.sweep());
+    expect(unauthenticated.closedWith).toEqual({ code: CLOSE.policy, reason: 'authentication timed out' });
+    // Silent since it opened: 8 s, the stall's first second, the second after and 79 s make 89 s.
+    runFor(t, 79_000, () => hub.sweep());
+    expect(socket.closedWith).toBeNull();
+    runFor(t, 1000, () => hub.sweep());
+    expect(socket.closedWith).toEqual({ code: CLOSE.idle, reason: 'keep-alive timeout' });
   });
 
   it("Bun's client answers the server's ping frame, which counts as heard", async () => {

@@ -7,10 +7,13 @@
  * REAUTH_MS by `sweep` (main runs it every second): a role change reaches delivery, and a revoked
  * token, deleted user or ended session is refused, within seconds. An open socket counts as use of
  * its session, as a request would. `sweep` also sends the keep-alive pings, closes clients silent
- * for SILENT_CLOSE_MS and connections that did not authenticate within the auth timeout.
+ * for SILENT_CLOSE_MS and connections that did not authenticate within the auth timeout. Every
+ * one of these times is counted on `Stalls.listening()` (clock.ts): a stall of the daemon itself (a
+ * VM paused for minutes) is not a client's silence, so the first sweep after it, which may run before
+ * the pongs and auth messages waiting in the sockets are read, closes nobody for it.
  */
 
-import type { Clock } from '../clock';
+import type { Stalls } from '../clock';
 import type { Principal } from '../core/principal';
 import type { Logger } from '../log';
 import type { BusEvent, EventBus } from './bus';
@@ -60,12 +63,13 @@ export class WsClient {
 }
 
 /**
- * What the hub needs of its daemon (boot.ts binds it): the bus it delivers from, the clock, the log
+ * What the hub needs of its daemon (boot.ts binds it): the bus it delivers from, the daemon's listening time, the log
  * and who a credential stands for. Declared here rather than taking Deps, so Deps can hold the hub.
  */
 export interface WsHubHost {
   bus: EventBus;
-  clock: Clock;
+  /** Silence is counted only while the daemon could listen. */
+  stalls: Stalls;
   log: Logger;
   /** The principal a secret stands for; null when invalid (deps.identity). */
   fromSecret(secret: string, address: () => string | null): Principal | null;
@@ -106,7 +110,7 @@ export class WsHub {
 
   /** A new connection; `principal` when the upgrade request already authenticated it. */
   open(socket: WsSocket, address: string | null, principal: Principal | null, credential: WsCredential): WsClient {
-    const client = new WsClient(socket, address, this.host.clock.monotonic());
+    const client = new WsClient(socket, address, this.host.stalls.listening());
     if (principal) this.authenticated(client, principal, credential);
     this.clients.add(client);
     this.host.log.debug({ address, who: principal?.label ?? null }, 'websocket client connected');
@@ -116,13 +120,13 @@ export class WsHub {
   /** A text or parsed message from the client. */
   message(client: WsClient, message: unknown): void {
     if (client.closed) return;
-    client.lastHeard = this.host.clock.monotonic();
+    client.lastHeard = this.host.stalls.listening();
     handleClientMessage(this, client, message);
   }
 
   /** Any sign of life that is not a message (a pong frame). */
   heard(client: WsClient): void {
-    client.lastHeard = this.host.clock.monotonic();
+    client.lastHeard = this.host.stalls.listening();
   }
 
   /** The socket is gone (closed by either side). */
@@ -162,7 +166,7 @@ export class WsHub {
 
   /** Keep-alive, the auth timeout and re-authentication; main runs it every second. */
   sweep(): void {
-    const now = this.host.clock.monotonic();
+    const now = this.host.stalls.listening();
     for (const client of [...this.clients]) {
       if (!client.principal) {
         if (now - client.openedAt >= AUTH_TIMEOUT_MS) this.refuse(client, 'authentication timed out');
@@ -189,7 +193,7 @@ export class WsHub {
   private authenticated(client: WsClient, principal: Principal, credential: WsCredential): void {
     client.principal = principal;
     client.credential = credential;
-    client.authenticatedAt = this.host.clock.monotonic();
+    client.authenticatedAt = this.host.stalls.listening();
   }
 
   private reauthenticate(client: WsClient, now: number): void {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test';
-import type { TestApp } from '../../tests/helpers/app';
+import { runFor, type TestApp } from '../../tests/helpers/app';
 import { makeUser, signIn } from '../../tests/helpers/factories';
 import { IDLE_CLOSE_MS } from './server';
 import { rpcError as err, ok, rpcApp, stopRpcApps } from './test-support';
@@ -219,5 +219,54 @@ describe('rpc server: idle connections', () => {
     expect(t.server.sweepIdle()).toBe(1);
     expect(await chatty.closed()).toBe(true);
     expect(t.deps.push.publish(['media-1'], 'm', {})).toEqual([]);
+  });
+
+  it("does not take a stall of the daemon for the drivers' silence: the sweep right after it closes nobody", async () => {
+    const t = rpcApp();
+    const driver = await t.client();
+    const quiet = await t.client();
+    driver.call({ jsonrpc: '2.0', method: 'subscriptions.add', params: ['media-1'], id: 1 });
+    await driver.next();
+    // Four minutes of the daemon running, the driver's heartbeat every minute; `quiet` says nothing.
+    for (let minute = 0; minute < 4; minute++) {
+      runFor(t, 60_000);
+      driver.call({ jsonrpc: '2.0', method: 'ping', id: 10 + minute });
+      expect(await driver.next()).toEqual(ok(10 + minute, 'pong'));
+    }
+    // The daemon stalls 10 minutes (a VM paused): no beat, nothing read. The driver's heartbeats of
+    // those minutes wait in its socket, and the first sweep runs before they are read.
+    t.clock.advance(10 * 60_000);
+    expect(t.server.sweepIdle()).toBe(0);
+    expect(t.server.connectionCount).toBe(2);
+    driver.call({ jsonrpc: '2.0', method: 'ping', id: 20 });
+    expect(await driver.next()).toEqual(ok(20, 'pong'));
+    // `quiet` was silent 4 minutes before the stall, and the stall's first second counts (a beat's
+    // interval): the rest of its fifth minute is the 59 s after it.
+    runFor(t, 58_000);
+    expect(t.server.sweepIdle()).toBe(0);
+    runFor(t, 1000);
+    expect(t.server.sweepIdle()).toBe(1);
+    expect(await quiet.closed()).toBe(true);
+    expect(t.deps.push.publish(['media-1'], 'm', {})).toEqual(['media-1']);
+  });
+
+  it('counts a late beat of up to 2 s as listening time, and all of a longer gap past its first second as a stall', async () => {
+    const t = rpcApp();
+    const quiet = await t.client();
+    runFor(t, IDLE_CLOSE_MS - 2000);
+    t.clock.advance(2000);
+    expect(t.server.sweepIdle()).toBe(1);
+    expect(await quiet.closed()).toBe(true);
+
+    const other = await t.client();
+    runFor(t, IDLE_CLOSE_MS - 2000);
+    // 2001 ms without a beat: its first second is listening time, the 1001 ms past it a stall.
+    t.clock.advance(2001);
+    expect(t.server.sweepIdle()).toBe(0);
+    runFor(t, 999);
+    expect(t.server.sweepIdle()).toBe(0);
+    runFor(t, 1);
+    expect(t.server.sweepIdle()).toBe(1);
+    expect(await other.closed()).toBe(true);
   });
 });

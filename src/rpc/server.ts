@@ -2,7 +2,11 @@
  * The TCP front door of the push channel (C: Realtime): `Bun.listen`, one session per socket, lines
  * in, replies and hub notifications out. A slow reader never blocks anyone: what its socket cannot
  * take now waits in a bounded outbox, and a connection whose outbox overflows is dropped. Connections
- * silent for 5 minutes are closed by `sweepIdle`, which main runs every few seconds.
+ * silent for 5 minutes are closed by `sweepIdle`, which main runs every few seconds. Silence is
+ * counted on `Stalls.listening()` (clock.ts), only while the daemon could listen: after a stall of
+ * the daemon itself (a VM paused, SIGSTOP, a hung disk) the sweep that may run before the heartbeats
+ * waiting in the sockets are read does not take the stall for the drivers' silence; a driver silent
+ * 4 minutes before a 10-minute stall is closed a minute after it, if it still says nothing.
  */
 import type { Socket, TCPSocketListener } from 'bun';
 import type { Deps } from '../deps';
@@ -94,7 +98,7 @@ export function startRpcServer(deps: Deps, options: RpcServerOptions = {}): RpcS
     const state = socket.data;
     for (const line of state.reader.push(chunk)) {
       if (state.closed) return;
-      state.lastActivity = deps.clock.monotonic();
+      state.lastActivity = deps.stalls.listening();
       if (line === TOO_LONG) {
         send(socket, errorLine(null, 'invalidRequest', `a line may be at most ${MAX_LINE_BYTES} bytes`));
         continue;
@@ -117,7 +121,7 @@ export function startRpcServer(deps: Deps, options: RpcServerOptions = {}): RpcS
         socket.data = {
           session: { address: socket.remoteAddress || null, principal: null, secret: null, connection },
           reader: new LineReader(),
-          lastActivity: deps.clock.monotonic(),
+          lastActivity: deps.stalls.listening(),
           outbox: [],
           outboxBytes: 0,
           closed: false,
@@ -141,7 +145,7 @@ export function startRpcServer(deps: Deps, options: RpcServerOptions = {}): RpcS
     hostname: listener.hostname,
     port: listener.port,
     sweepIdle() {
-      const now = deps.clock.monotonic();
+      const now = deps.stalls.listening();
       const idle = [...sockets].filter((s) => now - s.data.lastActivity >= IDLE_CLOSE_MS);
       for (const socket of idle) close(socket);
       for (const socket of sockets) recheckCredential(deps, socket.data.session);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type App, createApp } from '../../src/app';
 import { openDeps } from '../../src/boot';
-import { FakeClock } from '../../src/clock';
+import { BEAT_MS, FakeClock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
 import type { BuiltInRoleName, Permission } from '../../src/core/permissions';
 import { systemPrincipal } from '../../src/core/principal';
@@ -171,6 +171,19 @@ export function makeTestApp(
   };
 
   return { app, deps, clock, call, tokenFor, tokenWith };
+}
+
+/**
+ * The daemon running normally for `ms` on the fake clock: main's beat (clock.ts `Stalls`) at every
+ * second, `each` after it, so none of that time is a stall. A stall is `t.clock.advance` with no beat.
+ */
+export function runFor(t: TestApp, ms: number, each: () => void = () => {}): void {
+  t.deps.stalls.beat();
+  for (let left = ms; left > 0; left -= BEAT_MS) {
+    t.clock.advance(Math.min(BEAT_MS, left));
+    t.deps.stalls.beat();
+    each();
+  }
 }
 
 /** Every bus event from now on that `keep` accepts (all by default), in order. */

@@ -2,9 +2,11 @@
  * Alert durations while the wall clock steps (NTP, an operator's date change) and across a restart
  * whose clock is behind what was stored (§8 rules 1 and 11; store.ts `followWallClock`):
  * `delaySeconds` and `repeatIntervalSeconds` count elapsed time, a start found ahead of the clock
- * counts from then, and `snoozedUntil`, a moment a person chose, stays on the wall clock.
+ * counts from then, the flap window (rule 6) counts elapsed time since the close, and `snoozedUntil`,
+ * a moment a person chose, stays on the wall clock.
  */
 import { describe, expect, it } from 'bun:test';
+import { runFor } from '../../../tests/helpers/app';
 import { tickAlerts } from './jobs';
 import { type AlertsApp, alertsApp, at } from './test-support';
 
@@ -179,5 +181,122 @@ describe('a restart whose clock is behind the stored pending start (an RTC that 
     expect(t.emitted('alert.fired')).toEqual([]);
     seconds(t, 1);
     expect(t.emitted('alert.fired')).toHaveLength(1);
+  });
+});
+
+describe('the flap window while the wall clock steps (rule 6)', () => {
+  /** An incident fired and recovered; the condition back after `elapsed` seconds, with `step` done meanwhile. */
+  async function backAfter(elapsed: number, step: number) {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    await t.rule();
+    await t.write('95');
+    await t.write('20');
+    seconds(t, 10);
+    t.clock.setWall(t.clock.now() + step);
+    seconds(t, elapsed - 10);
+    await t.write('96');
+    return t;
+  }
+
+  it('stepped back an hour, a close 6 minutes ago is outside the 5-minute window: a new incident, with its notice', async () => {
+    const t = await backAfter(360, -HOUR);
+    expect(t.emitted('alert.fired')).toHaveLength(2);
+    expect(await t.history()).toEqual([
+      expect.objectContaining({ state: 'open', matchCount: 1, lastValue: '96', notified: true }),
+      expect.objectContaining({ state: 'closed', closedReason: 'recovered', closedAt: at(-HOUR) }),
+    ]);
+  });
+
+  it('stepped ahead an hour, a close 4 minutes ago is inside it: reopened, no notice', async () => {
+    const t = await backAfter(240, HOUR);
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+    expect(await t.history()).toEqual([expect.objectContaining({ state: 'open', matchCount: 2, lastValue: '96' })]);
+  });
+
+  it('the closedAt shown is on the clock as it now stands: 10 s before the step, moved with it and its firedAt', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    await t.rule();
+    await t.write('95');
+    await t.write('20');
+    seconds(t, 10);
+    t.clock.setWall(t.clock.now() - HOUR);
+    seconds(t, 1);
+    expect(await t.history()).toEqual([expect.objectContaining({ firedAt: at(-HOUR), closedAt: at(-HOUR) })]);
+  });
+
+  it('a close in the second after a step, before the tick saw it, is stamped on the stepped clock and not moved again', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    await t.rule();
+    await t.write('95');
+    seconds(t, 10);
+    t.clock.setWall(t.clock.now() - HOUR);
+    await t.write('20');
+    seconds(t, 299);
+    await t.write('96');
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+    await t.write('20');
+    seconds(t, 300);
+    await t.write('97');
+    expect(t.emitted('alert.fired')).toHaveLength(2);
+  });
+});
+
+describe('a restart whose clock is behind a stored close (an RTC that lost time)', () => {
+  it('the flap window counts from the start: folded within it, a new incident after it', async () => {
+    const first = await alertsApp();
+    await first.rule();
+    await first.write('95');
+    await first.write('20');
+    first.deps.sqlite.close();
+    const t = await alertsApp({ dataDir: first.deps.config.dataDir });
+    t.clock.setWall(Date.parse(at(-HOUR)));
+    tickAlerts(t.deps);
+    seconds(t, 299);
+    await t.write('96');
+    expect(t.emitted('alert.fired')).toEqual([]);
+    expect(await t.history()).toEqual([expect.objectContaining({ state: 'open', matchCount: 2, firedAt: at(-HOUR) })]);
+    await t.write('20');
+    seconds(t, 300);
+    await t.write('97');
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+    expect(await t.history()).toHaveLength(2);
+  });
+});
+
+describe('a delay across a stall of the daemon itself', () => {
+  it('the tick after a 10-minute pause fires nothing; the values that waited decide, and a condition that held fires after its listening delay', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    await t.rule({ delaySeconds: 60 });
+    await t.write('95');
+    runFor(t, 30_000, () => tickAlerts(t.deps));
+    // Paused 10 minutes; the device's values of those minutes wait in the socket, the tick runs first.
+    t.clock.advance(10 * 60_000);
+    tickAlerts(t.deps);
+    expect(t.emitted('alert.fired')).toEqual([]);
+    expect(t.notices()).toEqual([]);
+    // What waited says the condition went on holding: 30 s, the pause's first second, then 29 s more.
+    await t.write('96');
+    runFor(t, 28_000, () => tickAlerts(t.deps));
+    expect(t.emitted('alert.fired')).toEqual([]);
+    runFor(t, 1000, () => tickAlerts(t.deps));
+    expect(t.emitted('alert.fired')).toHaveLength(1);
+  });
+
+  it('a value that cleared the condition during the pause leaves no incident', async () => {
+    const t = await alertsApp();
+    tickAlerts(t.deps);
+    await t.rule({ delaySeconds: 60 });
+    await t.write('95');
+    runFor(t, 30_000, () => tickAlerts(t.deps));
+    t.clock.advance(10 * 60_000);
+    tickAlerts(t.deps);
+    await t.write('20');
+    runFor(t, 120_000, () => tickAlerts(t.deps));
+    expect(t.emitted('alert.fired')).toEqual([]);
+    expect(await t.history()).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { clearNotice, type NoticeContext, sendNotice, sendRecoveryNotice } from 
 import {
   type AlertRow,
   findRule,
+  followWallClock,
   type IncidentRow,
   insertIncident,
   lastClosed,
@@ -75,6 +76,8 @@ export function fire(deps: Deps, rule: AlertRow, source: AlertSource, value: str
 }
 
 function fireNow(deps: Deps, rule: AlertRow, source: AlertSource, value: string | null): void {
+  // The flap window is measured on closes that follow wall-clock steps (store.ts).
+  followWallClock(deps);
   const now = deps.clock.now();
   if (rule.pendingSince !== null) updateRule(deps, rule.id, { pendingSince: null });
   const open = openIncident(deps, rule.id, source.id);
@@ -140,6 +143,8 @@ function closeNow(
   value: string | null,
   recoveryNotice: boolean,
 ): void {
+  // A close stamped in the second after a step, before anything followed it, would move with it later.
+  followWallClock(deps);
   const now = deps.clock.now();
   const closed = updateIncident(deps, incident.id, {
     state: 'closed',

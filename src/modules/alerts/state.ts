@@ -12,4 +12,6 @@ export class AlertState {
   missedBatch: { count: number } | null = null;
   /** Wall-clock steps, which move the pending delays and repeats (store.ts `followWallClock`). */
   readonly wallSteps = new WallSteps();
+  /** `deps.stalls.deaf()` as the pending starts last followed it (store.ts `followWallClock`). */
+  deafSeen = 0;
 }

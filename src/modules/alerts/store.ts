@@ -2,7 +2,8 @@
  * Row access for alerts (§8): rules with the figures derived from their incidents (state, open
  * incidents, firing since, locked), computed in SQL so the list filters run there too.
  */
-import { and, desc, eq, gt, isNotNull, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, isNotNull, type SQL, sql } from 'drizzle-orm';
+import { getSettingGroup } from '../../core/settings';
 import { insertRow, prepared, updateRow } from '../../db/prepared';
 import { alertIncidents, alertRules } from '../../db/schema';
 import type { Deps } from '../../deps';
@@ -150,22 +151,58 @@ export function updateRule(deps: Deps, id: number, values: Partial<AlertRow>): v
 }
 
 /**
- * Keeps a delay (`pendingSince`) and a repeat interval (`lastNotifiedAt`) counting elapsed time
- * whatever the wall clock does (decided here, RESOURCES being silent). When the clock steps (NTP, an
- * operator's date change; `WallSteps`), the stored starts move with it, so a step of an hour neither
- * fires a delay at once nor holds it an hour longer. A start still ahead of the clock, where no step
- * could be seen (a restart whose clock is behind what was stored: an RTC that lost time in a power
- * cut), counts from now. Called before these times are compared with now or stamped: by the
- * per-second tick and by a watched variable's value write, so a write in the second after a step
- * neither reads nor stamps a time the step has not moved.
+ * Keeps a delay (`pendingSince`), a repeat interval (`lastNotifiedAt`) and the flap window (the
+ * `closedAt` of an incident closed within it, §8 rule 6) counting elapsed time whatever the wall
+ * clock does (decided here, RESOURCES being silent). When the clock steps (NTP, an operator's date
+ * change; `WallSteps`), the stored starts move with it, so a step of an hour neither fires a delay
+ * at once nor holds it an hour longer, and a step back of an hour does not make every close look
+ * recent for an hour (folding a new incident into an old one, no notice), nor a step ahead make the
+ * window nothing. Only closes the window can still reach move (closed within `flapWindowSeconds`
+ * before the step): the `closedAt` shown stays, like `lastNotifiedAt`, a time on the clock as it now
+ * stands (with its `firedAt` and `acknowledgedAt`); older history keeps its stamps. A start or a close still ahead of the clock, where no
+ * step could be seen (a restart whose clock is behind what was stored: an RTC that lost time in a
+ * power cut), counts from now. Called before these times are compared with now or stamped: by the
+ * per-second tick, a watched variable's value write, a rule write, and every fire and close, so
+ * nothing in the second after a step reads or stamps a time the step has not moved.
+ *
+ * A delay does not count a stall of the daemon itself either (a VM paused; `deps.stalls`, clock.ts):
+ * the values written meanwhile wait unread in the sockets, so whether the condition held is not known
+ * until they are read, and the tick after the stall may run first. The pending starts move ahead by
+ * the time the daemon could not listen (never past now): no incident and notice, then a recovery,
+ * for the appliance's own pause. A repeat interval and the flap window count it as elapsed time.
  */
+/** A closed incident's times moved together (SQLite reads every right side from the row as it was), so none shows a close before its fire. */
+function movedBy(by: SQL) {
+  return {
+    firedAt: sql`${alertIncidents.firedAt} + ${by}`,
+    acknowledgedAt: sql`${alertIncidents.acknowledgedAt} + ${by}`,
+    closedAt: sql`${alertIncidents.closedAt} + ${by}`,
+  };
+}
+
 export function followWallClock(deps: Deps): void {
+  const deaf = deps.stalls.deaf();
+  const stalled = deaf - deps.alerts.deafSeen;
+  deps.alerts.deafSeen = deaf;
   const look = deps.alerts.wallSteps.look(deps.clock);
-  if (!look) return;
-  const { step } = look;
+  if (!look && stalled === 0) return;
+  const step = look?.step ?? 0;
   const now = deps.clock.now();
+  const flapMs = getSettingGroup(deps, 'alerts').flapWindowSeconds * 1000;
   transact(deps, () => {
+    if (stalled > 0) {
+      deps.db
+        .update(alertRules)
+        .set({ pendingSince: sql`min(${alertRules.pendingSince} + ${stalled}, ${now - step})` })
+        .where(isNotNull(alertRules.pendingSince))
+        .run();
+    }
     if (step !== 0) {
+      deps.db
+        .update(alertIncidents)
+        .set(movedBy(sql`${step}`))
+        .where(and(eq(alertIncidents.state, 'closed'), gte(alertIncidents.closedAt, now - step - flapMs)))
+        .run();
       deps.db
         .update(alertRules)
         .set({ pendingSince: sql`${alertRules.pendingSince} + ${step}` })
@@ -178,6 +215,11 @@ export function followWallClock(deps: Deps): void {
         .run();
     }
     deps.db.update(alertRules).set({ pendingSince: now }).where(gt(alertRules.pendingSince, now)).run();
+    deps.db
+      .update(alertIncidents)
+      .set(movedBy(sql`${now} - ${alertIncidents.closedAt}`))
+      .where(and(eq(alertIncidents.state, 'closed'), gt(alertIncidents.closedAt, now)))
+      .run();
     deps.db
       .update(alertIncidents)
       .set({ lastNotifiedAt: now })

@@ -5,7 +5,7 @@
  * `followWallClock`).
  */
 import { describe, expect, it } from 'bun:test';
-import { makeTestApp, type TestApp } from '../../../tests/helpers/app';
+import { makeTestApp, runFor, type TestApp } from '../../../tests/helpers/app';
 import { errorBody } from '../../../tests/helpers/errors';
 import { makeUser, signIn } from '../../../tests/helpers/factories';
 import { putSettingGroup } from '../../core/settings';
@@ -131,5 +131,39 @@ describe('a restart whose clock is behind the stored sessions (an RTC that lost 
     const t = makeTestApp({ config: { dataDir: first.deps.config.dataDir } });
     t.clock.setWall(first.clock.now() - 3 * HOUR);
     await expectIdleLimitFromNow(t, session);
+  });
+});
+
+describe('the idle limit across a stall of the daemon itself', () => {
+  it('a VM suspended 13 hours does not sign out an operator idle a minute before it; 12 idle hours of listening still do', async () => {
+    const t = makeTestApp();
+    const session = await operator(t);
+    runFor(t, MINUTE);
+    // Suspended overnight: no beat, nothing heard; the console's requests wait in the sockets.
+    t.clock.advance(13 * HOUR);
+    const res = await me(t, session);
+    expect(res.status).toBe(200);
+    expect(res.body.expiresAt).toBe(iso(t.clock.now() + IDLE));
+    runFor(t, IDLE - 1000);
+    expect((await me(t, session)).status).toBe(200);
+    runFor(t, IDLE);
+    const gone = await me(t, session);
+    expect(gone.status).toBe(401);
+    expect(gone.body).toEqual(errorBody(gone, 401, 'unauthorized', gone.body.message));
+  });
+
+  it('the purge after the stall removes no session idle only for the stall, and the lifetime limit counts it', async () => {
+    const t = makeTestApp();
+    putSettingGroup(t.deps, 'auth', { sessionMaxDays: 1 });
+    const session = await operator(t);
+    runFor(t, MINUTE);
+    t.clock.advance(13 * HOUR);
+    expect(purgeExpiredSessions(t.deps)).toBe(0);
+    expect((await me(t, session)).status).toBe(200);
+    // Signed in 24 hours ago, the stall included: the lifetime ends it.
+    runFor(t, 11 * HOUR - MINUTE - 1000);
+    expect((await me(t, session)).status).toBe(200);
+    runFor(t, 1000);
+    expect((await me(t, session)).status).toBe(401);
   });
 });

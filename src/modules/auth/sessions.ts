@@ -10,6 +10,11 @@
  * two hours ahead does not sign out an operator idle for ten minutes, a step back does not keep a
  * session alive for hours past its limit, and the `expiresAt` shown (login, `/auth/me`) is the
  * limit on the clock as it now stands.
+ *
+ * Nor does the idle limit count a stall of the daemon itself (a VM suspended overnight, a hung disk;
+ * `deps.stalls`, clock.ts): an operator's console was trying to reach it all along, so the last uses
+ * move ahead by the time the daemon could not listen (never past now). The lifetime limit is a bound
+ * from the sign-in and counts a stall like any other time.
  */
 import { eq, lt, or } from 'drizzle-orm';
 import { getSettingGroup } from '../../core/settings';
@@ -43,17 +48,27 @@ export function sessionExpiresAt(deps: Deps, row: SessionRow): number {
  * whose clock is behind what was stored: an RTC that lost time in a power cut), is moved back as a
  * whole so its last use is now: its idle time counts from the start, its lifetime keeps what had
  * elapsed. Called before session times are compared or stamped: at every use of a session (a
- * subtraction and a comparison; SQL only at the first look and when the clock stepped, rare), at
+ * subtraction and a comparison; SQL only at the first look, when the clock stepped and after a stall,
+ * rare), at
  * sign-in and by the purge. The remembered credentials are forgotten when rows moved, so no request
  * judges a row as it stood before the step.
  */
 export function followWallClock(deps: Deps, now = deps.clock.now()): void {
   const cache = deps.credentials;
+  const deaf = deps.stalls.deaf();
+  const stalled = deaf - cache.deafSeen;
+  cache.deafSeen = deaf;
   const look = cache.wallSteps.look(deps.clock, now);
-  if (!look) return;
-  const { step } = look;
+  if (!look && stalled === 0) return;
+  const step = look?.step ?? 0;
   const moved = transact(deps, () => {
     let n = 0;
+    if (stalled > 0) {
+      n += deps.sqlite.run('UPDATE sessions SET last_used_at = MIN(?2, last_used_at + ?1) WHERE last_used_at < ?2', [
+        stalled,
+        now - step,
+      ]).changes;
+    }
     if (step !== 0) {
       n += deps.sqlite.run(
         'UPDATE sessions SET created_at = created_at + ?1, last_used_at = last_used_at + ?1, expires_at = expires_at + ?1',

@@ -48,6 +48,8 @@ export class CredentialCache {
   readonly known = new Map<string, KnownCredential>();
   /** Wall-clock steps, which move the stored session times (sessions.ts `followWallClock`). */
   readonly wallSteps = new WallSteps();
+  /** `deps.stalls.deaf()` as the stored last uses last followed it (sessions.ts `followWallClock`). */
+  deafSeen = 0;
 
   remember(hash: string, credential: KnownCredential): void {
     if (!this.known.has(hash)) makeRoom(this.known, this.maxEntries);

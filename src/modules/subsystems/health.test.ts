@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test';
+import { runFor } from '../../../tests/helpers/app';
 import { putSettingGroup } from '../../core/settings';
 import { OFFLINE_PER_TURN, tickHealth } from './health';
 import { upsertSubsystem } from './service';
@@ -141,6 +142,34 @@ describe('health state machine', () => {
     t.clock.advance(1);
     tickHealth(t.deps);
     expect(t.emitted('subsystem.offline')).toHaveLength(1);
+  });
+
+  it('a stall of the appliance itself is no missed heartbeat: the tick right after it turns nobody offline', async () => {
+    const t = setup();
+    const ids = ['media', 'lights', 'gone'];
+    for (const id of ids) {
+      await t.create({ externalId: id });
+      await t.beat(id);
+    }
+    runFor(t, 20_000, () => tickHealth(t.deps));
+    await t.beat('media');
+    await t.beat('lights');
+    // The daemon stalls 10 minutes (a VM paused); the heartbeats of those minutes wait in the sockets
+    // and the health tick runs before they are read.
+    t.clock.advance(10 * 60_000);
+    tickHealth(t.deps);
+    expect(t.emitted('subsystem.offline')).toEqual([]);
+    // Its first second counts as listening time.
+    expect((await t.read('media')).healthGracePeriodRemaining).toBe(29);
+    expect((await t.read('gone')).healthGracePeriodRemaining).toBe(9);
+    await t.beat('media');
+    await t.beat('lights');
+    // `gone` really went silent: 30 s of listening after its last heartbeat, it is offline, alone.
+    runFor(t, 8000, () => tickHealth(t.deps));
+    expect(t.emitted('subsystem.offline')).toEqual([]);
+    runFor(t, 1000, () => tickHealth(t.deps));
+    expect(t.emitted('subsystem.offline').map((d) => d.externalId)).toEqual(['gone']);
+    for (const id of ['media', 'lights']) expect((await t.read(id)).status).toBe('online');
   });
 
   it('healthEnabled false → disabled (no evaluation), true → online with a fresh grace period when seen before', async () => {

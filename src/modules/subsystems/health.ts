@@ -1,6 +1,9 @@
 /**
  * The health state machine of §3 (rules 1, 2, 4-6) over `deps.health` (state.ts). State lives
- * in memory keyed on the monotonic clock, so a wall-clock jump never makes anything offline; the row
+ * in memory keyed on the monotonic clock, so a wall-clock jump never makes anything offline, and the
+ * grace period counts only time the daemon could listen (`deps.stalls.listening()`, clock.ts): after
+ * the appliance itself paused for minutes, the tick that may run before the heartbeats waiting in the
+ * sockets are read turns nobody offline (no 5 000 alerts for the appliance's own pause). The row
  * keeps `status`, `statusChangedAt` and `lastContactedAt` (the latter at most every 10 s, and at every
  * status change, so a status change is never lost).
  *
@@ -88,7 +91,7 @@ export function recordContact(deps: Deps, subsystemId: number, options: ContactO
     if (options.remoteAddress) e.remoteAddress = options.remoteAddress;
   }
   e.lastContactedAt = clock.now();
-  e.graceFrom = mono;
+  e.graceFrom = deps.stalls.listening(mono);
   if (e.status === 'unknown' || e.status === 'offline') return goOnline(deps, subsystemId, e);
   if (e.persistedAt !== null && mono - e.persistedAt < PERSIST_CONTACT_EVERY_MS) return null;
   e.persistedAt = mono;
@@ -119,23 +122,23 @@ export const OFFLINE_PER_TURN = 100;
  * online).
  */
 export function tickHealth(deps: Deps): void {
-  const mono = deps.clock.monotonic();
+  const listening = deps.stalls.listening();
   const fallback = getSettingGroup(deps, 'health').defaultGracePeriodSeconds;
   const backlog = new Set(deps.health.offlineBacklog);
   for (const [id, e] of deps.health.entries) {
-    if (!backlog.has(id) && isDue(e, mono, fallback)) deps.health.offlineBacklog.push(id);
+    if (!backlog.has(id) && isDue(e, listening, fallback)) deps.health.offlineBacklog.push(id);
   }
   workOfflineBacklog(deps);
 }
 
-function isDue(e: HealthEntry, mono: number, fallbackSeconds: number): boolean {
-  return e.status === 'online' && mono - e.graceFrom >= (e.ownGrace ?? fallbackSeconds) * 1000;
+function isDue(e: HealthEntry, listening: number, fallbackSeconds: number): boolean {
+  return e.status === 'online' && listening - e.graceFrom >= (e.ownGrace ?? fallbackSeconds) * 1000;
 }
 
 /** Turns the next `OFFLINE_PER_TURN` of the backlog offline, and books a turn for the rest. */
 function workOfflineBacklog(deps: Deps): void {
   const state = deps.health;
-  const mono = deps.clock.monotonic();
+  const listening = deps.stalls.listening();
   const fallback = getSettingGroup(deps, 'health').defaultGracePeriodSeconds;
   const due: Array<[number, HealthEntry]> = [];
   let taken = 0;
@@ -143,7 +146,7 @@ function workOfflineBacklog(deps: Deps): void {
     if (due.length === OFFLINE_PER_TURN) break;
     taken += 1;
     const e = state.entries.get(id);
-    if (e && isDue(e, mono, fallback)) due.push([id, e]);
+    if (e && isDue(e, listening, fallback)) due.push([id, e]);
   }
   state.offlineBacklog.splice(0, taken);
   if (state.offlineBacklog.length > 0 && !state.offlineTurnBooked) {
@@ -171,7 +174,7 @@ export function configureHealth(deps: Deps, row: SubsystemRow): void {
   e.ownGrace = row.healthGracePeriod;
   if (!row.healthEnabled && e.status !== 'disabled') setStatus(deps, row.id, e, 'disabled');
   else if (row.healthEnabled && e.status === 'disabled') {
-    e.graceFrom = deps.clock.monotonic();
+    e.graceFrom = deps.stalls.listening();
     setStatus(deps, row.id, e, e.lastContactedAt === null ? 'unknown' : 'online');
   }
 }
@@ -190,7 +193,7 @@ export function liveHealth(deps: Deps, row: SubsystemRow): LiveHealth {
     status: e.status,
     lastContactedAt: e.lastContactedAt,
     statusChangedAt: e.statusChangedAt,
-    graceRemainingMs: e.status === 'online' ? Math.max(0, grace - (deps.clock.monotonic() - e.graceFrom)) : null,
+    graceRemainingMs: e.status === 'online' ? Math.max(0, grace - (deps.stalls.listening() - e.graceFrom)) : null,
     heartbeat: {
       lastAt: e.heartbeatAt,
       remoteAddress: e.remoteAddress,
@@ -220,7 +223,7 @@ function fromRow(deps: Deps, row: SubsystemRow): HealthEntry {
   const e: HealthEntry = {
     status,
     ownGrace: row.healthGracePeriod,
-    graceFrom: deps.clock.monotonic(),
+    graceFrom: deps.stalls.listening(),
     lastContactedAt: row.lastContactedAt,
     statusChangedAt: row.statusChangedAt,
     offlineSince: null,

@@ -15,7 +15,7 @@ export interface HealthEntry {
   status: HealthStatus;
   /** Own grace period in seconds; null: the `health.defaultGracePeriodSeconds` setting applies. */
   ownGrace: number | null;
-  /** Monotonic ms the grace period runs from: the last contact, or the start of a fresh grace period. */
+  /** Listening ms (`Stalls.listening`) the grace period runs from: the last contact, or the start of a fresh grace period. */
   graceFrom: number;
   lastContactedAt: number | null;
   statusChangedAt: number | null;
