@@ -19,6 +19,13 @@
  * of silence: p99 10.5 ms without the trim, 16–19 ms with it; bar 50). `Bun.shrink()` returns at
  * once (0.1 ms measured); the engine does the work when it idles.
  *
+ * What an idle daemon's memory does after a burst (the compiled executable sampled every second after
+ * the memory bench's load, bench/RESULTS.md "Hot paths, session 20"): anonymous memory stays where the
+ * load left it (62 MB) until the trim, 30-35 s into the quiet (the check runs on a 5-second grid);
+ * falls to 38.7 MB at the trim; and to 30.1 MB about 9 s later, when the allocator (mimalloc) returns
+ * the pages the trim freed after its purge delay; then 30.0-30.9 MB for as long as it stays quiet.
+ * The idle figure is the settled one, 45 s after the last request at the latest.
+ *
  * In the daemon (main.ts) the trim also lets the value path's kept rows go (`forgetKeptVariables`,
  * read again by the next write of each: 3.9 MB after the ingest bench), the WAL checkpoint thread
  * rest (db/checkpointer.ts: about 3.4 MB) and sets the quiet JIT policy (jit-policy.ts); the first
