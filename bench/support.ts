@@ -83,12 +83,22 @@ export function limitsEnv(on: boolean): Record<string, string> {
 }
 
 /**
+ * `PMSD_ENV=NAME=value,NAME=value`: variables for pmsd only (not the floor, not wrk), e.g. an engine
+ * option to compare (`PMSD_ENV=BUN_JSC_useFTLJIT=0`).
+ */
+function pmsdOnlyEnv(): Record<string, string> {
+  const pairs = (process.env.PMSD_ENV ?? '').split(',').filter(Boolean);
+  return Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+}
+
+/**
  * The environment every bench starts pmsd with: HTTP on `port` (loopback), a free JSON-RPC port,
- * `dataDir`, the bench administrator, and the flood budgets far above the load (or off).
+ * `dataDir`, the bench administrator, the flood budgets far above the load (or off), and PMSD_ENV.
  */
 export function daemonEnv(port: number, dataDir: string, limitsOn = true): Record<string, string | undefined> {
   return {
     ...process.env,
+    ...pmsdOnlyEnv(),
     ...limitsEnv(limitsOn),
     PMS_HTTP_PORT: String(port),
     PMS_HTTP_HOST: '127.0.0.1',
