@@ -267,15 +267,23 @@ describe('a restart whose clock is behind a stored close (an RTC that lost time)
 });
 
 describe('a delay across a stall of the daemon itself', () => {
-  it('the tick after a 10-minute pause fires nothing; the values that waited decide, and a condition that held fires after its listening delay', async () => {
+  /**
+   * A 60 s delay pending for 30 s, then the daemon paused 10 minutes: the device's values of those
+   * minutes wait in the socket, and the tick runs first.
+   */
+  async function pendingThenPaused() {
     const t = await alertsApp();
     tickAlerts(t.deps);
     await t.rule({ delaySeconds: 60 });
     await t.write('95');
     runFor(t, 30_000, () => tickAlerts(t.deps));
-    // Paused 10 minutes; the device's values of those minutes wait in the socket, the tick runs first.
     t.clock.advance(10 * 60_000);
     tickAlerts(t.deps);
+    return t;
+  }
+
+  it('the tick after a 10-minute pause fires nothing; the values that waited decide, and a condition that held fires after its listening delay', async () => {
+    const t = await pendingThenPaused();
     expect(t.emitted('alert.fired')).toEqual([]);
     expect(t.notices()).toEqual([]);
     // What waited says the condition went on holding: 30 s, the pause's first second, then 29 s more.
@@ -287,13 +295,7 @@ describe('a delay across a stall of the daemon itself', () => {
   });
 
   it('a value that cleared the condition during the pause leaves no incident', async () => {
-    const t = await alertsApp();
-    tickAlerts(t.deps);
-    await t.rule({ delaySeconds: 60 });
-    await t.write('95');
-    runFor(t, 30_000, () => tickAlerts(t.deps));
-    t.clock.advance(10 * 60_000);
-    tickAlerts(t.deps);
+    const t = await pendingThenPaused();
     await t.write('20');
     runFor(t, 120_000, () => tickAlerts(t.deps));
     expect(t.emitted('alert.fired')).toEqual([]);
