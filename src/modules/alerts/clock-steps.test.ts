@@ -185,8 +185,8 @@ describe('a restart whose clock is behind the stored pending start (an RTC that 
 });
 
 describe('the flap window while the wall clock steps (rule 6)', () => {
-  /** An incident fired and recovered; the condition back after `elapsed` seconds, with `step` done meanwhile. */
-  async function backAfter(elapsed: number, step: number) {
+  /** An incident fired and recovered; 10 s later the wall clock steps by `step`. */
+  async function closedThenStepped(step: number) {
     const t = await alertsApp();
     tickAlerts(t.deps);
     await t.rule();
@@ -194,6 +194,12 @@ describe('the flap window while the wall clock steps (rule 6)', () => {
     await t.write('20');
     seconds(t, 10);
     t.clock.setWall(t.clock.now() + step);
+    return t;
+  }
+
+  /** The same, and the condition back `elapsed` seconds after the close. */
+  async function backAfter(elapsed: number, step: number) {
+    const t = await closedThenStepped(step);
     seconds(t, elapsed - 10);
     await t.write('96');
     return t;
@@ -215,13 +221,7 @@ describe('the flap window while the wall clock steps (rule 6)', () => {
   });
 
   it('the closedAt shown is on the clock as it now stands: 10 s before the step, moved with it and its firedAt', async () => {
-    const t = await alertsApp();
-    tickAlerts(t.deps);
-    await t.rule();
-    await t.write('95');
-    await t.write('20');
-    seconds(t, 10);
-    t.clock.setWall(t.clock.now() - HOUR);
+    const t = await closedThenStepped(-HOUR);
     seconds(t, 1);
     expect(await t.history()).toEqual([expect.objectContaining({ firedAt: at(-HOUR), closedAt: at(-HOUR) })]);
   });
