@@ -125,6 +125,21 @@ export class Stalls {
   }
 }
 
+/**
+ * What one store has followed of `Stalls` (its stored times move ahead by a stall, as `WallSteps`
+ * moves them by a step): `take` answers the time the daemon could not listen since the last take.
+ */
+export class StallsFollowed {
+  private seen = 0;
+
+  take(stalls: Stalls): number {
+    const deaf = stalls.deaf();
+    const stalled = deaf - this.seen;
+    this.seen = deaf;
+    return stalled;
+  }
+}
+
 /** What `WallSteps.look` found: how far the wall clock stepped (0: not at all), and whether it is the first look. */
 export interface WallLook {
   step: number;

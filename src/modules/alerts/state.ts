@@ -3,7 +3,7 @@
  * and the `schedule.run.missed` events of the current turn. Data only: evaluate.ts and system.ts
  * fill and drop it. Imports no Deps, so deps.ts can name it.
  */
-import { WallSteps } from '../../clock';
+import { StallsFollowed, WallSteps } from '../../clock';
 
 export class AlertState {
   /** Variable `_id` → active variable-rule ids; null until read, and again after any alert write. */
@@ -12,6 +12,6 @@ export class AlertState {
   missedBatch: { count: number } | null = null;
   /** Wall-clock steps, which move the pending delays and repeats (store.ts `followWallClock`). */
   readonly wallSteps = new WallSteps();
-  /** `deps.stalls.deaf()` as the pending starts last followed it (store.ts `followWallClock`). */
-  deafSeen = 0;
+  /** Stalls of the daemon, which move the pending delays (store.ts `followWallClock`). */
+  readonly stallsFollowed = new StallsFollowed();
 }

@@ -181,9 +181,7 @@ function movedBy(by: SQL) {
 }
 
 export function followWallClock(deps: Deps): void {
-  const deaf = deps.stalls.deaf();
-  const stalled = deaf - deps.alerts.deafSeen;
-  deps.alerts.deafSeen = deaf;
+  const stalled = deps.alerts.stallsFollowed.take(deps.stalls);
   const look = deps.alerts.wallSteps.look(deps.clock);
   if (!look && stalled === 0) return;
   const step = look?.step ?? 0;

@@ -55,9 +55,7 @@ export function sessionExpiresAt(deps: Deps, row: SessionRow): number {
  */
 export function followWallClock(deps: Deps, now = deps.clock.now()): void {
   const cache = deps.credentials;
-  const deaf = deps.stalls.deaf();
-  const stalled = deaf - cache.deafSeen;
-  cache.deafSeen = deaf;
+  const stalled = cache.stallsFollowed.take(deps.stalls);
   const look = cache.wallSteps.look(deps.clock, now);
   if (!look && stalled === 0) return;
   const step = look?.step ?? 0;

@@ -4,7 +4,7 @@
  * (`deps.credentials`). Data only: throttle.ts and credentials.ts act on them. Imports no Deps, so
  * deps.ts can name it.
  */
-import { WallSteps } from '../../clock';
+import { StallsFollowed, WallSteps } from '../../clock';
 import type { sessions, tokens, users } from '../../db/schema';
 import { makeRoom } from '../../http/bounded';
 
@@ -48,8 +48,8 @@ export class CredentialCache {
   readonly known = new Map<string, KnownCredential>();
   /** Wall-clock steps, which move the stored session times (sessions.ts `followWallClock`). */
   readonly wallSteps = new WallSteps();
-  /** `deps.stalls.deaf()` as the stored last uses last followed it (sessions.ts `followWallClock`). */
-  deafSeen = 0;
+  /** Stalls of the daemon, which move the stored last uses (sessions.ts `followWallClock`). */
+  readonly stallsFollowed = new StallsFollowed();
 
   remember(hash: string, credential: KnownCredential): void {
     if (!this.known.has(hash)) makeRoom(this.known, this.maxEntries);
