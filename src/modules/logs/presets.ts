@@ -19,6 +19,8 @@ import { emit, transact } from '../../realtime/emit';
 import { LOG_PRESET_FIELD_FILTERS, type PresetDto, type PresetWrite } from './preset-model';
 
 type PresetRow = typeof logPresets.$inferSelect;
+/** A saved search's JSON (`filters`, `searchOptions`, `basicFilter`): at most this many KiB of UTF-8. */
+const SEARCH_JSON_KIB = 16;
 const CREATED = [
   'name',
   'type',
@@ -72,7 +74,9 @@ function writable(principal: Principal, row: PresetRow): PresetRow {
 
 function jsonOf(value: unknown, path: string): unknown {
   refuseNonFinite(value, path);
-  if (value !== null && jsonLargerThanKiB(value, 16)) throw invalid(path, 'must be at most 16 KiB');
+  if (value !== null && jsonLargerThanKiB(value, SEARCH_JSON_KIB)) {
+    throw invalid(path, `must be at most ${SEARCH_JSON_KIB} KiB`);
+  }
   return value;
 }
 
