@@ -5,6 +5,7 @@
  */
 import { Elysia } from 'elysia';
 import type { Deps } from './deps';
+import { authPlugin } from './http/auth';
 import { logRequestLine, requestMeta } from './http/context';
 import { throughDoors } from './http/door';
 import { ErrorAnswers, errorPlugin } from './http/error-plugin';
@@ -12,6 +13,7 @@ import { API_PREFIX } from './http/links';
 import { maintenanceHook } from './http/maintenance';
 import type { RouteLike } from './http/openapi';
 import { rateLimitHook } from './http/rate-limit';
+import { mountRoutes, routeGroup } from './http/route-group';
 import { alertsRoutes } from './modules/alerts/routes';
 import { assetsRoutes } from './modules/assets/routes';
 import { authRoutes } from './modules/auth/routes';
@@ -48,12 +50,10 @@ import { webhooksRoutes } from './modules/webhooks/routes';
 import { wsRoutes } from './realtime/ws';
 
 /**
- * Every `/api/v1` route. The chain's route types are erased here (as the schedule's are): carried
- * into createApp's chain they pass TypeScript's instantiation depth, and nothing reads them (tests
- * and clients go through HTTP).
+ * Every `/api/v1` route, recorded in one route group (http/route-group.ts) that createApp mounts.
  */
-export function apiRoutes(deps: Deps): Elysia {
-  const routes = new Elysia({ prefix: API_PREFIX })
+export function apiRoutes(deps: Deps) {
+  return routeGroup(API_PREFIX)
     .use(systemRoutes(deps))
     .use(authRoutes(deps))
     .use(rolesRoutes(deps))
@@ -86,7 +86,6 @@ export function apiRoutes(deps: Deps): Elysia {
     .use(licenseRoutes(deps))
     .use(platformRoutes(deps))
     .use(wsRoutes(deps));
-  return routes as unknown as Elysia;
 }
 
 export function createApp(deps: Deps) {
@@ -121,8 +120,13 @@ export function createApp(deps: Deps) {
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       logRequestLine(deps.log, request, requestMeta(request).status ?? Number(set.status ?? 200));
     })
-    .use(apiRoutes(deps))
-    .use(docsRoutes(deps, () => routeTable.list));
+    // The auth macro every route declares (`auth:` or `public:`), once, before the routes that use it.
+    .use(authPlugin(deps));
+  mountRoutes(app, apiRoutes(deps));
+  mountRoutes(
+    app,
+    docsRoutes(deps, () => routeTable.list),
+  );
   routeTable.list = app.routes;
   // The value writes (by `_id` and by reference) and the heartbeat are answered in front of Elysia
   // (http/door.ts says why).

@@ -6,13 +6,13 @@
  * the request last (for what depends on it, such as absolute links on the origin it came to).
  */
 import { Kind, type TObject } from '@sinclair/typebox';
-import { Elysia, type Static, type TSchema, t } from 'elysia';
+import { type Static, type TSchema, t } from 'elysia';
 import type { Principal } from '../core/principal';
-import type { Deps } from '../deps';
-import { type AuthRule, authPlugin } from './auth';
+import type { AuthRule } from './auth';
 import { IdParam } from './fields';
 import { type ListResult, type Page, pageOf, sendList } from './lists';
 import { created, noContent, upserted } from './responses';
+import { routeGroup } from './route-group';
 
 /** A service answer, now or later: services that await (variables) and those that do not share one route. */
 type Maybe<T> = T | Promise<T>;
@@ -125,8 +125,8 @@ export function crudRoutes<
   UB extends TSchema = W,
   DQ extends TObject = TObject,
   GQ extends TObject = TObject,
->(deps: Deps, spec: CrudSpec<D, Q, W, UB, DQ, GQ>) {
-  const app = new Elysia(spec.prefix ? { prefix: spec.prefix } : {}).use(authPlugin(deps));
+>(spec: CrudSpec<D, Q, W, UB, DQ, GQ>) {
+  const app = routeGroup(spec.prefix);
   const base = spec.path ?? '/';
   const one = `${base === '/' ? '' : base}/:id`;
   const { model } = spec;

@@ -13,12 +13,12 @@
  * `serveHttp` (http-server.ts) does both.
  */
 import type { ServerWebSocket } from 'bun';
-import { Elysia } from 'elysia';
 import type { Principal } from '../core/principal';
 import type { Deps } from '../deps';
 import type { AuthMeta } from '../http/auth';
 import { authenticate, credentialOf } from '../http/credential';
 import { forbidden } from '../http/errors';
+import { routeGroup } from '../http/route-group';
 import type { WsClient, WsCredential } from './ws-hub';
 import { originRefusal } from './ws-origin';
 
@@ -38,7 +38,7 @@ export function wsRoutes(deps: Deps) {
   // Keyed by the connection's data object, which Elysia's wrapper and Bun's raw socket share.
   const clients = new WeakMap<object, WsClient>();
 
-  return new Elysia().ws('/ws', {
+  return routeGroup().ws('/ws', {
     detail: {
       summary: 'WebSocket: realtime events by topic',
       description:

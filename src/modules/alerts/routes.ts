@@ -15,7 +15,7 @@ import {
 
 /** Alerts (§8). Reads `alerts:read`; every change `alerts:write`. */
 export function alertsRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/alerts',
     model: AlertModel,
     read: 'alerts:read',

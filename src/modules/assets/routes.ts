@@ -1,10 +1,10 @@
-import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
-import { type AuthRule, authPlugin } from '../../http/auth';
+import type { AuthRule } from '../../http/auth';
 import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { metadataFilterOf, onlyKnownFilters, sendWhole } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { assetHistoricCounts, matchingHistoricCounts, networkHistoricCounts } from './counts';
 import { AssetModel } from './model';
 import { getAsset, listAssets, type Scope } from './service';
@@ -21,7 +21,7 @@ const DELETE = 'assets:write';
 /** The usual routes of one view of the store: every asset, or infra assets only (§16). */
 function assetCrud(deps: Deps, prefix: string, scope: Scope) {
   const noun = scope === 'infra' ? 'infra asset' : 'asset';
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix,
     model: AssetModel,
     read: 'assets:read',
@@ -98,15 +98,17 @@ export function assetsRoutes(deps: Deps) {
         detail: { summary: 'Delete assets by {ids} or by list filters (at least one)' },
       },
     );
-  const singular = new Elysia({ prefix: '/asset' })
-    .use(authPlugin(deps))
-    .put('/', ({ principal, body, set }) => upserted(set, upsertAsset(deps, principal, body, 'all')), {
+  const singular = routeGroup('/asset').put(
+    '/',
+    ({ principal, body, set }) => upserted(set, upsertAsset(deps, principal, body, 'all')),
+    {
       auth: WRITE,
       body: AssetModel.write,
       response: { 200: AssetModel.dto, 201: AssetModel.dto },
       detail: { summary: 'Create or update an asset (singular alias of PUT /assets)' },
-    });
-  return new Elysia()
+    },
+  );
+  return routeGroup()
     .use(all)
     .use(singular)
     .use(

@@ -1,9 +1,8 @@
-import { Elysia } from 'elysia';
 import { iso, isoOrNull } from '../../clock';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
 import { SESSION_COOKIE } from '../../http/credential';
 import { noContent } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { findUserById } from '../users/accounts';
 import { userDto } from '../users/service';
 import { AuthModel } from './model';
@@ -16,8 +15,7 @@ function sessionCookie(value: string, maxAgeSeconds: number): string {
 }
 
 export function authRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/auth' })
-    .use(authPlugin(deps))
+  return routeGroup('/auth')
     .post(
       '/login',
       async ({ body, request, set }) => {

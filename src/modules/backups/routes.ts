@@ -8,12 +8,12 @@
  * built-in viewer and operator roles hold `backups:read`) must not carry it away; as token reads need
  * `users:write` (§1.4), the sensitive read needs the write permission. Reading records stays `backups:read`.
  */
-import { Elysia, t } from 'elysia';
+import { type Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
 import { IdParam } from '../../http/fields';
 import { pageOf, sendList } from '../../http/lists';
 import { noContent } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { downloadBackup } from './download';
 import { startBackup } from './make';
 import { BackupModel } from './model';
@@ -67,8 +67,7 @@ export function backupsRoutes(deps: Deps): Elysia {
     if (existing) return updateBackup(deps, principal, existing.id, fields);
     return accepted(set, startBackup(deps, principal, { ...fields, includeMedia }, 'manual'));
   };
-  const routes = new Elysia({ prefix: '/backups' })
-    .use(authPlugin(deps))
+  const routes = routeGroup('/backups')
     .get(
       '/',
       (ctx) => {

@@ -2,14 +2,14 @@
  * Compositions (§15): the usual routes (`crudRoutes`), previews, and the routes addressed through a
  * subsystem, which answer under both `/subsystem/{id}/…` and `/subsystems/{id}/…` (§3).
  */
-import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
-import { type AuthRule, authPlugin } from '../../http/auth';
+import type { AuthRule } from '../../http/auth';
 import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { originOf } from '../../http/links';
 import { pageOf, sendList } from '../../http/lists';
 import { upserted } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { ActionModel } from '../subsystems/model';
 import { CompositionModel } from './model';
 import { previewComposition } from './preview';
@@ -29,8 +29,7 @@ const upsertResponse = { 200: CompositionModel.dto, 201: CompositionModel.dto };
 
 /** The routes addressed through a subsystem, under one prefix (`/subsystem` or `/subsystems`). */
 function bySubsystem(deps: Deps, prefix: string) {
-  return new Elysia({ prefix })
-    .use(authPlugin(deps))
+  return routeGroup(prefix)
     .get(
       '/:id/compositions',
       (ctx) => {
@@ -80,11 +79,11 @@ export function compositionsRoutes(deps: Deps) {
     response: { 202: ActionModel.queued },
     detail: { summary },
   });
-  return new Elysia()
+  return routeGroup()
     .use(bySubsystem(deps, '/subsystem'))
     .use(bySubsystem(deps, '/subsystems'))
     .use(
-      crudRoutes(deps, {
+      crudRoutes({
         prefix: '/compositions',
         model: CompositionModel,
         read: READ,

@@ -1,9 +1,10 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../deps';
-import { type AuthRule, authPlugin } from '../../http/auth';
+import type { AuthRule } from '../../http/auth';
 import { IdParam } from '../../http/fields';
 import { pageOf, sendList } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { ControlPanelListQuery, ControlPanelModel, ControlPanelWriteModel, LocationQuery } from './model';
 import { deletePanel, getPanel, listPanels } from './service';
 import { updatePanelById, upsertPanel } from './write';
@@ -20,8 +21,7 @@ const locationOf = (query: { location?: 'registered' | 'available'; type?: 'regi
 const WRITE = { anyOf: ['subsystems:write', 'users:write'], integration: true } as const satisfies AuthRule;
 
 export function controlPanelsRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/controlpanels' })
-    .use(authPlugin(deps))
+  return routeGroup('/controlpanels')
     .get(
       '/',
       (ctx) => {

@@ -5,12 +5,12 @@
  * The document describes the app these routes are part of, so it is built from the final route table
  * on the first request (through `routes`) and kept: the table does not change once the app is built.
  */
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
 import { notFound } from '../../http/errors';
 import { API_PREFIX } from '../../http/links';
 import { type OpenApiDocument, openApiDocument, type RouteLike } from '../../http/openapi';
+import { routeGroup } from '../../http/route-group';
 import { DOCS_ASSETS, DOCS_PAGE } from './assets';
 
 const OpenApiModel = t.Object(
@@ -32,8 +32,7 @@ export function docsRoutes(deps: Deps, routes: () => ReadonlyArray<RouteLike>) {
   };
 
   const home = homePage(deps);
-  return new Elysia()
-    .use(authPlugin(deps))
+  return routeGroup()
     .get('/', () => new Response(home, { headers: { 'content-type': 'text/html; charset=utf-8' } }), {
       public: true,
       detail: { tags: ['docs'], summary: 'The appliance address: what this is, where the API and docs are' },

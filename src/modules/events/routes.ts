@@ -1,10 +1,11 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../deps';
-import { type AuthRule, authPlugin } from '../../http/auth';
+import type { AuthRule } from '../../http/auth';
 import { crudRoutes, OWNED_KEYS } from '../../http/crud';
 import { IdParam } from '../../http/fields';
 import { metadataFilterOf } from '../../http/lists';
 import { noContent, upserted } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { setAvailableEvents } from './available';
 import { EventModel, RefParams } from './model';
 import { getEvent, getEventByRef, listEvents } from './service';
@@ -19,7 +20,7 @@ const WRITE = { permission: 'events:write', integration: true } as const satisfi
  * integration role create, update and delete its own events, not fire them.
  */
 export function eventsRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/events',
     model: EventModel,
     read: 'events:read',
@@ -58,8 +59,7 @@ export function eventsRoutes(deps: Deps) {
 
 /** `/subsystem/{id}/events/{ref}` and `/subsystems/{id}/events/{ref}`: upsert and read by reference. */
 function byRef(deps: Deps, prefix: string) {
-  return new Elysia({ prefix })
-    .use(authPlugin(deps))
+  return routeGroup(prefix)
     .put(
       '/:id/events/:ref',
       ({ principal, params, body, set }) =>
@@ -81,27 +81,25 @@ function byRef(deps: Deps, prefix: string) {
 
 /** The legacy bulk availability call, under the plural form only (§3). */
 function available(deps: Deps) {
-  return new Elysia({ prefix: '/subsystems' })
-    .use(authPlugin(deps))
-    .put(
-      '/:id/events/_available',
-      ({ principal, params, body }) => setAvailableEvents(deps, principal, params.id, body),
-      {
-        auth: WRITE,
-        params: IdParam,
-        body: t.Object({
-          commands: t.Optional(t.Array(t.String({ maxLength: 4096 }), { maxItems: 10000 })),
-          // Checked by the service, and only when `commands` is absent (it is then ignored).
-          ids: t.Optional(t.Array(t.Unknown(), { maxItems: 10000 })),
-        }),
-        response: EventModel.list,
-        detail: {
-          summary: 'Legacy: mark the listed events available and every other event of the subsystem unavailable',
-        },
+  return routeGroup('/subsystems').put(
+    '/:id/events/_available',
+    ({ principal, params, body }) => setAvailableEvents(deps, principal, params.id, body),
+    {
+      auth: WRITE,
+      params: IdParam,
+      body: t.Object({
+        commands: t.Optional(t.Array(t.String({ maxLength: 4096 }), { maxItems: 10000 })),
+        // Checked by the service, and only when `commands` is absent (it is then ignored).
+        ids: t.Optional(t.Array(t.Unknown(), { maxItems: 10000 })),
+      }),
+      response: EventModel.list,
+      detail: {
+        summary: 'Legacy: mark the listed events available and every other event of the subsystem unavailable',
       },
-    );
+    },
+  );
 }
 
 export function eventRefRoutes(deps: Deps) {
-  return new Elysia().use(available(deps)).use(byRef(deps, '/subsystem')).use(byRef(deps, '/subsystems'));
+  return routeGroup().use(available(deps)).use(byRef(deps, '/subsystem')).use(byRef(deps, '/subsystems'));
 }

@@ -40,12 +40,11 @@
  *   signed with `pmsd license sign` on the executable they have); a built-in kid always means the
  *   built-in key (keys.ts).
  */
-import { Elysia } from 'elysia';
 import type { Principal } from '../../core/principal';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
 import { readBodyText } from '../../http/body';
 import { noContent } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { LicenseModel } from './model';
 import { installLicense, licenseStatus, removeLicense } from './service';
 
@@ -73,8 +72,7 @@ export function licenseRoutes(deps: Deps) {
         'ahead; each failure is a 400 naming the reason, and the installed license stays as it was.',
     },
   };
-  return new Elysia({ prefix: '/license' })
-    .use(authPlugin(deps))
+  return routeGroup('/license')
     .get('/', () => licenseStatus(deps), {
       auth: READ,
       response: LicenseModel.status,

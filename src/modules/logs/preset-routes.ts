@@ -1,9 +1,8 @@
-import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
 import { IdParam } from '../../http/fields';
 import { pageOf, sendList } from '../../http/lists';
 import { created, noContent } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { PresetModel } from './preset-model';
 import { createPreset, deletePreset, getPreset, listPresets, updatePreset } from './presets';
 
@@ -12,8 +11,7 @@ import { createPreset, deletePreset, getPreset, listPresets, updatePreset } from
  * service asks for `logs:write` to make a search global or to change someone else's global one.
  */
 export function presetRoutes(deps: Deps) {
-  return new Elysia()
-    .use(authPlugin(deps))
+  return routeGroup()
     .get(
       '/presets',
       (ctx) => {

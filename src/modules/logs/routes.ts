@@ -1,9 +1,9 @@
-import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
-import { type AuthRule, authPlugin } from '../../http/auth';
+import type { AuthRule } from '../../http/auth';
 import { requestMeta } from '../../http/context';
 import { IdParam } from '../../http/fields';
 import { created, noContent } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { LogModel } from './model';
 import { presetRoutes } from './preset-routes';
 import { scenarioRoutes } from './scenario-routes';
@@ -18,8 +18,7 @@ const POST_RULE = { permission: 'logs:write', integration: true } as const satis
  * authorised like writes so a caller without the permission learns nothing more.
  */
 export function logsRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/logs' })
-    .use(authPlugin(deps))
+  return routeGroup('/logs')
     .use(scenarioRoutes(deps))
     .use(presetRoutes(deps))
     .get('/', ({ query }) => listLogs(deps, query), {

@@ -20,7 +20,7 @@ const RUN_RULE = { permission: 'logs:write', integration: true } as const satisf
 
 /** `/logs/scenarios` (catalogue: read `logs:read`, write `logs:write`) and `/logs/scenariosLog` (runs). */
 export function scenarioRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     path: '/scenarios',
     model: ScenarioModel,
     read: 'logs:read',

@@ -13,7 +13,7 @@ const OWN = { permission: 'notifications:write', integration: true } as const sa
 
 /** Notifications (§7). Reads `notifications:read`; every change `notifications:write`. */
 export function notificationsRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/notifications',
     model: NotificationModel,
     read: 'notifications:read',

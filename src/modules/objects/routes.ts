@@ -9,14 +9,14 @@
  * A download naming a player (`?player=`, `x-player-id`) counts toward its copies (§12 rule 6,
  * playables/copy-downloads.ts).
  */
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
 import { unauthorized } from '../../http/errors';
 import { numericId } from '../../http/fields';
 import { originOf } from '../../http/links';
 import { metadataFilterOf, PageQuery, pageOf, paginate, sendList } from '../../http/lists';
 import { created, noContent } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { attributedPlayer, recordReceived } from '../playables/copy-downloads';
 import { serveContent } from './download';
 import { validSignature } from './links';
@@ -67,8 +67,7 @@ export function objectsRoutes(deps: Deps) {
     response: ObjectModel.dto,
     detail: { summary: 'Update displayName, description, tags and user metadata' },
   };
-  return new Elysia({ prefix: '/objects' })
-    .use(authPlugin(deps))
+  return routeGroup('/objects')
     .get(
       '/',
       (ctx) => {

@@ -3,11 +3,11 @@
  * the rules the schema cannot state in search.ts; the answer is a bare array of objects, or the CSV
  * file with `?csv` (search.ts says what both hold).
  */
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
 import { originOf } from '../../http/links';
 import { PageQuery, sendList } from '../../http/lists';
+import { routeGroup } from '../../http/route-group';
 import { ObjectModel } from './model';
 import {
   countMatches,
@@ -59,7 +59,7 @@ export const SearchModel = {
 const LIST_SCHEMA = JSON.parse(JSON.stringify(ObjectModel.list));
 
 export function objectSearchRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/objects' }).use(authPlugin(deps)).post(
+  return routeGroup('/objects').post(
     '/:id/_advancedSearch',
     (ctx) => {
       const { params, query, body, request, set } = ctx;

@@ -15,7 +15,7 @@ const WRITE = { permission: 'parameters:write', integration: true } as const sat
  * well (§0.3 "set values of its own").
  */
 export function parametersRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/parameters',
     model: ParameterModel,
     read: 'parameters:read',

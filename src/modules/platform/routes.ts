@@ -1,8 +1,7 @@
-import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
 import { requestMeta } from '../../http/context';
 import { pageOf, sendList } from '../../http/lists';
+import { routeGroup } from '../../http/route-group';
 import { HostActionModel } from './model';
 import { acceptHostAction, describeHostAction, listHostActions, requireConfirm, responseSent } from './service';
 import type { HostAction } from './state';
@@ -14,8 +13,7 @@ const PREFIX = '/platform/host/actions';
 function actionRoutes(deps: Deps, action: HostAction, words: { verb: string; noun: string }) {
   const { verb, noun } = words;
   return (
-    new Elysia()
-      .use(authPlugin(deps))
+    routeGroup()
       // Rule 2: the sequence starts only once the 202 has gone.
       .onAfterResponse(({ request }) => responseSent(deps, request))
       .get(
@@ -54,8 +52,7 @@ function actionRoutes(deps: Deps, action: HostAction, words: { verb: string; nou
 
 /** Host actions (§20): `platform:shutdown` for all of them. */
 export function platformRoutes(deps: Deps) {
-  return new Elysia()
-    .use(authPlugin(deps))
+  return routeGroup()
     .get(
       PREFIX,
       async (ctx) => {

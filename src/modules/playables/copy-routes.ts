@@ -3,9 +3,9 @@
  * Registered before the playables' own routes, whose `/playables/{subsystemId}/{externalRef}` read
  * would otherwise see `copyToPlayerStatus` as an externalRef.
  */
-import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
-import { type AuthRule, authPlugin } from '../../http/auth';
+import type { AuthRule } from '../../http/auth';
+import { routeGroup } from '../../http/route-group';
 import { getCopyStatus, reportCopy, requestCopy } from './copy';
 import { CopyModel } from './copy-model';
 
@@ -13,8 +13,7 @@ import { CopyModel } from './copy-model';
 const WRITE = { permission: 'media:write', integration: true } as const satisfies AuthRule;
 
 export function playableCopyRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/playables' })
-    .use(authPlugin(deps))
+  return routeGroup('/playables')
     .get('/:id/copyToPlayerStatus', ({ params }) => getCopyStatus(deps, params.id), {
       auth: 'media:read',
       params: CopyModel.params,

@@ -28,7 +28,7 @@ const OrphanDeleteQuery = t.Object({
  * `objectsDetails`, whose `_links.get` is an absolute address on the origin of the request (§12).
  */
 export function playablesRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/playables',
     model: PlayableModel,
     read: 'media:read',

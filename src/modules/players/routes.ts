@@ -33,7 +33,7 @@ export function playersRoutes(deps: Deps) {
     response: PlayerModel.defaultState,
     detail: { summary: "Set a player's default state {mediaType, mediaId}" },
   };
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/players',
     model: PlayerModel,
     read: READ,

@@ -15,7 +15,7 @@ const WRITE = { permission: 'parameters:write', integration: true } as const sat
  * lets the integration role keep its own presets, not recall them.
  */
 export function presetsRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/presets',
     model: PresetModel,
     read: 'parameters:read',

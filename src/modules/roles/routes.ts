@@ -6,7 +6,7 @@ import { ROLE_FIELD_FILTERS, RoleModel } from './model';
 import { createRole, deleteRole, getRole, listRoles, permissionList, updateRole } from './service';
 
 export function rolesRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/roles',
     model: {
       dto: RoleModel.dto,

@@ -1,6 +1,7 @@
 /** Every route of the schedule's definitions and reads (§11.1–11.5), except the runner's `/schedule/runs`. */
-import { Elysia } from 'elysia';
+import type { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
+import { routeGroup } from '../../http/route-group';
 import { blocksRoutes } from './blocks/routes';
 import { calendarsRoutes } from './calendars/routes';
 import { readsRoutes } from './document/routes';
@@ -14,7 +15,7 @@ import { zonesRoutes } from './zones/routes';
  * through HTTP).
  */
 export function scheduleRoutes(deps: Deps): Elysia {
-  const routes = new Elysia()
+  const routes = routeGroup()
     .use(zonesRoutes(deps, '/zones'))
     .use(zonesRoutes(deps, '/schedule/zones'))
     .use(calendarsRoutes(deps))

@@ -39,11 +39,10 @@
  *   settings rows `logo` and `background`; the object store's `branding` bucket lists no objects.
  * - The caps of §18 (2 MiB / 4096 px, 10 MiB / 8192 px) are fixed, not configuration.
  */
-import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
 import { AppError } from '../../http/errors';
 import { noContent } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { deleteImage, IMAGE_LIMITS, imageResponse, putImage } from './images';
 import { SettingsModel } from './model';
 import { getSettings, type ImageKind, resetSettings, updateSettings } from './service';
@@ -66,8 +65,7 @@ function imageRoutes(deps: Deps, kind: ImageKind) {
       requestBody: { content: IMAGE_TYPES },
     },
   };
-  return new Elysia({ prefix: `/${kind}` })
-    .use(authPlugin(deps))
+  return routeGroup(`/${kind}`)
     .get('/', ({ request }) => imageResponse(deps, kind, request), {
       auth: 'settings:read',
       detail: {
@@ -91,8 +89,7 @@ function imageRoutes(deps: Deps, kind: ImageKind) {
 }
 
 export function settingsRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/settings' })
-    .use(authPlugin(deps))
+  return routeGroup('/settings')
     .use(imageRoutes(deps, 'logo'))
     .use(imageRoutes(deps, 'background'))
     .get('/', () => getSettings(deps), {

@@ -15,7 +15,7 @@ import { deleteSubsystem, getSubsystem, listSubsystems, updateSubsystemById, ups
  * only) and the action queue.
  */
 export function subsystemsRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/subsystems',
     model: SubsystemModel,
     read: 'subsystems:read',

@@ -1,14 +1,13 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
+import { routeGroup } from '../../http/route-group';
 
 const detail = { tags: ['system'] };
 
 /** Liveness and version (C: Base and ports): public, cheap, no database work. */
 export function systemRoutes(deps: Deps) {
   const startedAt = deps.clock.monotonic();
-  return new Elysia()
-    .use(authPlugin(deps))
+  return routeGroup()
     .get(
       '/health',
       () => ({

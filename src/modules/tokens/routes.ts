@@ -7,7 +7,7 @@ import { createToken, getToken, listTokens, revokeToken, updateToken } from './s
 
 /** Both reading and writing tokens need `users:write` (§1.4). */
 export function tokensRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/tokens',
     model: {
       dto: TokenModel.dto,

@@ -13,7 +13,7 @@ import {
 
 /** User templates sit in the users area (§0.3): reads need `users:read`, writes `users:write`. */
 export function userTemplatesRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/usertemplates',
     model: {
       dto: UserTemplateModel.dto,

@@ -16,7 +16,7 @@ const PanelPageQuery = t.Object(PageQuery);
  * limits a caller without the permission to their own record (§0.3). `{id}` accepts `me`.
  */
 export function usersRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/users',
     model: {
       dto: UserModel.dto,

@@ -1,9 +1,9 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../deps';
-import { authPlugin } from '../../http/auth';
 import { requestMeta } from '../../http/context';
 import { externalRefOfPath, IdParam } from '../../http/fields';
 import { upserted } from '../../http/responses';
+import { routeGroup } from '../../http/route-group';
 import { setAvailableVariables } from './available';
 import { RefParams, VariableModel } from './model';
 import { getVariableByRef, upsertVariable } from './service';
@@ -18,8 +18,7 @@ const WRITE = { permission: 'variables:write', integration: true } as const;
  * many times a second.
  */
 function byRef(deps: Deps, prefix: string) {
-  return new Elysia({ prefix })
-    .use(authPlugin(deps))
+  return routeGroup(prefix)
     .put(
       '/:id/variables/:ref',
       async ({ params, body, set, principal }) =>
@@ -67,28 +66,25 @@ function byRef(deps: Deps, prefix: string) {
 
 /** The legacy bulk availability call, under the plural form only (§3). */
 function available(deps: Deps) {
-  return new Elysia({ prefix: '/subsystems' })
-    .use(authPlugin(deps))
-    .put(
-      '/:id/variables/_available',
-      ({ params, body, principal }) => setAvailableVariables(deps, principal, params.id, body.externalRefs),
-      {
-        auth: WRITE,
-        params: IdParam,
-        body: t.Object({ externalRefs: t.Array(t.String({ maxLength: 256 }), { maxItems: 10000 }) }),
-        response: t.Array(VariableModel.dto),
-        detail: { summary: "Legacy: mark the listed variables available and the subsystem's others unavailable" },
-      },
-    );
+  return routeGroup('/subsystems').put(
+    '/:id/variables/_available',
+    ({ params, body, principal }) => setAvailableVariables(deps, principal, params.id, body.externalRefs),
+    {
+      auth: WRITE,
+      params: IdParam,
+      body: t.Object({ externalRefs: t.Array(t.String({ maxLength: 256 }), { maxItems: 10000 }) }),
+      response: t.Array(VariableModel.dto),
+      detail: { summary: "Legacy: mark the listed variables available and the subsystem's others unavailable" },
+    },
+  );
 }
 
 /** §4.2 routes under both `/subsystem` and `/subsystems`, and `PUT /variable/lastValue/{systemId}/{variableName}`. */
 export function variableRefRoutes(deps: Deps) {
-  return new Elysia()
+  return routeGroup()
     .use(available(deps))
     .use(byRef(deps, '/subsystem'))
     .use(byRef(deps, '/subsystems'))
-    .use(authPlugin(deps))
     .put(
       '/variable/lastValue/:id/:ref',
       async ({ params, body, set, principal, request }) => {

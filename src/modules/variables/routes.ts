@@ -14,7 +14,7 @@ const WRITE = { permission: 'variables:write', integration: true } as const;
 
 /** Variables (§4.1): the collection, one variable, its value and its history. */
 export function variablesRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/variables',
     model: VariableModel,
     read: 'variables:read',

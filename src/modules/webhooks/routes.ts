@@ -9,7 +9,7 @@ import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSe
 
 /** §10: `/webhook`, permission area `webhook`. */
 export function webhooksRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/webhook',
     model: {
       dto: WebhookModel.dto,

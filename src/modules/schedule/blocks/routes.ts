@@ -8,7 +8,7 @@ import { createBlock, deleteBlock, getBlock, listBlocks, updateBlock } from './s
 
 /** Blocks (§11.4) under `/schedule/blocks`. */
 export function blocksRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/schedule/blocks',
     model: {
       dto: BlockModel.dto,

@@ -16,7 +16,7 @@ import { createCalendar, deleteCalendar, getCalendar, listCalendars, updateCalen
  * ids (`{id}/scheduledItems/{itemId}`), which crudRoutes does not declare, so they are written out.
  */
 export function calendarsRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/schedule/calendars',
     model: {
       dto: CalendarModel.dto,

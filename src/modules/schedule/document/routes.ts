@@ -1,10 +1,10 @@
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import { getTimezone } from '../../../core/settings';
 import { findSubsystem } from '../../../core/subsystems';
 import type { Deps } from '../../../deps';
-import { authPlugin } from '../../../http/auth';
 import { originOf } from '../../../http/links';
 import { pageOf, paginate, sendList } from '../../../http/lists';
+import { routeGroup } from '../../../http/route-group';
 import { objectListOf } from '../../objects/service';
 import type { ScheduleRead } from '../state';
 import { conditional } from './conditional';
@@ -90,8 +90,7 @@ function documentText(
 
 /** The schedule reads (§11.5): the document, the bare entry list and the explanation of a moment. */
 export function readsRoutes(deps: Deps) {
-  return new Elysia()
-    .use(authPlugin(deps))
+  return routeGroup()
     .get(
       '/schedule',
       ({ query, request }) => {

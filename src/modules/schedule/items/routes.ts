@@ -6,7 +6,7 @@ import { deleteItem, getItem, listItems, updateItem, upsertItem } from './servic
 
 /** Every calendar's item definitions at `/schedules` (§11.2). */
 export function schedulesRoutes(deps: Deps) {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix: '/schedules',
     model: {
       dto: ItemModel.dto,

@@ -20,8 +20,8 @@ export function playlistsRoutes(deps: Deps) {
     list: { run: (query: object, page: Page) => listPlaylists(deps, query, page) },
     get: { run: (id: string) => getPlaylist(deps, id) },
   } as const;
-  return crudRoutes(deps, { path: '/schedule/playlists', ...reads }).use(
-    crudRoutes(deps, {
+  return crudRoutes({ path: '/schedule/playlists', ...reads }).use(
+    crudRoutes({
       path: '/playlists',
       ...reads,
       create: { body: PlaylistModel.create, run: (principal, body) => createPlaylist(deps, principal, body) },

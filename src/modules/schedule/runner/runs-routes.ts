@@ -1,8 +1,8 @@
 /** `GET /api/v1/schedule/runs` (§11.5): the runner's records, newest first, with filters. */
-import { Elysia, t } from 'elysia';
+import { t } from 'elysia';
 import type { Deps } from '../../../deps';
-import { authPlugin } from '../../../http/auth';
 import { PageQuery, sendList } from '../../../http/lists';
+import { routeGroup } from '../../../http/route-group';
 import { listRuns } from './runs';
 
 const RunDto = t.Object({
@@ -38,7 +38,7 @@ const RunQuery = t.Object({
 });
 
 export function scheduleRunsRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/schedule/runs' }).use(authPlugin(deps)).get(
+  return routeGroup('/schedule/runs').get(
     '/',
     ({ query, request, set }) => {
       const { result, page } = listRuns(deps, query);

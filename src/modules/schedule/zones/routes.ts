@@ -7,7 +7,7 @@ import { createZone, deleteZone, getZone, listZones, updateZone } from './servic
 
 /** Zones (§11.1), under `/zones` and, for every route, `/schedule/zones`. */
 export function zonesRoutes(deps: Deps, prefix: '/zones' | '/schedule/zones') {
-  return crudRoutes(deps, {
+  return crudRoutes({
     prefix,
     model: {
       dto: ZoneModel.dto,
