@@ -9,7 +9,7 @@
  * again, and each level built the route in full (its closures, validator factories, router entries,
  * merged hooks, checksums of the macro's options), so a route was built two to four times at the
  * start and all but the app's copy became garbage, scattered among what lives on in the engine's
- * heap, which never compacts. With one build per route the compiled executable holds 1.2–1.5 MB less
+ * heap, which never compacts. With one build per route the compiled executable holds 1.6–2.1 MB less
  * anonymous memory 45 s after the start and about 1 MB less after the memory bench's load
  * (bench/RESULTS.md, "Hot paths, session 21"; the idle bar of the hot-paths issue).
  *
