@@ -28,7 +28,7 @@ import { licenseCommand } from './modules/license/cli';
 import { reportFailedHostAction } from './modules/platform/sequence';
 import { createAdminAccount } from './modules/users/accounts';
 import { forgetKeptVariables } from './modules/variables/repo';
-import { giveMemoryBack, QuietTrim, TRIM_JOB } from './quiet-trim';
+import { collectGarbage, giveMemoryBack, QuietTrim, TRIM_JOB } from './quiet-trim';
 import { type HttpServer, serveHttp } from './realtime/http-server';
 import { type RpcServer, startRpcServer } from './rpc/server';
 import { NotifyError, type SystemdLink, startWatchdog, systemdFromEnvironment } from './systemd/link';
@@ -122,8 +122,8 @@ async function serve(config: Config): Promise<void> {
   const app = createApp(deps);
   // First installed (below), so stopped last: checkpoints go on while everything else winds down.
   const checkpointer = new Checkpointer(deps.sqlite, log, CHECKPOINT_WORKER_URL);
-  // While the daemon is quiet, the value path's rows go, the checkpoint thread rests (db/checkpointer.ts)
-  // and code waits longer for the compiler (jit-policy.ts).
+  // While the daemon is quiet, the value path's rows go, the checkpoint thread rests (db/checkpointer.ts),
+  // code waits longer for the compiler (jit-policy.ts) and the jobs' garbage is collected every window.
   const trim = new QuietTrim(
     () => {
       jitForLoad(false);
@@ -135,6 +135,7 @@ async function serve(config: Config): Promise<void> {
       jitForLoad(true);
       checkpointer.wake();
     },
+    collectGarbage,
   );
   let server: Server;
   try {

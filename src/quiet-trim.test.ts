@@ -85,6 +85,28 @@ describe('giving memory back while quiet', () => {
     expect(busy).toBe(2);
   });
 
+  it('collects at the end of every quiet window that does not trim, never after a busy one', () => {
+    const events: string[] = [];
+    const trim = new QuietTrim(
+      () => events.push('shrink'),
+      () => {},
+      () => events.push('collect'),
+    );
+    const window = (requests: number) => {
+      for (let i = 0; i < requests; i++) trim.noteRequest();
+      trim.check();
+      return events.splice(0).join(',') || 'none';
+    };
+    // The start's first window collects; its second, whole, quiet window trims instead.
+    expect([window(0), window(QUIET_REQUESTS)]).toEqual(['collect', 'shrink']);
+    // Busy windows leave the collector alone; quiet ones collect until the run of them trims.
+    expect(window(QUIET_REQUESTS + 1)).toBe('none');
+    const run = Array.from({ length: QUIET_WINDOWS }, () => window(1));
+    expect(run).toEqual([...Array<string>(QUIET_WINDOWS - 1).fill('collect'), 'shrink']);
+    // A daemon nobody calls is trimmed once, and goes on collecting what its own jobs leave.
+    expect(Array.from({ length: 3 }, () => window(0))).toEqual(['collect', 'collect', 'collect']);
+  });
+
   it('the HTTP server reports every request it answers', async () => {
     const t = makeTestApp();
     let seen = 0;
