@@ -34,7 +34,7 @@
  * or run its code many times.
  *
  * **Every quiet window ends with a collection** (`collectGarbage`, on the engine's collector thread),
- * unless it trims. An idle daemon's own jobs (ten modules run something every second) leave garbage
+ * unless it trims. An idle daemon's own jobs (ten of them run every second) leave garbage
  * behind: croner's dates, the jobs' closures and rows, about 80 KB a second. The engine collects by
  * how much has been allocated against a budget sized for a machine's memory, so a quiet daemon went
  * on for tens of seconds without one, its heap taking new blocks from the system all the while:

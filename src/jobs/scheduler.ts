@@ -4,7 +4,12 @@
  * with a rhythm of its own (the webhook dispatcher, the schedule runner's boundary timer), `start`
  * and `stop`. The daemon installs every module's set in one list (boot.ts `daemonJobs`), in start
  * order, and `stopAll` stops them in reverse. Each run is guarded: a failing job logs and keeps its
- * schedule, and a slow one never overlaps itself.
+ * schedule, and a slow one never overlaps itself (a tick that finds it still running skips it).
+ *
+ * Jobs with the same pattern share one timer, which starts them in install order at each tick: ten
+ * jobs run every second, and a croner timer of their own cost the idle daemon ten wake-ups, ten
+ * next-run computations (croner's dates) and their garbage every second, where one does (measured:
+ * bench/RESULTS.md, "Hot paths, session 22").
  */
 import { Cron } from 'croner';
 import type { Logger } from '../log';
@@ -26,6 +31,18 @@ export interface ModuleJobs {
   stop?: () => void | Promise<void>;
 }
 
+/** What fires a pattern's jobs: a croner timer in the daemon, a hand-driven one in tests. */
+export interface Timer {
+  stop(): void;
+  pause(): void;
+  resume(): void;
+}
+
+/** Makes the timer that calls `tick` at each time `pattern` names. */
+export type TimerFactory = (pattern: string, tick: () => void) => Timer;
+
+const cronTimer: TimerFactory = (pattern, tick) => new Cron(pattern, tick);
+
 export interface Scheduler {
   /** Starts a module's work and schedules its jobs. A job replaces one of the same name. */
   install(set: ModuleJobs): void;
@@ -43,24 +60,63 @@ export interface Scheduler {
   resume(): void;
 }
 
-export function createScheduler(log: Logger): Scheduler {
-  const jobs = new Map<string, { cron: Cron; run: () => Promise<void> }>();
+export function createScheduler(log: Logger, timer: TimerFactory = cronTimer): Scheduler {
+  interface Entry {
+    run: () => Promise<void>;
+    running: boolean;
+    /** Clears `running` (made once per job: a tick makes no garbage of its own). */
+    done: () => void;
+  }
+  const jobs = new Map<string, { entry: Entry; pattern: string }>();
+  /** One timer per pattern, with the jobs it starts in install order. */
+  const timers = new Map<string, { timer: Timer; entries: Entry[] }>();
   const stops: Array<() => void | Promise<void>> = [];
   const sets: ModuleJobs[] = [];
   let paused = false;
+  const tick = (entries: Entry[]) => {
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i];
+      if (!entry || entry.running) continue;
+      entry.running = true;
+      void entry.run().then(entry.done);
+    }
+  };
+  const remove = (name: string) => {
+    const old = jobs.get(name);
+    if (!old) return;
+    jobs.delete(name);
+    const group = timers.get(old.pattern);
+    if (!group) return;
+    group.entries.splice(group.entries.indexOf(old.entry), 1);
+    if (group.entries.length > 0) return;
+    group.timer.stop();
+    timers.delete(old.pattern);
+  };
   const add = (job: Job) => {
-    jobs.get(job.name)?.cron.stop();
-    const run = async () => {
-      try {
-        await job.run();
-      } catch (err) {
-        log.error({ err, job: job.name }, 'job failed');
-      }
+    remove(job.name);
+    const entry: Entry = {
+      running: false,
+      run: async () => {
+        try {
+          await job.run();
+        } catch (err) {
+          log.error({ err, job: job.name }, 'job failed');
+        }
+      },
+      done: () => {
+        entry.running = false;
+      },
     };
-    jobs.set(job.name, {
-      cron: new Cron(job.pattern, { protect: true, name: `pms:${job.name}:${Date.now()}` }, run),
-      run,
-    });
+    jobs.set(job.name, { entry, pattern: job.pattern });
+    const group = timers.get(job.pattern);
+    if (group) {
+      group.entries.push(entry);
+      return;
+    }
+    const entries = [entry];
+    const made = timer(job.pattern, () => tick(entries));
+    if (paused) made.pause();
+    timers.set(job.pattern, { timer: made, entries });
   };
   return {
     install(set) {
@@ -70,13 +126,13 @@ export function createScheduler(log: Logger): Scheduler {
       for (const job of set.jobs) add(job);
     },
     async runNow(name) {
-      await jobs.get(name)?.run();
+      await jobs.get(name)?.entry.run();
     },
     names: () => [...jobs.keys()],
     async pause() {
       if (paused) return;
       paused = true;
-      for (const job of jobs.values()) job.cron.pause();
+      for (const { timer } of timers.values()) timer.pause();
       for (const set of [...sets].reverse()) {
         try {
           await set.stop?.();
@@ -95,11 +151,12 @@ export function createScheduler(log: Logger): Scheduler {
           log.error({ err }, 'resuming a job set failed');
         }
       }
-      for (const job of jobs.values()) job.cron.resume();
+      for (const { timer } of timers.values()) timer.resume();
     },
     async stopAll() {
       sets.length = 0;
-      for (const job of jobs.values()) job.cron.stop();
+      for (const { timer } of timers.values()) timer.stop();
+      timers.clear();
       jobs.clear();
       for (const stop of stops.splice(0).reverse()) {
         try {
