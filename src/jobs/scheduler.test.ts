@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { makeTestApp } from '../../tests/helpers/app';
 import { makeUser, signIn } from '../../tests/helpers/factories';
+import { until } from '../../tests/helpers/until';
 import { silentLogger } from '../log';
 import { authJobs } from '../modules/auth/jobs';
 import { createScheduler, type TimerFactory } from './scheduler';
@@ -98,9 +99,6 @@ function handTimers() {
   return { factory, made, live, tick };
 }
 
-/** Lets the runs a tick started settle. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
 describe('scheduler timers', () => {
   it('jobs with the same pattern share one timer, which starts them in install order', async () => {
     const timers = handTimers();
@@ -153,15 +151,15 @@ describe('scheduler timers', () => {
       ],
     });
     timers.tick('* * * * * *');
-    await settle();
+    await Bun.sleep(0);
     timers.tick('* * * * * *');
-    await settle();
+    await Bun.sleep(0);
     expect({ slowStarts, failures, fastRuns }).toEqual({ slowStarts: 1, failures: 2, fastRuns: 2 });
     expect(errors).toHaveLength(2);
     finish();
-    await settle();
+    await Bun.sleep(0);
     timers.tick('* * * * * *');
-    await settle();
+    await Bun.sleep(0);
     expect({ slowStarts, failures, fastRuns }).toEqual({ slowStarts: 2, failures: 3, fastRuns: 3 });
     finish();
     await scheduler.stopAll();
@@ -183,7 +181,7 @@ describe('scheduler timers', () => {
     expect(seen).toEqual(['y', 'x new']);
     scheduler.install({ jobs: [{ name: 'y', pattern: '0 * * * * *', run: () => void seen.push('y new') }] });
     expect(timers.live().map((t) => t.pattern)).toEqual(['0 * * * * *']);
-    await settle();
+    await Bun.sleep(0);
     timers.tick('0 * * * * *');
     expect(seen.slice(2)).toEqual(['x new', 'y new']);
     expect(scheduler.names()).toEqual(['x', 'y']);
@@ -211,9 +209,7 @@ describe('scheduler timers', () => {
     const scheduler = createScheduler(silentLogger());
     let runs = 0;
     scheduler.install({ jobs: [{ name: 'each', pattern: '* * * * * *', run: () => void runs++ }] });
-    const deadline = Date.now() + 2500;
-    while (runs === 0 && Date.now() < deadline) await Bun.sleep(50);
-    await scheduler.stopAll();
+    await until(() => runs > 0, 2500).finally(() => scheduler.stopAll());
     expect(runs).toBeGreaterThan(0);
   });
 });

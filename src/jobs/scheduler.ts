@@ -62,12 +62,13 @@ export interface Scheduler {
 
 export function createScheduler(log: Logger, timer: TimerFactory = cronTimer): Scheduler {
   interface Entry {
+    pattern: string;
     run: () => Promise<void>;
     running: boolean;
     /** Clears `running` (made once per job: a tick makes no garbage of its own). */
     done: () => void;
   }
-  const jobs = new Map<string, { entry: Entry; pattern: string }>();
+  const jobs = new Map<string, Entry>();
   /** One timer per pattern, with the jobs it starts in install order. */
   const timers = new Map<string, { timer: Timer; entries: Entry[] }>();
   const stops: Array<() => void | Promise<void>> = [];
@@ -87,7 +88,7 @@ export function createScheduler(log: Logger, timer: TimerFactory = cronTimer): S
     jobs.delete(name);
     const group = timers.get(old.pattern);
     if (!group) return;
-    group.entries.splice(group.entries.indexOf(old.entry), 1);
+    group.entries.splice(group.entries.indexOf(old), 1);
     if (group.entries.length > 0) return;
     group.timer.stop();
     timers.delete(old.pattern);
@@ -95,6 +96,7 @@ export function createScheduler(log: Logger, timer: TimerFactory = cronTimer): S
   const add = (job: Job) => {
     remove(job.name);
     const entry: Entry = {
+      pattern: job.pattern,
       running: false,
       run: async () => {
         try {
@@ -107,7 +109,7 @@ export function createScheduler(log: Logger, timer: TimerFactory = cronTimer): S
         entry.running = false;
       },
     };
-    jobs.set(job.name, { entry, pattern: job.pattern });
+    jobs.set(job.name, entry);
     const group = timers.get(job.pattern);
     if (group) {
       group.entries.push(entry);
@@ -126,7 +128,7 @@ export function createScheduler(log: Logger, timer: TimerFactory = cronTimer): S
       for (const job of set.jobs) add(job);
     },
     async runNow(name) {
-      await jobs.get(name)?.entry.run();
+      await jobs.get(name)?.run();
     },
     names: () => [...jobs.keys()],
     async pause() {
